@@ -1,0 +1,61 @@
+# uehw: generators, regression and reports. Run `make help`.
+SHELL := /bin/bash
+MVN ?= mvn -B -q
+BUILD := build
+JAR := $(BUILD)/maven/uehw-0.1.0.jar
+HWGEN := java -jar $(JAR)
+BLOCKS := reps
+LINT_WAIVERS := hw/lint/spinal-waivers.vlt
+DEB_TOOLS := verilator yosys nextpnr-ice40 fpga-icestorm iverilog
+
+.PHONY: help tools rtl lint test soak clean cli
+
+help:
+	@echo "make rtl    - generate every block with its default parameters into build/rtl/, then lint"
+	@echo "make test   - the full regression (Verilator cycle simulations against the Java models)"
+	@echo "make lint   - verilator --lint-only -Wall on every generated top (fails on any warning)"
+	@echo "make soak   - the long randomized runs (UEHW_SCALE=10 by default)"
+	@echo "make cli    - build the hwgen jar: java -jar $(JAR) --help"
+	@echo "make clean  - remove build/"
+
+# Installs missing Debian tools when root, otherwise prints the exact command.
+tools:
+	@missing=""; \
+	for t in verilator yosys nextpnr-ice40 icepack iverilog; do command -v $$t >/dev/null || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "tools: installing $(DEB_TOOLS)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_TOOLS) >/dev/null; \
+	  else \
+	    echo "tools: missing:$$missing. Install with: sudo apt-get install -y $(DEB_TOOLS)"; exit 1; \
+	  fi; \
+	fi; \
+	command -v java >/dev/null && command -v mvn >/dev/null || { echo "tools: a JDK 17 and Maven are required"; exit 1; }
+
+$(JAR): pom.xml $(shell find hw sim -type f 2>/dev/null)
+	$(MVN) package -DskipTests
+
+cli: $(JAR)
+
+rtl: tools $(JAR)
+	@for b in $(BLOCKS); do \
+	  echo "rtl: $$b -> $(BUILD)/rtl/$$b"; \
+	  $(HWGEN) generate $$b --out $(BUILD)/rtl/$$b > $(BUILD)/rtl-$$b.log 2>&1 || { cat $(BUILD)/rtl-$$b.log; exit 1; }; \
+	done
+	@$(MAKE) --no-print-directory lint
+
+lint:
+	@status=0; for b in $(BLOCKS); do \
+	  for v in $(BUILD)/rtl/$$b/*.v; do \
+	    if verilator --lint-only -Wall $(LINT_WAIVERS) $$v; then echo "lint: $$v clean"; else status=1; fi; \
+	  done; \
+	done; exit $$status
+
+test: tools
+	mvn -B test
+
+soak: tools
+	mvn -B test -Psoak -Duehw.scale=$${UEHW_SCALE:-10}
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,442 @@
+package uehw.hw.reps
+
+import spinal.core._
+import spinal.lib._
+import spinal.lib.bus.amba4.axilite._
+import spinal.lib.bus.misc.SizeMapping
+import spinal.lib.bus.regif._
+import uehw.hw.common._
+
+case class RepsSendRequest(cfg: RepsConfig) extends Bundle {
+  val conn = UInt(cfg.connIdWidth bits)
+}
+
+case class RepsAck(cfg: RepsConfig) extends Bundle {
+  val conn = UInt(cfg.connIdWidth bits)
+  val ev = UInt(cfg.evWidth bits)
+  val ecn = Bool()
+  val trimmed = Bool()
+}
+
+case class RepsFailure(cfg: RepsConfig) extends Bundle {
+  val conn = UInt(cfg.connIdWidth bits)
+}
+
+case class RepsSendResult(cfg: RepsConfig) extends Bundle {
+  val conn = UInt(cfg.connIdWidth bits)
+  val ev = UInt(cfg.evWidth bits)
+  /** A random (reps, ops) or round-robin (reps-lite) EV was explored. */
+  val explored = Bool()
+  /** reps only: freezing mode replayed a cached EV that was no longer valid (Alg. 2 l.7-9). */
+  val replayed = Bool()
+  /** The connection id was >= N: no state was touched and ev is 0. */
+  val outOfRange = Bool()
+}
+
+class RepsIo(cfg: RepsConfig) extends Bundle {
+  val send = slave(Stream(RepsSendRequest(cfg)))
+  val ack = slave(Stream(RepsAck(cfg)))
+  val failure = slave(Stream(RepsFailure(cfg)))
+  /** Free-running time base of the host (suggested: ns); compared modulo 2^timeWidth. */
+  val now = in UInt (cfg.timeWidth bits)
+  /** One result per accepted send, exactly `Reps.latency` clocks after it was accepted, in order. */
+  val result = master(Flow(RepsSendResult(cfg)))
+  val ctrl = slave(AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32)))
+  /** Low while the post-reset sweep initialises every connection (N clocks). */
+  val initDone = out Bool()
+}
+
+/** Per-connection control word of mode `reps` (reps.txt Alg. 1 l.1-3, Table 1). */
+case class RepsConnState(cfg: RepsConfig) extends Bundle {
+  val valid = Bits(cfg.bufferEntries bits)
+  val head = UInt(cfg.headWidth bits)
+  /** Freezing replay pointer, wraps at `filled` (htsim buffer_reps.cpp remove_frozen). */
+  val replay = UInt(cfg.headWidth bits)
+  /** Entries written since init, saturating at B; 0 is Alg. 2's repsBuffer.isEmpty(). */
+  val filled = UInt(cfg.filledWidth bits)
+  val freezing = Bool()
+  val exitFreezing = UInt(cfg.timeWidth bits)
+  val explore = UInt(cfg.exploreWidth bits)
+}
+
+/** Per-connection control word of mode `reps-lite` (smartt-reps.txt Alg. 4 l.1-3). */
+case class LiteConnState(cfg: RepsConfig) extends Bundle {
+  val cached = UInt(cfg.evWidth bits)
+  val next = UInt(cfg.evWidth bits)
+  /** next_entropy has wrapped: "all entropies tried" (Alg. 4 l.5). */
+  val triedAll = Bool()
+  /** Packets sent since init, saturating: Alg. 4's p.seqnum. */
+  val sent = UInt(cfg.exploreWidth bits)
+}
+
+/** One cached-EV write: entry `index` of connection `addr`. */
+case class RepsEvWrite(cfg: RepsConfig) extends Bundle {
+  val valid = Bool()
+  val addr = UInt(cfg.connAddrWidth bits)
+  val index = UInt(cfg.headWidth bits)
+  val ev = UInt(cfg.evWidth bits)
+}
+
+object CtrlKind extends SpinalEnum(binarySequential) {
+  val ACK, FAILURE, INIT = newElement()
+}
+
+object Reps {
+  /** Clocks from a send's acceptance (valid && ready) to its result. */
+  val latency = 2
+}
+
+/**
+ * REPS entropy cache: one send and one control event (ACK, failure or init) per clock, for
+ * any connection mix. Stage 0 arbitrates and reads the state RAMs; stage 1 bypasses the write
+ * of the previous clock, applies the control event and then the send (the same connection in
+ * the same clock sees the ACK first), writes back and registers the result.
+ */
+class Reps(val cfg: RepsConfig) extends Component {
+  val io = new RepsIo(cfg)
+  setDefinitionName("uehw_reps")
+  AxiLite4SpecRenamer(io.ctrl)
+
+  private val N = cfg.connections
+  private val B = cfg.bufferEntries
+  private val hasState = cfg.mode != RepsMode.Ops
+
+  private def inRange(conn: UInt): Bool =
+    if (BigInt(N) >= (BigInt(1) << cfg.connIdWidth)) True else conn < U(N, cfg.connIdWidth bits)
+  private def addrOf(conn: UInt): UInt = conn.resize(cfg.connAddrWidth)
+
+  // ---------------------------------------------------------------- CSRs
+  val csr = new Area {
+    val busif = AxiLite4BusInterface(io.ctrl, SizeMapping(0, 256), "REPS")
+    private val modeCode = RepsMode.all.indexOf(cfg.mode)
+    val infoReg = busif.newReg(doc = "Generation parameters (read-only)")
+    infoReg.field(Bits(8 bits), AccessType.ROV, BigInt(0x52), doc = "Block id 0x52 ('R')")
+    infoReg.field(Bits(4 bits), AccessType.ROV, BigInt(modeCode), doc = "Mode: 0 reps, 1 reps-lite, 2 ops")
+    infoReg.field(Bits(6 bits), AccessType.ROV, BigInt(B), doc = "Buffer entries B")
+    infoReg.field(Bits(5 bits), AccessType.ROV, BigInt(cfg.evWidth), doc = "EV width e")
+    val connReg = busif.newReg(doc = "Number of connections N (read-only)")
+    connReg.field(Bits(17 bits), AccessType.ROV, BigInt(N), doc = "N; connection ids >= N are counted and ignored")
+
+    val freezingTimeout = busif.newReg(doc = "FREEZING_TIMEOUT (reps.txt Alg. 1 l.24)")
+      .field(UInt(cfg.timeWidth bits), AccessType.RW, BigInt(cfg.freezingTimeout), doc = "Freezing duration in `now` units")
+    val numPktsBdp = busif.newReg(doc = "NUM_PKTS_BDP: sends explored after init or after leaving freezing (Alg. 1 l.17)")
+      .field(UInt(cfg.exploreWidth bits), AccessType.RW, BigInt(cfg.numPktsBdp), doc = "Packets")
+    val evsSize = busif.newReg(doc = "EVS_SIZE: explored EVs are uniform in [0, EVS_SIZE); 0 or > 2^e act as 2^e")
+      .field(UInt(cfg.evsSizeWidth bits), AccessType.RW, BigInt(cfg.evsSizeDefault), doc = "Entropy space size")
+    val seedReg = busif.newReg(doc = "PRNG seed: writing reloads the xorshift32 state (0 loads 1)")
+    val seed = seedReg.field(UInt(32 bits), AccessType.RW, BigInt(cfg.prngSeed), doc = "Seed")
+    val reseed = RegNext(seedReg.hitDoWrite) init (False)
+
+    val initReg = busif.newReg(doc = "Per-connection init: writing a connection id re-initialises it")
+    val initConn = initReg.field(UInt(cfg.connIdWidth bits), AccessType.RW, 0, doc = "Connection id")
+    val initPending = RegInit(False)
+    val initOverrun = RegInit(False)
+    val initWrite = RegNext(initReg.hitDoWrite) init (False)
+
+    val statusReg = busif.newReg(doc = "Status")
+    val statusInitDone = statusReg.field(Bool(), AccessType.RO, doc = "Post-reset sweep finished")
+    val statusInitPending = statusReg.field(Bool(), AccessType.RO, doc = "A per-connection init is waiting for its slot")
+
+    private def counter(doc: String)(implicit name: SymbolName): UInt = {
+      val reg = busif.newReg(doc = doc)(name)
+      val value = Reg(UInt(32 bits)) init (0)
+      reg.field(UInt(32 bits), AccessType.RO, doc = "Count, wraps at 2^32")(name) := value
+      value
+    }
+    val SENDS = counter("Sends accepted for connections < N")
+    val SENDS_EXPLORED = counter("Sends that explored an EV")
+    val SENDS_RECYCLED = counter("Sends that reused a cached EV (including freezing replays)")
+    val SENDS_REPLAYED = counter("Sends that replayed a cached EV in freezing mode")
+    val ACKS = counter("ACKs accepted for connections < N")
+    val ACKS_RECYCLED = counter("ACKs whose EV was cached")
+    val ACKS_MARKED = counter("ACKs not recycled because ECN-marked or trimmed")
+    val FAILURES = counter("Failure events accepted for connections < N")
+    val FREEZE_ENTER = counter("Freezing mode entries")
+    val FREEZE_EXIT = counter("Freezing mode exits")
+    val INITS = counter("Per-connection inits applied")
+    val OOR_SEND = counter("Sends with a connection id >= N")
+    val OOR_CTRL = counter("ACKs, failures and inits with a connection id >= N (ignored)")
+    val INIT_OVERRUN = counter("CSR init writes that replaced a still-pending init")
+  }
+
+  // ------------------------------------------------- post-reset sweep
+  val sweep = new Area {
+    val active = RegInit(Bool(hasState))
+    val addr = Reg(UInt(cfg.connAddrWidth bits)) init (0)
+    when(active) {
+      addr := addr + 1
+      when(addr === N - 1) { active := False }
+    }
+  }
+  io.initDone := !sweep.active
+  csr.statusInitDone := !sweep.active
+  csr.statusInitPending := csr.initPending
+
+  // ------------------------------------------- stage 0: arbitration
+  // Control-port priority: CSR init > failure > ACK. A waiting event sees ready low; nothing is dropped.
+  val stage0 = new Area {
+    val open = !sweep.active
+    val initGrant = open && csr.initPending
+    io.failure.ready := open && !csr.initPending
+    io.ack.ready := open && !csr.initPending && !io.failure.valid
+    io.send.ready := open
+
+    when(csr.initWrite) {
+      csr.initPending := True
+      when(csr.initPending && !initGrant) { csr.initOverrun := True }
+    } elsewhen (initGrant) {
+      csr.initPending := False
+    }
+
+    val ctrlValid = initGrant || io.failure.fire || io.ack.fire
+    val ctrlKind = CtrlKind()
+    val ctrlConn = UInt(cfg.connIdWidth bits)
+    when(initGrant) {
+      ctrlKind := CtrlKind.INIT; ctrlConn := csr.initConn
+    } elsewhen (io.failure.valid) {
+      ctrlKind := CtrlKind.FAILURE; ctrlConn := io.failure.conn
+    } otherwise {
+      ctrlKind := CtrlKind.ACK; ctrlConn := io.ack.conn
+    }
+  }
+  when(csr.initOverrun) { csr.INIT_OVERRUN := csr.INIT_OVERRUN + 1; csr.initOverrun := False }
+
+  // -------------------------------------------- stage 1 registers
+  val s1 = new Area {
+    val ctrlValid = RegNext(stage0.ctrlValid) init (False)
+    val ctrlKind = RegNext(stage0.ctrlKind)
+    val ctrlConn = RegNext(stage0.ctrlConn)
+    val ctrlInRange = RegNext(inRange(stage0.ctrlConn))
+    val ackEv = RegNext(io.ack.ev)
+    val ackMarked = RegNext(io.ack.ecn || io.ack.trimmed)
+    val sendValid = RegNext(io.send.fire) init (False)
+    val sendConn = RegNext(io.send.conn)
+    val sendInRange = RegNext(inRange(io.send.conn))
+    val now = RegNext(io.now)
+    val ctrlOk = ctrlValid && ctrlInRange
+    val sendOk = sendValid && sendInRange
+    val merged = ctrlOk && sendOk && ctrlConn === sendConn
+    val isAck = ctrlOk && ctrlKind === CtrlKind.ACK
+    val isFailure = ctrlOk && ctrlKind === CtrlKind.FAILURE
+    val isInit = ctrlOk && ctrlKind === CtrlKind.INIT
+  }
+
+  val prng = new Xorshift32(cfg.prngSeed)
+  prng.reseed := csr.reseed
+  prng.seedValue := csr.seed
+  private val evsSizeClamped = {
+    val s = csr.evsSize
+    Mux(s === 0 || s > (BigInt(1) << cfg.evWidth), U(BigInt(1) << cfg.evWidth, cfg.evsSizeWidth bits), s)
+  }
+  val randomEv = prng.scaled(evsSizeClamped, cfg.evWidth)
+
+  // Outputs of the mode logic, stage 1.
+  val chosenEv = UInt(cfg.evWidth bits)
+  val explored = Bool()
+  val replayed = Bool()
+  val ackRecycled = Bool()
+  val freezeEnter = Bool()
+  val freezeExit = Bool()
+  prng.draw := s1.sendOk && explored && Bool(cfg.mode != RepsMode.Lite)
+
+  val stateRam = hasState generate new XorBankedState(cfg.ctrlWidth, N)
+  if (hasState) {
+    stateRam.ctrlReadAddr := addrOf(stage0.ctrlConn)
+    stateRam.sendReadAddr := addrOf(io.send.conn)
+    stateRam.sweepWrite := sweep.active
+    stateRam.sweepAddr := sweep.addr
+    stateRam.ctrlWrite := s1.ctrlOk
+    stateRam.sendWrite := s1.sendOk && !s1.merged
+  }
+
+  // ------------------------------------------------ mode: reps
+  val repsLogic = (cfg.mode == RepsMode.Reps) generate new Area {
+    def initState: RepsConnState = {
+      val s = RepsConnState(cfg)
+      s.valid := 0; s.head := 0; s.replay := 0; s.filled := 0
+      s.freezing := False; s.exitFreezing := 0
+      s.explore := csr.numPktsBdp // a new connection explores its first BDP
+      s
+    }
+    stateRam.sweepData := initState.asBits
+
+    // EV store: written only by recycled ACKs, read only by sends; one masked word per connection.
+    val evMem = Mem(Bits(cfg.evWordWidth bits), N)
+    val evWrite = RepsEvWrite(cfg)
+    val lastEvWrite = RegNext(evWrite)
+    lastEvWrite.valid.init(False)
+    val evRead = evMem.readSync(addrOf(io.send.conn))
+    val evReadAddr = RegNext(addrOf(io.send.conn))
+    val evs = Vec(UInt(cfg.evWidth bits), B)
+    for (i <- 0 until B) {
+      val stored = evRead(i * cfg.evWidth, cfg.evWidth bits).asUInt
+      val bypassLast = lastEvWrite.valid && lastEvWrite.addr === evReadAddr && lastEvWrite.index === i
+      val bypassNow = s1.merged && evWrite.valid && evWrite.index === i
+      evs(i) := Mux(bypassNow, evWrite.ev, Mux(bypassLast, lastEvWrite.ev, stored))
+    }
+    evMem.write(evWrite.addr, evWrite.ev.asBits #* B, evWrite.valid, UIntToOh(evWrite.index, B).asBits)
+
+    // Control event: Alg. 1.
+    val before = RepsConnState(cfg)
+    before.assignFromBits(stateRam.ctrlValue)
+    val afterCtrl = RepsConnState(cfg)
+    afterCtrl := before
+    evWrite.valid := False
+    evWrite.addr := addrOf(s1.ctrlConn)
+    evWrite.index := before.head
+    evWrite.ev := s1.ackEv
+    ackRecycled := False
+    freezeEnter := False
+    freezeExit := False
+    when(s1.isInit) {
+      afterCtrl := initState
+    }
+    when(s1.isFailure) {
+      // Alg. 1 l.22-24: freeze unless already frozen or still exploring.
+      when(!before.freezing && before.explore === 0) {
+        afterCtrl.freezing := True
+        afterCtrl.exitFreezing := s1.now + csr.freezingTimeout
+        freezeEnter := True
+      }
+    }
+    when(s1.isAck && !s1.ackMarked) {
+      // Alg. 1 l.6-8: an ECN-marked (or trimmed) ACK returns before touching the buffer.
+      // Alg. 1 l.9-14: cache the EV at head, mark it valid, advance head.
+      ackRecycled := True
+      evWrite.valid := True
+      afterCtrl.valid(before.head) := True
+      afterCtrl.head := before.head + 1
+      when(before.filled =/= B) { afterCtrl.filled := before.filled + 1 }
+      // Alg. 1 l.15-18: leave freezing once now > exitFreezingMode (modulo 2^timeWidth), explore a BDP.
+      when(before.freezing && (s1.now - before.exitFreezing).asSInt > 0) {
+        afterCtrl.freezing := False
+        afterCtrl.explore := csr.numPktsBdp
+        freezeExit := True
+      }
+    }
+
+    // Send: Alg. 2, applied after the control event when both address the same connection.
+    val sendBefore = RepsConnState(cfg)
+    sendBefore.assignFromBits(stateRam.sendValue)
+    val st = Mux(s1.merged, afterCtrl, sendBefore)
+    val afterSend = RepsConnState(cfg)
+    afterSend := st
+    val numValid = CountOne(st.valid)
+    // Alg. 2 l.15: explore when empty, when nothing is valid outside freezing, or while exploring.
+    val explore = st.filled === 0 || (numValid === 0 && !st.freezing) || st.explore =/= 0
+    val oldest = (st.head - numValid.resize(cfg.headWidth)).resize(cfg.headWidth) // Alg. 2 l.4
+    explored := explore
+    replayed := False
+    chosenEv := randomEv
+    when(explore) {
+      when(st.explore =/= 0) { afterSend.explore := st.explore - 1 } // Alg. 2 l.17
+    } elsewhen (numValid =/= 0) {
+      chosenEv := evs(oldest) // Alg. 2 l.3-6: oldest valid EV, then invalidate it
+      afterSend.valid(oldest) := False
+    } otherwise {
+      // Alg. 2 l.7-9, freezing with no valid EV: replay the cached EVs round-robin.
+      chosenEv := evs(st.replay)
+      replayed := True
+      afterSend.replay := Mux(st.replay.resize(cfg.filledWidth) + 1 === st.filled, U(0), st.replay + 1)
+    }
+
+    stateRam.ctrlWriteData := Mux(s1.merged, afterSend, afterCtrl).asBits
+    stateRam.sendWriteData := afterSend.asBits
+  }
+
+  // ------------------------------------------- mode: reps-lite
+  val liteLogic = (cfg.mode == RepsMode.Lite) generate new Area {
+    val initState = LiteConnState(cfg).getZero
+    stateRam.sweepData := initState.asBits
+
+    /** Alg. 4 l.6/l.14: next_entropy++ % num_entropies; wrapping means all were tried. */
+    def advance(s: LiteConnState, out: LiteConnState): Unit = {
+      val wraps = s.next.resize(cfg.evsSizeWidth) + 1 >= evsSizeClamped
+      out.next := Mux(wraps, U(0), s.next + 1)
+      when(wraps) { out.triedAll := True }
+    }
+
+    val before = LiteConnState(cfg)
+    before.assignFromBits(stateRam.ctrlValue)
+    val afterCtrl = LiteConnState(cfg)
+    afterCtrl := before
+    ackRecycled := False
+    freezeEnter := False
+    freezeExit := False
+    when(s1.isInit) { afterCtrl := initState }
+    when(s1.isAck) {
+      when(s1.ackMarked) {
+        afterCtrl.cached := before.next // Alg. 4 l.13-14: marked, move on to the next entropy
+        advance(before, afterCtrl)
+      } otherwise {
+        afterCtrl.cached := s1.ackEv // Alg. 4 l.16: cache the EV of the clean ACK
+        ackRecycled := True
+      }
+    }
+
+    val sendBefore = LiteConnState(cfg)
+    sendBefore.assignFromBits(stateRam.sendValue)
+    val st = Mux(s1.merged, afterCtrl, sendBefore)
+    val afterSend = LiteConnState(cfg)
+    afterSend := st
+    val explore = st.sent < csr.numPktsBdp && !st.triedAll // Alg. 4 l.5
+    explored := explore
+    replayed := False
+    when(st.sent =/= st.sent.maxValue) { afterSend.sent := st.sent + 1 }
+    when(explore) {
+      chosenEv := st.next // Alg. 4 l.6
+      advance(st, afterSend)
+    } otherwise {
+      chosenEv := st.cached // Alg. 4 l.8
+    }
+
+    stateRam.ctrlWriteData := Mux(s1.merged, afterSend, afterCtrl).asBits
+    stateRam.sendWriteData := afterSend.asBits
+  }
+
+  // ------------------------------------------------- mode: ops
+  val opsLogic = (cfg.mode == RepsMode.Ops) generate new Area {
+    chosenEv := randomEv
+    explored := True
+    replayed := False
+    ackRecycled := False
+    freezeEnter := False
+    freezeExit := False
+  }
+
+  // ----------------------------------------------------- result
+  val result = Flow(RepsSendResult(cfg))
+  result.valid := s1.sendValid
+  result.conn := s1.sendConn
+  result.ev := Mux(s1.sendInRange, chosenEv, U(0))
+  result.explored := s1.sendInRange && explored
+  result.replayed := s1.sendInRange && replayed
+  result.outOfRange := !s1.sendInRange
+  io.result := RegNext(result)
+  io.result.valid.init(False)
+
+  // ---------------------------------------------------- counters
+  val stats = new Area {
+    private def count(c: UInt, event: Bool): Unit = when(event) { c := c + 1 }
+    count(csr.SENDS, s1.sendOk)
+    count(csr.SENDS_EXPLORED, s1.sendOk && explored)
+    count(csr.SENDS_RECYCLED, s1.sendOk && !explored)
+    count(csr.SENDS_REPLAYED, s1.sendOk && replayed)
+    count(csr.ACKS, s1.isAck)
+    count(csr.ACKS_RECYCLED, s1.isAck && ackRecycled)
+    count(csr.ACKS_MARKED, s1.isAck && s1.ackMarked)
+    count(csr.FAILURES, s1.isFailure)
+    count(csr.FREEZE_ENTER, freezeEnter)
+    count(csr.FREEZE_EXIT, freezeExit)
+    count(csr.INITS, s1.isInit)
+    count(csr.OOR_SEND, s1.sendValid && !s1.sendInRange)
+    count(csr.OOR_CTRL, s1.ctrlValid && !s1.ctrlInRange)
+  }
+
+  /** Writes the register map as a C header, HTML and JSON into `dir`'s target directory. */
+  def emitRegisterDocs(): Unit = {
+    csr.busif.accept(DocCHeader("uehw_reps_regs", "REPS"))
+    csr.busif.accept(DocHtml("uehw_reps_regs"))
+    csr.busif.accept(DocJson("uehw_reps_regs"))
+  }
+}

@@ -1,0 +1,136 @@
+package uehw.cli;
+
+import java.io.File;
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParseResult;
+import uehw.hw.BlockSpec;
+import uehw.hw.Blocks;
+import uehw.hw.common.ParamSpec;
+import uehw.hw.common.ParamValues;
+import uehw.hw.common.ParameterException;
+
+/** hwgen: list the blocks, generate one with its parameters into a folder. */
+@Command(name = "hwgen", mixinStandardHelpOptions = true, versionProvider = Hwgen.Version.class,
+        description = "Generates parameterised Verilog, a JSON manifest and clock constraints for the uehw blocks.",
+        subcommands = {Hwgen.ListBlocks.class})
+public final class Hwgen implements Callable<Integer> {
+    /** Exit code for a rejected parameter (nothing written). */
+    public static final int EXIT_BAD_PARAMETER = 2;
+
+    @Override
+    public Integer call() {
+        CommandLine.usage(this, System.out);
+        return 0;
+    }
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    public static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new Hwgen());
+        CommandLine generate = new CommandLine(CommandSpec.create().name("generate")
+                .mixinStandardHelpOptions(true));
+        generate.getCommandSpec().usageMessage().description("Generate one block: hwgen generate <block> [--param value ...] --out DIR");
+        Map<CommandSpec, BlockSpec> blockOf = new java.util.HashMap<>();
+        for (BlockSpec block : Blocks.allJava()) {
+            CommandLine cmd = blockCommand(block);
+            blockOf.put(cmd.getCommandSpec(), block);
+            generate.addSubcommand(block.name(), cmd);
+        }
+        cli.addSubcommand("generate", generate);
+        // Block commands are built from their ParamSpecs, so they are run here rather than by annotation.
+        cli.setExecutionStrategy(parsed -> {
+            ParseResult last = parsed;
+            while (last.hasSubcommand()) {
+                last = last.subcommand();
+            }
+            BlockSpec block = blockOf.get(last.commandSpec());
+            if (block != null) {
+                return runGenerate(block, last);
+            }
+            if (last.commandSpec() == generate.getCommandSpec()) {
+                generate.usage(System.out);
+                return CommandLine.printHelpIfRequested(last) ? 0 : 2;
+            }
+            return new CommandLine.RunLast().execute(parsed);
+        });
+        return cli;
+    }
+
+    static class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"hwgen " + Manifest.generatorVersion() + " (" + Manifest.gitHash() + ")"};
+        }
+    }
+
+    @Command(name = "list", description = "List every block the generator knows.")
+    static final class ListBlocks implements Callable<Integer> {
+        @Override
+        public Integer call() {
+            for (BlockSpec b : Blocks.allJava()) {
+                System.out.printf("%-12s %s%n", b.name(), b.description());
+            }
+            return 0;
+        }
+    }
+
+    private static CommandLine blockCommand(BlockSpec block) {
+        CommandSpec spec = CommandSpec.create().name(block.name()).mixinStandardHelpOptions(true);
+        spec.usageMessage().description(block.description());
+        for (ParamSpec p : block.paramsJava()) {
+            spec.addOption(OptionSpec.builder("--" + p.name())
+                    .paramLabel(p.isChoice() ? "MODE" : "N")
+                    .type(String.class)
+                    .description(p.description() + " [default: " + p.defaultValue() + "; allowed: " + p.allowed() + "]")
+                    .build());
+        }
+        spec.addOption(OptionSpec.builder("--out", "-o").paramLabel("DIR").type(File.class).required(true)
+                .description("output folder (created)").build());
+        spec.addOption(OptionSpec.builder("--clock-mhz").paramLabel("MHZ").type(Double.class)
+                .defaultValue("250").description("clock for the constraint files [default: 250]").build());
+        return new CommandLine(spec);
+    }
+
+    private static int runGenerate(BlockSpec block, ParseResult parsed) {
+        if (CommandLine.printHelpIfRequested(parsed)) {
+            return 0;
+        }
+        Map<String, String> given = new LinkedHashMap<>();
+        for (ParamSpec p : block.paramsJava()) {
+            if (parsed.hasMatchedOption("--" + p.name())) {
+                given.put(p.name(), parsed.matchedOptionValue("--" + p.name(), ""));
+            }
+        }
+        File out = parsed.matchedOptionValue("--out", null);
+        double clockMhz = parsed.matchedOptionValue("--clock-mhz", 250.0);
+        PrintWriter err = new PrintWriter(System.err, true);
+        ParamValues values;
+        try {
+            values = block.check(given);
+            if (!(clockMhz > 0 && clockMhz <= 1000)) {
+                throw new ParameterException("clock-mhz", "parameter 'clock-mhz' = " + clockMhz + " is not allowed: must be in (0, 1000]");
+            }
+        } catch (ParameterException e) {
+            err.println("hwgen: " + e.getMessage());
+            return EXIT_BAD_PARAMETER;
+        }
+        try {
+            Manifest.generateInto(block, values, out, clockMhz);
+        } catch (Exception e) {
+            err.println("hwgen: generation of " + block.name() + " failed: " + e);
+            return 1;
+        }
+        System.out.println("hwgen: " + block.name() + " written to " + out);
+        return 0;
+    }
+}

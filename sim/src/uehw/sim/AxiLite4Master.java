@@ -1,0 +1,77 @@
+package uehw.sim;
+
+import spinal.lib.bus.amba4.axilite.AxiLite4;
+import uehw.sim.facade.Sim;
+
+/**
+ * Blocking AXI4-Lite master for CSR access: each call steps the clock until the response.
+ * Handshakes are sampled after the poked inputs settle, so ready may depend on valid.
+ */
+public final class AxiLite4Master {
+    private static final int TIMEOUT = 1000;
+    private final Sim<?> sim;
+    private final AxiLite4 bus;
+
+    /** Drives the bus idle at once: create it before reset, so no phantom beat is taken. */
+    public AxiLite4Master(Sim<?> sim, AxiLite4 bus) {
+        this.sim = sim;
+        this.bus = bus;
+        sim.poke(bus.aw().valid(), false);
+        sim.poke(bus.w().valid(), false);
+        sim.poke(bus.b().ready(), true);
+        sim.poke(bus.ar().valid(), false);
+        sim.poke(bus.r().ready(), true);
+        sim.poke(bus.aw().payload().prot(), 0L);
+        sim.poke(bus.ar().payload().prot(), 0L);
+    }
+
+    public void write(long address, long data) {
+        sim.poke(bus.aw().payload().addr(), address);
+        sim.poke(bus.w().payload().data(), data & 0xFFFFFFFFL);
+        sim.poke(bus.w().payload().strb(), 0xFL);
+        sim.poke(bus.aw().valid(), true);
+        sim.poke(bus.w().valid(), true);
+        boolean awDone = false;
+        boolean wDone = false;
+        boolean bDone = false;
+        for (int i = 0; i < TIMEOUT && !bDone; i++) {
+            sim.settle();
+            boolean awFire = !awDone && sim.peekBool(bus.aw().ready());
+            boolean wFire = !wDone && sim.peekBool(bus.w().ready());
+            bDone = sim.peekBool(bus.b().valid());
+            sim.step();
+            awDone |= awFire;
+            wDone |= wFire;
+            if (awDone) {
+                sim.poke(bus.aw().valid(), false);
+            }
+            if (wDone) {
+                sim.poke(bus.w().valid(), false);
+            }
+        }
+        if (!bDone) {
+            throw new AssertionError("AXI4-Lite write to 0x" + Long.toHexString(address) + " got no response");
+        }
+    }
+
+    public long read(long address) {
+        sim.poke(bus.ar().payload().addr(), address);
+        sim.poke(bus.ar().valid(), true);
+        boolean arDone = false;
+        for (int i = 0; i < TIMEOUT; i++) {
+            sim.settle();
+            boolean arFire = !arDone && sim.peekBool(bus.ar().ready());
+            if (sim.peekBool(bus.r().valid())) {
+                long data = sim.peek(bus.r().payload().data());
+                sim.step();
+                return data;
+            }
+            sim.step();
+            arDone |= arFire;
+            if (arDone) {
+                sim.poke(bus.ar().valid(), false);
+            }
+        }
+        throw new AssertionError("AXI4-Lite read of 0x" + Long.toHexString(address) + " got no response");
+    }
+}

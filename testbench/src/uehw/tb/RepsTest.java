@@ -1,0 +1,386 @@
+package uehw.tb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import uehw.hw.reps.Reps;
+import uehw.hw.reps.RepsConfig;
+import uehw.sim.Seeds;
+import uehw.sim.Simulation;
+import uehw.sim.reps.RepsBench;
+import uehw.sim.reps.RepsCsr;
+import uehw.sim.reps.RepsModel;
+import uehw.sim.reps.RepsModel.Ctrl;
+import uehw.sim.reps.RepsModel.Mode;
+import uehw.sim.reps.RepsModel.SendResult;
+
+/** REPS entropy cache: RTL against the golden model, the paper's scenarios, line rate, bad input. */
+class RepsTest {
+
+    static RepsConfig config(String mode, int connections, int timeout, int bdp) {
+        return new RepsConfig(mode, connections, 8, 16, 16, 32, 8, timeout, bdp, 0, 0x2545F491L);
+    }
+
+    static Simulation<Reps> compile(RepsConfig cfg) {
+        String name = cfg.mode() + "_n" + cfg.connections() + "_t" + cfg.freezingTimeout() + "_b" + cfg.numPktsBdp();
+        return Simulation.compile(RepsTest.class, name, () -> new Reps(cfg));
+    }
+
+    static RepsModel model(RepsConfig cfg) {
+        return new RepsModel(Mode.of(cfg.mode()), cfg.connections(), cfg.bufferEntries(), cfg.evWidth(),
+                cfg.timeWidth(), cfg.exploreWidth(), cfg.freezingTimeout(), cfg.numPktsBdp(), cfg.evsSizeDefault(),
+                cfg.prngSeed());
+    }
+
+    // ------------------------------------------------------------ randomized equivalence
+
+    static Stream<Arguments> randomConfigs() {
+        int scale = Seeds.scale();
+        return Stream.of(
+                Arguments.of("reps", 1024, 1_000_000 * scale),
+                Arguments.of("reps-lite", 256, 150_000 * scale),
+                Arguments.of("ops", 64, 100_000 * scale));
+    }
+
+    /**
+     * Random mixed traffic: ACKs carrying EVs the connection really sent (or junk), ECN and trim
+     * marks, failures, out-of-range ids, a hot set of connections that collide on consecutive
+     * clocks and within one clock, idle gaps, time jumps through the freezing timeout, and CSR
+     * changes (init, seed, NUM_PKTS_BDP, EVS_SIZE) while idle. Every result and every counter must
+     * equal the model's.
+     */
+    @ParameterizedTest(name = "{0} N={1} ops={2}")
+    @MethodSource("randomConfigs")
+    void randomOperationsMatchModel(String mode, int connections, int operations) {
+        RepsConfig cfg = config(mode, connections, 400, 6);
+        long seed = Seeds.next();
+        compile(cfg).run("random_" + mode, seed, sim -> {
+            Random rnd = new Random(seed);
+            RepsBench bench = new RepsBench(sim, model(cfg));
+            Map<Long, List<Long>> sentEvs = new HashMap<>();
+            long[] hot = {rnd.nextInt(connections), rnd.nextInt(connections), rnd.nextInt(connections)};
+            long ops = 0;
+            while (ops < operations) {
+                if (rnd.nextInt(2000) == 0) {
+                    csrChange(bench, rnd, connections);
+                }
+                bench.setNow(bench.now() + (rnd.nextInt(50) == 0 ? rnd.nextInt(600) : rnd.nextInt(3)));
+                Ctrl ack = null;
+                Ctrl failure = null;
+                long send = -1;
+                int shape = rnd.nextInt(10);
+                if (shape < 8) {
+                    send = pickConn(rnd, hot, connections);
+                }
+                if (shape >= 1) {
+                    long conn = rnd.nextInt(4) == 0 && send >= 0 ? send : pickConn(rnd, hot, connections);
+                    if (rnd.nextInt(40) == 0) {
+                        failure = Ctrl.failure(conn);
+                    }
+                    if (rnd.nextInt(10) < 8) {
+                        List<Long> evs = sentEvs.get(conn);
+                        long ev = evs != null && !evs.isEmpty() && rnd.nextInt(8) != 0
+                                ? evs.remove(rnd.nextInt(evs.size())) : rnd.nextInt(1 << 16);
+                        ack = Ctrl.ack(conn, ev, rnd.nextInt(6) == 0, rnd.nextInt(12) == 0);
+                    }
+                }
+                int refused = bench.clock(ack, failure, send);
+                ops += (ack != null && (refused & 1) == 0 ? 1 : 0) + (failure != null && (refused & 2) == 0 ? 1 : 0)
+                        + (send >= 0 && (refused & 4) == 0 ? 1 : 0);
+                SendResult sent = bench.lastExpected();
+                if (sent != null && !sent.outOfRange()) {
+                    // Later ACKs echo the EVs this connection really sent (checked equal to the RTL's).
+                    List<Long> evs = sentEvs.computeIfAbsent(sent.conn(), k -> new ArrayList<>());
+                    if (evs.size() < 32) {
+                        evs.add(sent.ev());
+                    }
+                }
+            }
+            bench.drain();
+            assertCountersMatch(bench);
+            System.out.printf("reps random %s: seed %d, %d operations, %d results compared, %d cycles%n",
+                    mode, seed, ops, bench.results.matched(), sim.cycle());
+        });
+    }
+
+    private static long pickConn(Random rnd, long[] hot, int connections) {
+        int r = rnd.nextInt(100);
+        if (r < 45) {
+            return hot[rnd.nextInt(hot.length)];
+        }
+        if (r < 47) {
+            return connections + rnd.nextInt(1000); // out of range
+        }
+        return rnd.nextInt(connections);
+    }
+
+    private static void csrChange(RepsBench bench, Random rnd, int connections) {
+        for (int i = 0; i < 4; i++) {
+            bench.step(); // let in-flight events retire before the model sees the change
+        }
+        switch (rnd.nextInt(4)) {
+            case 0 -> bench.init(rnd.nextInt(connections + 2));
+            case 1 -> {
+                long seed = rnd.nextInt(5) == 0 ? 0 : rnd.nextLong() & 0xFFFFFFFFL;
+                bench.csr.write(RepsCsr.SEED, seed);
+                bench.model.reseed(seed);
+            }
+            case 2 -> {
+                int bdp = rnd.nextInt(12);
+                bench.csr.write(RepsCsr.NUM_PKTS_BDP, bdp);
+                bench.model.setNumPktsBdp(bdp);
+            }
+            default -> {
+                long size = rnd.nextInt(6) == 0 ? 0 : 1 + rnd.nextInt(1 << 16);
+                bench.csr.write(RepsCsr.EVS_SIZE, size);
+                bench.model.setEvsSize(size);
+            }
+        }
+    }
+
+    static void assertCountersMatch(RepsBench b) {
+        RepsModel m = b.model;
+        assertEquals(m.sends & 0xFFFFFFFFL, b.counter(RepsCsr.SENDS), "SENDS");
+        assertEquals(m.sendsExplored & 0xFFFFFFFFL, b.counter(RepsCsr.SENDS_EXPLORED), "SENDS_EXPLORED");
+        assertEquals(m.sendsRecycled & 0xFFFFFFFFL, b.counter(RepsCsr.SENDS_RECYCLED), "SENDS_RECYCLED");
+        assertEquals(m.sendsReplayed & 0xFFFFFFFFL, b.counter(RepsCsr.SENDS_REPLAYED), "SENDS_REPLAYED");
+        assertEquals(m.acks & 0xFFFFFFFFL, b.counter(RepsCsr.ACKS), "ACKS");
+        assertEquals(m.acksRecycled & 0xFFFFFFFFL, b.counter(RepsCsr.ACKS_RECYCLED), "ACKS_RECYCLED");
+        assertEquals(m.acksMarked & 0xFFFFFFFFL, b.counter(RepsCsr.ACKS_MARKED), "ACKS_MARKED");
+        assertEquals(m.failures & 0xFFFFFFFFL, b.counter(RepsCsr.FAILURES), "FAILURES");
+        assertEquals(m.freezeEnter & 0xFFFFFFFFL, b.counter(RepsCsr.FREEZE_ENTER), "FREEZE_ENTER");
+        assertEquals(m.freezeExit & 0xFFFFFFFFL, b.counter(RepsCsr.FREEZE_EXIT), "FREEZE_EXIT");
+        assertEquals(m.inits & 0xFFFFFFFFL, b.counter(RepsCsr.INITS), "INITS");
+        assertEquals(m.oorSend & 0xFFFFFFFFL, b.counter(RepsCsr.OOR_SEND), "OOR_SEND");
+        assertEquals(m.oorCtrl & 0xFFFFFFFFL, b.counter(RepsCsr.OOR_CTRL), "OOR_CTRL");
+        // Conservation, independent of the model: every in-range send explored or reused.
+        assertEquals(b.counter(RepsCsr.SENDS),
+                b.counter(RepsCsr.SENDS_EXPLORED) + b.counter(RepsCsr.SENDS_RECYCLED), "SENDS = EXPLORED + RECYCLED");
+    }
+
+    // ------------------------------------------------------- the paper's scenarios (reps.txt Sec. 3)
+
+    /** (a) + (d): clean ACKs are reused oldest-first; 10 ACKs into 8 entries keep the newest 8. */
+    @Test
+    void cleanAckBurstIsReusedOldestFirstAndKeepsNewestEight() {
+        RepsConfig cfg = config("reps", 16, 1000, 0);
+        long seed = Seeds.next();
+        compile(cfg).run("oldest_first", seed, sim -> {
+            RepsBench bench = new RepsBench(sim, model(cfg));
+            bench.keepResults(true);
+            long conn = 5;
+            for (int i = 0; i < 10; i++) {
+                bench.clock(Ctrl.ack(conn, 1000 + i, false, false), -1);
+            }
+            for (int i = 0; i < 8; i++) {
+                bench.clock(null, conn);
+            }
+            bench.drain();
+            List<Long> evs = bench.seen.stream().map(SendResult::ev).toList();
+            // Paper expectation, independent of the model: ACKs 1002..1009 in arrival order.
+            assertEquals(List.of(1002L, 1003L, 1004L, 1005L, 1006L, 1007L, 1008L, 1009L), evs);
+            assertTrue(bench.seen.stream().noneMatch(SendResult::explored));
+            // The buffer is now drained and not freezing: the next send explores.
+            bench.clock(null, conn);
+            bench.drain();
+            assertTrue(bench.seen.get(8).explored());
+        });
+    }
+
+    /** (b): ECN-marked and trimmed ACKs are never recycled. */
+    @Test
+    void markedAcksAreNeverRecycled() {
+        RepsConfig cfg = config("reps", 16, 1000, 0);
+        long seed = Seeds.next();
+        compile(cfg).run("ecn_never_recycled", seed, sim -> {
+            Random rnd = new Random(seed);
+            RepsBench bench = new RepsBench(sim, model(cfg));
+            bench.keepResults(true);
+            bench.csr.write(RepsCsr.EVS_SIZE, 256);
+            bench.model.setEvsSize(256);
+            Set<Long> marked = new HashSet<>();
+            for (int i = 0; i < 2000; i++) {
+                long ev = 300 + rnd.nextInt(1000); // outside the explored space [0, 256)
+                boolean ecn = rnd.nextBoolean();
+                bench.clock(Ctrl.ack(3, ev, ecn, !ecn), rnd.nextBoolean() ? 3 : -1);
+                marked.add(ev);
+            }
+            bench.drain();
+            assertTrue(bench.seen.stream().allMatch(r -> r.explored() && r.ev() < 256), "a marked EV was reused");
+            assertEquals(2000, bench.counter(RepsCsr.ACKS_MARKED));
+            assertEquals(0, bench.counter(RepsCsr.ACKS_RECYCLED));
+        });
+    }
+
+    /**
+     * (c): after a failure with a buffer of good EVs, no send leaves the buffer until the freezing
+     * timeout has passed and an ACK arrives; then NUM_PKTS_BDP sends explore again.
+     */
+    @Test
+    void freezingKeepsSendsInsideTheBufferUntilTimeout() {
+        int timeout = 5000;
+        int bdp = 4;
+        RepsConfig cfg = config("reps", 16, timeout, bdp);
+        long seed = Seeds.next();
+        compile(cfg).run("freezing", seed, sim -> {
+            RepsBench bench = new RepsBench(sim, model(cfg));
+            bench.keepResults(true);
+            bench.csr.write(RepsCsr.EVS_SIZE, 256);
+            bench.model.setEvsSize(256);
+            long conn = 9;
+            for (int i = 0; i < bdp; i++) {
+                bench.clock(null, conn); // the first BDP explores
+            }
+            Set<Long> good = new HashSet<>();
+            for (int i = 0; i < 8; i++) {
+                good.add(5000L + i);
+                bench.clock(Ctrl.ack(conn, 5000 + i, false, false), -1);
+            }
+            bench.setNow(100);
+            bench.clock(Ctrl.failure(conn), -1);
+            bench.drain();
+            int before = bench.seen.size();
+            for (int t = 0; t < 200; t++) {
+                bench.setNow(100 + t * 20); // stays below 100 + timeout
+                Ctrl ack = t % 3 == 0 ? Ctrl.ack(conn, 7000 + t, true, false) : null; // marked ACKs only
+                bench.clock(ack, conn);
+            }
+            bench.drain();
+            for (SendResult r : bench.seen.subList(before, bench.seen.size())) {
+                assertFalse(r.explored(), "explored while freezing: " + r);
+                assertTrue(good.contains(r.ev()), "EV outside the buffer while freezing: " + r);
+            }
+            assertEquals(1, bench.counter(RepsCsr.FREEZE_ENTER));
+            // A clean ACK after the timeout leaves freezing; the next BDP of sends explores.
+            bench.setNow(100 + timeout + 1);
+            bench.clock(Ctrl.ack(conn, 5100, false, false), -1);
+            int mark = bench.seen.size();
+            for (int i = 0; i < bdp + 1; i++) {
+                bench.clock(null, conn);
+            }
+            bench.drain();
+            List<SendResult> after = bench.seen.subList(mark, bench.seen.size());
+            for (int i = 0; i < bdp; i++) {
+                assertTrue(after.get(i).explored(), "send " + i + " after freezing should explore");
+            }
+            assertEquals(1, bench.counter(RepsCsr.FREEZE_EXIT));
+        });
+    }
+
+    /** Connection ids >= N touch nothing, never alias, and are counted. */
+    @Test
+    void outOfRangeIdsAreCountedAndIgnored() {
+        RepsConfig cfg = config("reps", 10, 1000, 0);
+        long seed = Seeds.next();
+        compile(cfg).run("out_of_range", seed, sim -> {
+            RepsBench bench = new RepsBench(sim, model(cfg));
+            bench.keepResults(true);
+            // Id 18 would alias connection 2 if the 4-bit RAM address were simply truncated.
+            bench.clock(Ctrl.ack(2, 4242, false, false), -1);
+            bench.clock(Ctrl.ack(18, 999, false, false), 18);
+            bench.clock(Ctrl.failure(65535), 65535);
+            bench.clock(null, 2);
+            bench.drain();
+            assertTrue(bench.seen.get(0).outOfRange() && bench.seen.get(0).ev() == 0);
+            assertTrue(bench.seen.get(1).outOfRange());
+            assertEquals(4242, bench.seen.get(2).ev());
+            assertEquals(2, bench.counter(RepsCsr.OOR_SEND));
+            assertEquals(2, bench.counter(RepsCsr.OOR_CTRL));
+        });
+    }
+
+    // ----------------------------------------------------------------------- line rate
+
+    /**
+     * One send and one ACK every clock for the same connection back to back, the same connection
+     * in both ports of a clock, and alternating pairs: all accepted, every result out in order,
+     * the last exactly Reps.latency clocks after the last acceptance.
+     */
+    @Test
+    void oneSendAndOneAckPerClock() {
+        RepsConfig cfg = config("reps", 64, 1000, 2);
+        long seed = Seeds.next();
+        compile(cfg).run("line_rate", seed, sim -> {
+            Random rnd = new Random(seed);
+            RepsBench bench = new RepsBench(sim, model(cfg));
+            int perPattern = 2000;
+            long start = sim.cycle();
+            long accepted = 0;
+            for (int pattern = 0; pattern < 3; pattern++) {
+                for (int i = 0; i < perPattern; i++) {
+                    long sendConn = switch (pattern) {
+                        case 0 -> 7;
+                        case 1 -> i % 64;
+                        default -> (i & 1) == 0 ? 3 : 4;
+                    };
+                    long ackConn = switch (pattern) {
+                        case 0 -> 7;
+                        case 1 -> i % 64;
+                        default -> (i & 1) == 0 ? 4 : 3;
+                    };
+                    int refused = bench.clock(Ctrl.ack(ackConn, rnd.nextInt(1 << 16), rnd.nextInt(5) == 0, false),
+                            null, sendConn);
+                    assertEquals(0, refused, "refused at clock " + i + " of pattern " + pattern);
+                    accepted += 2;
+                }
+            }
+            long cycles = sim.cycle() - start;
+            int latency = bench.clocksUntilResultsDrained();
+            assertEquals(3 * perPattern, cycles, "one clock per send+ACK pair");
+            assertEquals(Reps.latency(), latency, "clocks from the last acceptance to its result");
+            assertEquals(3 * perPattern, bench.results.matched());
+            System.out.printf("reps line rate: %d operations (sends + ACKs) in %d clocks + %d clocks latency%n",
+                    accepted, cycles, latency);
+        });
+    }
+
+    // ------------------------------------------------------------------------ PRNG
+
+    /** Chi-square of 2^20 explored EVs drawn by the RTL (ops mode, 256 bins). */
+    @Test
+    void prngIsUniform() {
+        RepsConfig cfg = config("ops", 4, 1000, 0);
+        long seed = Seeds.next();
+        int draws = 1 << 20;
+        compile(cfg).run("prng_chi_square", seed, sim -> {
+            RepsBench bench = new RepsBench(sim, model(cfg));
+            bench.csr.write(RepsCsr.EVS_SIZE, 256);
+            bench.model.setEvsSize(256);
+            long drawSeed = 1 + (seed & 0x7FFFFFF);
+            bench.csr.write(RepsCsr.SEED, drawSeed);
+            bench.model.reseed(drawSeed);
+            bench.keepResults(true);
+            for (int i = 0; i < draws; i++) {
+                bench.clock(null, i & 3);
+            }
+            bench.drain();
+            long[] bins = new long[256];
+            for (SendResult r : bench.seen) {
+                bins[(int) r.ev()]++;
+            }
+            double expected = draws / 256.0;
+            double chi = 0;
+            for (long b : bins) {
+                chi += (b - expected) * (b - expected) / expected;
+            }
+            // 255 degrees of freedom: the 0.1% upper tail starts at 330.5.
+            System.out.printf("reps PRNG chi-square over %d draws into 256 bins: %.1f (df 255, p=0.001 limit 330.5)%n",
+                    draws, chi);
+            assertTrue(chi < 330.5, "chi-square " + chi);
+        });
+    }
+}
