@@ -1,0 +1,112 @@
+package uehw.tb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import uehw.cli.Hwgen;
+import uehw.hw.Blocks;
+import uehw.hw.common.ParameterException;
+import uehw.hw.reps.RepsConfig;
+import uehw.sim.reps.RepsCsr;
+
+/** The generator CLI: manifests, constraints, register docs, and bad parameters rejected by name. */
+class HwgenTest {
+    @TempDir
+    Path tmp;
+
+    private int run(String... args) {
+        return Hwgen.commandLine().execute(args);
+    }
+
+    @Test
+    void generatesVerilogManifestConstraintsAndRegisterDocs() throws Exception {
+        Path out = tmp.resolve("reps");
+        assertEquals(0, run("generate", "reps", "--connections", "256", "--mode", "reps-lite", "--out", out.toString(),
+                "--clock-mhz", "300"));
+        for (String f : new String[] {"uehw_reps.v", "uehw_reps.xdc", "uehw_reps.sdc", "uehw_reps.ice40.py",
+                "uehw_reps_regs.h", "uehw_reps_regs.html", "uehw_reps_regs.json"}) {
+            assertTrue(Files.size(out.resolve(f)) > 0, f);
+        }
+        JsonNode m = new ObjectMapper().readTree(out.resolve("uehw_reps.manifest.json").toFile());
+        assertEquals("reps", m.get("block").asText());
+        assertEquals("uehw_reps", m.get("topModule").asText());
+        assertEquals("256", m.get("parameters").get("connections").asText());
+        assertEquals("reps-lite", m.get("parameters").get("mode").asText());
+        assertEquals(RepsConfig.params().size(), m.get("parameters").size(), "every parameter value is recorded");
+        assertFalse(m.get("gitHash").asText().isEmpty());
+        boolean sawSendConn = false;
+        for (JsonNode p : m.get("ports")) {
+            if (p.get("name").asText().equals("io_send_payload_conn")) {
+                sawSendConn = p.get("width").asInt() == 16 && p.get("direction").asText().equals("input");
+            }
+        }
+        assertTrue(sawSendConn, "port list with widths");
+        assertTrue(Files.readString(out.resolve("uehw_reps.xdc")).contains("-period 3.333"));
+        assertTrue(Files.readString(out.resolve("uehw_reps.v")).contains("module uehw_reps"));
+    }
+
+    @Test
+    void badParameterExitsNonZeroNamesItAndWritesNothing() {
+        Path out = tmp.resolve("never");
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true));
+        try {
+            assertEquals(Hwgen.EXIT_BAD_PARAMETER, run("generate", "reps", "--connections", "0", "--out", out.toString()));
+            assertEquals(Hwgen.EXIT_BAD_PARAMETER, run("generate", "reps", "--buffer-entries", "6", "--out", out.toString()));
+            assertEquals(Hwgen.EXIT_BAD_PARAMETER, run("generate", "reps", "--mode", "ecmp", "--out", out.toString()));
+            assertEquals(Hwgen.EXIT_BAD_PARAMETER,
+                    run("generate", "reps", "--connections", "4096", "--conn-id-width", "8", "--out", out.toString()));
+        } finally {
+            System.setErr(oldErr);
+        }
+        String msg = err.toString();
+        assertTrue(msg.contains("'connections' = '0'") && msg.contains("1..65536"), msg);
+        assertTrue(msg.contains("'buffer-entries'") && msg.contains("power of two"), msg);
+        assertTrue(msg.contains("'mode'"), msg);
+        assertTrue(msg.contains("'conn-id-width'"), msg);
+        assertFalse(Files.exists(out), "nothing may be written for a rejected parameter");
+    }
+
+    @Test
+    void configRejectsBadValuesByName() {
+        ParameterException e = assertThrows(ParameterException.class,
+                () -> new RepsConfig("reps", 1024, 8, 16, 16, 32, 8, 10, 300, 0, 1));
+        assertEquals("num-pkts-bdp", e.parameter());
+        e = assertThrows(ParameterException.class, () -> Blocks.reps().check(Map.of("ev-width", "17")));
+        assertEquals("ev-width", e.parameter());
+    }
+
+    /** RepsCsr (used by every test) must match the map regif generated. */
+    @Test
+    void csrAddressesMatchTheGeneratedRegisterMap() throws Exception {
+        Path out = tmp.resolve("map");
+        assertEquals(0, run("generate", "reps", "--connections", "16", "--out", out.toString()));
+        String header = Files.readString(out.resolve("uehw_reps_regs.h"));
+        for (var f : RepsCsr.class.getFields()) {
+            String hex = String.format("0x%04x", f.getInt(null));
+            assertTrue(header.matches("(?s).*#define\\s+REPS_" + f.getName() + "\\s+" + hex + ".*"),
+                    "REPS_" + f.getName() + " at " + hex + " in the C header");
+        }
+    }
+
+    @Test
+    void stateBitsPerConnectionStayWithinThePaper() {
+        RepsConfig cfg = new RepsConfig("reps", 1024, 8, 16, 16, 32, 8, 10000000L, 37, 0, 0x2545F491L);
+        System.out.printf("reps state: %d bits per connection (reps.txt Table 1: 193), %d RAM bits per connection%n",
+                cfg.stateBitsPerConnection(), cfg.ramBitsPerConnection());
+        assertTrue(cfg.stateBitsPerConnection() <= 193);
+    }
+}
