@@ -5,7 +5,7 @@ import uehw.sim.facade.Sim;
 
 /**
  * Blocking AXI4-Lite master for CSR access: each call steps the clock until the response.
- * Handshakes are sampled after the poked inputs settle, so ready may depend on valid.
+ * A beat is taken at an edge when valid && ready were sampled there (read right after the step).
  */
 public final class AxiLite4Master {
     private static final int TIMEOUT = 1000;
@@ -33,25 +33,20 @@ public final class AxiLite4Master {
         sim.poke(bus.w().valid(), true);
         boolean awDone = false;
         boolean wDone = false;
-        boolean bDone = false;
-        for (int i = 0; i < TIMEOUT && !bDone; i++) {
-            sim.settle();
-            boolean awFire = !awDone && sim.peekBool(bus.aw().ready());
-            boolean wFire = !wDone && sim.peekBool(bus.w().ready());
-            bDone = sim.peekBool(bus.b().valid());
-            sim.step();
-            awDone |= awFire;
-            wDone |= wFire;
-            if (awDone) {
-                sim.poke(bus.aw().valid(), false);
+        for (int i = 0; i < TIMEOUT; i++) {
+            sim.step(); // values read now are those sampled at this edge
+            awDone |= sim.peekBool(bus.aw().valid()) && sim.peekBool(bus.aw().ready());
+            wDone |= sim.peekBool(bus.w().valid()) && sim.peekBool(bus.w().ready());
+            if (sim.peekBool(bus.b().valid())) {
+                if (!awDone || !wDone) {
+                    throw new AssertionError("AXI4-Lite B response before AW and W were taken");
+                }
+                return;
             }
-            if (wDone) {
-                sim.poke(bus.w().valid(), false);
-            }
+            sim.poke(bus.aw().valid(), !awDone);
+            sim.poke(bus.w().valid(), !wDone);
         }
-        if (!bDone) {
-            throw new AssertionError("AXI4-Lite write to 0x" + Long.toHexString(address) + " got no response");
-        }
+        throw new AssertionError("AXI4-Lite write to 0x" + Long.toHexString(address) + " got no response");
     }
 
     public long read(long address) {
@@ -59,18 +54,12 @@ public final class AxiLite4Master {
         sim.poke(bus.ar().valid(), true);
         boolean arDone = false;
         for (int i = 0; i < TIMEOUT; i++) {
-            sim.settle();
-            boolean arFire = !arDone && sim.peekBool(bus.ar().ready());
-            if (sim.peekBool(bus.r().valid())) {
-                long data = sim.peek(bus.r().payload().data());
-                sim.step();
-                return data;
-            }
             sim.step();
-            arDone |= arFire;
-            if (arDone) {
-                sim.poke(bus.ar().valid(), false);
+            arDone |= sim.peekBool(bus.ar().valid()) && sim.peekBool(bus.ar().ready());
+            if (sim.peekBool(bus.r().valid())) {
+                return sim.peek(bus.r().payload().data());
             }
+            sim.poke(bus.ar().valid(), !arDone);
         }
         throw new AssertionError("AXI4-Lite read of 0x" + Long.toHexString(address) + " got no response");
     }

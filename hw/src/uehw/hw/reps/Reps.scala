@@ -109,38 +109,39 @@ class Reps(val cfg: RepsConfig) extends Component {
   val csr = new Area {
     val busif = AxiLite4BusInterface(io.ctrl, SizeMapping(0, 256), "REPS")
     private val modeCode = RepsMode.all.indexOf(cfg.mode)
-    val infoReg = busif.newReg(doc = "Generation parameters (read-only)")
-    infoReg.field(Bits(8 bits), AccessType.ROV, BigInt(0x52), doc = "Block id 0x52 ('R')")
-    infoReg.field(Bits(4 bits), AccessType.ROV, BigInt(modeCode), doc = "Mode: 0 reps, 1 reps-lite, 2 ops")
-    infoReg.field(Bits(6 bits), AccessType.ROV, BigInt(B), doc = "Buffer entries B")
-    infoReg.field(Bits(5 bits), AccessType.ROV, BigInt(cfg.evWidth), doc = "EV width e")
-    val connReg = busif.newReg(doc = "Number of connections N (read-only)")
-    connReg.field(Bits(17 bits), AccessType.ROV, BigInt(N), doc = "N; connection ids >= N are counted and ignored")
+    // Register and field names are given explicitly: they are the C header's and the docs' names.
+    private def reg(name: String, doc: String) = busif.newReg(doc = doc)(SymbolName(name))
+    private val info = reg("INFO", "Generation parameters (read-only)")
+    info.field(Bits(8 bits), AccessType.ROV, BigInt(0x52), doc = "Block id 0x52 ('R')")(SymbolName("ID"))
+    info.field(Bits(4 bits), AccessType.ROV, BigInt(modeCode), doc = "Mode: 0 reps, 1 reps-lite, 2 ops")(SymbolName("MODE"))
+    info.field(Bits(6 bits), AccessType.ROV, BigInt(B), doc = "Buffer entries B")(SymbolName("BUFFER_ENTRIES"))
+    info.field(Bits(5 bits), AccessType.ROV, BigInt(cfg.evWidth), doc = "EV width e")(SymbolName("EV_WIDTH"))
+    reg("CONNECTIONS", "Number of connections N (read-only)")
+      .field(Bits(17 bits), AccessType.ROV, BigInt(N), doc = "N; connection ids >= N are counted and ignored")(SymbolName("N"))
 
-    val freezingTimeout = busif.newReg(doc = "FREEZING_TIMEOUT (reps.txt Alg. 1 l.24)")
-      .field(UInt(cfg.timeWidth bits), AccessType.RW, BigInt(cfg.freezingTimeout), doc = "Freezing duration in `now` units")
-    val numPktsBdp = busif.newReg(doc = "NUM_PKTS_BDP: sends explored after init or after leaving freezing (Alg. 1 l.17)")
-      .field(UInt(cfg.exploreWidth bits), AccessType.RW, BigInt(cfg.numPktsBdp), doc = "Packets")
-    val evsSize = busif.newReg(doc = "EVS_SIZE: explored EVs are uniform in [0, EVS_SIZE); 0 or > 2^e act as 2^e")
-      .field(UInt(cfg.evsSizeWidth bits), AccessType.RW, BigInt(cfg.evsSizeDefault), doc = "Entropy space size")
-    val seedReg = busif.newReg(doc = "PRNG seed: writing reloads the xorshift32 state (0 loads 1)")
-    val seed = seedReg.field(UInt(32 bits), AccessType.RW, BigInt(cfg.prngSeed), doc = "Seed")
+    val freezingTimeout = reg("FREEZING_TIMEOUT", "FREEZING_TIMEOUT (reps.txt Alg. 1 l.24)")
+      .field(UInt(cfg.timeWidth bits), AccessType.RW, BigInt(cfg.freezingTimeout), doc = "Freezing duration in `now` units")(SymbolName("VALUE"))
+    val numPktsBdp = reg("NUM_PKTS_BDP", "NUM_PKTS_BDP: sends explored after init or after leaving freezing (Alg. 1 l.17)")
+      .field(UInt(cfg.exploreWidth bits), AccessType.RW, BigInt(cfg.numPktsBdp), doc = "Packets")(SymbolName("VALUE"))
+    val evsSize = reg("EVS_SIZE", "EVS_SIZE: explored EVs are uniform in [0, EVS_SIZE); 0 or > 2^e act as 2^e")
+      .field(UInt(cfg.evsSizeWidth bits), AccessType.RW, BigInt(cfg.evsSizeDefault), doc = "Entropy space size")(SymbolName("VALUE"))
+    private val seedReg = reg("SEED", "PRNG seed: writing reloads the xorshift32 state (0 loads 1)")
+    val seed = seedReg.field(UInt(32 bits), AccessType.RW, BigInt(cfg.prngSeed), doc = "Seed")(SymbolName("VALUE"))
     val reseed = RegNext(seedReg.hitDoWrite) init (False)
 
-    val initReg = busif.newReg(doc = "Per-connection init: writing a connection id re-initialises it")
-    val initConn = initReg.field(UInt(cfg.connIdWidth bits), AccessType.RW, 0, doc = "Connection id")
+    private val initReg = reg("INIT_CONN", "Per-connection init: writing a connection id re-initialises it")
+    val initConn = initReg.field(UInt(cfg.connIdWidth bits), AccessType.RW, 0, doc = "Connection id")(SymbolName("CONN"))
     val initPending = RegInit(False)
     val initOverrun = RegInit(False)
     val initWrite = RegNext(initReg.hitDoWrite) init (False)
 
-    val statusReg = busif.newReg(doc = "Status")
-    val statusInitDone = statusReg.field(Bool(), AccessType.RO, doc = "Post-reset sweep finished")
-    val statusInitPending = statusReg.field(Bool(), AccessType.RO, doc = "A per-connection init is waiting for its slot")
+    private val statusReg = reg("STATUS", "Status")
+    val statusInitDone = statusReg.field(Bool(), AccessType.RO, doc = "Post-reset sweep finished")(SymbolName("INIT_DONE"))
+    val statusInitPending = statusReg.field(Bool(), AccessType.RO, doc = "A per-connection init is waiting for its slot")(SymbolName("INIT_PENDING"))
 
     private def counter(doc: String)(implicit name: SymbolName): UInt = {
-      val reg = busif.newReg(doc = doc)(name)
       val value = Reg(UInt(32 bits)) init (0)
-      reg.field(UInt(32 bits), AccessType.RO, doc = "Count, wraps at 2^32")(name) := value
+      busif.newReg(doc = doc)(name).field(UInt(32 bits), AccessType.RO, doc = "Count, wraps at 2^32")(SymbolName("COUNT")) := value
       value
     }
     val SENDS = counter("Sends accepted for connections < N")

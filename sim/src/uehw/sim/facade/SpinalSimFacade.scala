@@ -42,7 +42,11 @@ final class Sim[T <: Component](val dut: T, waveFromCycle: Long) {
   cd.forkStimulus(10)
 
   def cycle: Long = cycles
-  /** Advances n rising edges; signals poked before are sampled at the first one. */
+  /**
+   * Advances n rising edges. Inputs poked before are sampled at the first edge; values read
+   * afterwards are those sampled at the last edge (so valid && ready read then means "taken
+   * at that edge"), registers show their pre-edge value.
+   */
   def step(n: Int): Unit = {
     var i = 0
     while (i < n) {
@@ -68,9 +72,6 @@ final class Sim[T <: Component](val dut: T, waveFromCycle: Long) {
     case b: Bool => if (b.toBoolean) BigInteger.ONE else BigInteger.ZERO
     case e => e.toBigInt.bigInteger
   }
-
-  /** Lets poked inputs propagate (1 time unit, no clock edge) so combinational outputs can be read. */
-  def settle(): Unit = sleep(1)
 
   def waveOn(): Unit = enableSimWave()
   def waveOff(): Unit = disableSimWave()

@@ -67,8 +67,8 @@ public final class RepsBench {
 
     /** One clock with nothing presented. */
     public void step() {
-        collect();
         sim.step();
+        collect();
     }
 
     private void collect() {
@@ -98,15 +98,11 @@ public final class RepsBench {
      * the DUT accepts are applied to the model. Returns a bit set of what was refused:
      * 1 = ACK, 2 = failure, 4 = send.
      *
-     * Pokes become visible at the next evaluation, so acceptance is decided from ready as it was
-     * evaluated after the previous edge: send.ready and failure.ready depend on state only, and
-     * ack.ready = failure.ready && !failure.valid (the documented priority), which is checked
-     * against the DUT after every edge.
+     * Values read after a step are the ones sampled at that edge, so valid && ready read then is
+     * "accepted at this edge". The documented priority (ack.ready = failure.ready && !failure.valid)
+     * is checked on every clock.
      */
     public int clock(Ctrl ack, Ctrl failure, long sendConn) {
-        boolean sendReady = sim.peekBool(io.send().ready());
-        boolean failureReady = sim.peekBool(io.failure().ready());
-        boolean ackReady = failureReady && failure == null;
         sim.poke(io.ack().valid(), ack != null);
         sim.poke(io.failure().valid(), failure != null);
         if (ack != null) {
@@ -122,12 +118,14 @@ public final class RepsBench {
         if (sendConn >= 0) {
             sim.poke(io.send().payload().conn(), sendConn);
         }
-        collect();
         sim.step();
-        boolean ackReadyNow = sim.peekBool(io.ack().ready());
-        boolean expectAckReady = sim.peekBool(io.failure().ready()) && failure == null;
-        if (ackReadyNow != expectAckReady) {
-            throw new AssertionError("ack.ready=" + ackReadyNow + " but failure.ready && !failure.valid = " + expectAckReady);
+        collect();
+        boolean sendReady = sim.peekBool(io.send().ready());
+        boolean failureReady = sim.peekBool(io.failure().ready());
+        boolean ackReady = sim.peekBool(io.ack().ready());
+        if (ackReady != (failureReady && failure == null)) {
+            throw new AssertionError("ack.ready=" + ackReady + " but failure.ready && !failure.valid = "
+                    + (failureReady && failure == null));
         }
         idle();
         Ctrl taken = failure != null && failureReady ? failure : ack != null && ackReady ? ack : null;
@@ -150,7 +148,7 @@ public final class RepsBench {
         return refused;
     }
 
-    /** Re-initialises one connection through the INIT_CONN CSR (idles the data ports meanwhile). */
+    /** Re-initialises one connection through the INIT_CONN CSR (the data ports idle meanwhile). */
     public void init(long conn) {
         csr.write(RepsCsr.INIT_CONN, conn);
         // The request is taken by the control port within two clocks of the write landing.
@@ -168,17 +166,14 @@ public final class RepsBench {
     /** Idles until every expected result came out; returns the clock edges that took. */
     public int clocksUntilResultsDrained() {
         int edges = 0;
-        while (true) {
-            collect();
-            if (results.pending() == 0) {
-                return edges;
-            }
+        while (results.pending() > 0) {
             if (edges > 64) {
                 throw new AssertionError(results.pending() + " results never came");
             }
-            sim.step();
+            step();
             edges++;
         }
+        return edges;
     }
 
     /** Idles until every outstanding result came out and was checked. */

@@ -1,0 +1,87 @@
+package uehw.tb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import uehw.sim.Axi4StreamPackets;
+import uehw.sim.Axi4StreamPackets.Packet;
+import uehw.sim.InOrderScoreboard;
+import uehw.sim.OutOfOrderScoreboard;
+import uehw.sim.Seeds;
+import uehw.sim.Simulation;
+import uehw.sim.StreamMonitor;
+import uehw.sim.facade.AxisFifoFixture;
+
+/** The harness itself: AXI4-Stream driver/monitor, Flow monitor and scoreboards. */
+class HarnessTest {
+
+    /** Random packets through spinal.lib's StreamFifo, idle on the input, backpressure on the output. */
+    @ParameterizedTest(name = "{0} bytes/beat, idle {1}, backpressure {2}")
+    @CsvSource({"8, 0.0, 0.0", "8, 0.3, 0.5", "64, 0.1, 0.7"})
+    void axiStreamPacketsSurviveIdleAndBackpressure(int bytes, double idle, double backpressure) {
+        long seed = Seeds.next();
+        Simulation.compile(HarnessTest.class, "axis_fifo_" + bytes, () -> new AxisFifoFixture(bytes))
+                .run("axis_" + bytes + "_" + (int) (idle * 10) + "_" + (int) (backpressure * 10), seed, sim -> {
+                    Random rnd = new Random(seed);
+                    var io = sim.dut().io();
+                    InOrderScoreboard<Packet> board = new InOrderScoreboard<>("axis packets");
+                    var driver = new Axi4StreamPackets.Driver(sim, io.input(), rnd, idle);
+                    var monitor = new Axi4StreamPackets.Monitor(sim, io.output(), board::actual, rnd, backpressure);
+                    // The occupancy output is a Flow-like value sampled every clock.
+                    long[] maxOccupancy = {0};
+                    var occupancy = StreamMonitor.passive(sim, io.output().valid(), null,
+                            s -> s.peek(io.occupancy()), v -> maxOccupancy[0] = Math.max(maxOccupancy[0], v));
+                    sim.reset(2);
+                    int packets = 300;
+                    for (int i = 0; i < packets; i++) {
+                        byte[] data = new byte[1 + rnd.nextInt(4 * bytes)];
+                        rnd.nextBytes(data);
+                        Packet p = new Packet(data, rnd.nextInt(2));
+                        board.expect(p);
+                        driver.send(p);
+                    }
+                    int guard = 0;
+                    while (monitor.packets() < packets) {
+                        driver.beforeEdge();
+                        monitor.beforeEdge();
+                        sim.step();
+                        driver.afterEdge();
+                        monitor.afterEdge();
+                        occupancy.afterEdge();
+                        if (++guard > 200_000) {
+                            throw new AssertionError("stalled after " + monitor.packets() + " packets");
+                        }
+                    }
+                    board.assertEmpty();
+                    assertTrue(driver.idle());
+                    assertTrue(maxOccupancy[0] <= 16, "fifo occupancy " + maxOccupancy[0]);
+                    if (backpressure > 0.4) {
+                        assertTrue(maxOccupancy[0] > 1, "backpressure never filled the fifo");
+                    }
+                });
+    }
+
+    @Test
+    void scoreboardsCatchMismatches() {
+        InOrderScoreboard<Integer> inOrder = new InOrderScoreboard<>("in-order");
+        inOrder.expect(1);
+        inOrder.expect(2);
+        assertThrows(AssertionError.class, () -> inOrder.actual(2));
+        OutOfOrderScoreboard<Integer, int[]> ooo = new OutOfOrderScoreboard<>("by key", a -> a[0]);
+        int[] a1 = {1, 10};
+        int[] b1 = {2, 20};
+        ooo.expect(a1);
+        ooo.expect(b1);
+        ooo.actual(b1); // another key may overtake
+        ooo.actual(a1);
+        ooo.assertEmpty();
+        assertEquals(2, ooo.matched());
+        assertThrows(AssertionError.class, () -> ooo.actual(new int[] {3, 0}));
+    }
+}
