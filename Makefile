@@ -8,13 +8,14 @@ BLOCKS := reps
 LINT_WAIVERS := hw/lint/spinal-waivers.vlt
 DEB_TOOLS := verilator yosys nextpnr-ice40 fpga-icestorm iverilog
 
-.PHONY: help tools rtl lint test soak clean cli
+.PHONY: help tools rtl lint test soak clean cli reports
 
 help:
 	@echo "make rtl    - generate every block with its default parameters into build/rtl/, then lint"
 	@echo "make test   - the full regression (Verilator cycle simulations against the Java models)"
 	@echo "make lint   - verilator --lint-only -Wall on every generated top (fails on any warning)"
 	@echo "make soak   - the long randomized runs (UEHW_SCALE=10 by default)"
+	@echo "make reports - Yosys/nextpnr resources and Fmax for every block and sweep -> build/reports/, docs/resources.md"
 	@echo "make cli    - build the hwgen jar: java -jar $(JAR) --help"
 	@echo "make clean  - remove build/"
 
@@ -56,6 +57,9 @@ test: tools
 
 soak: tools
 	mvn -B test -Psoak -Duehw.scale=$${UEHW_SCALE:-10}
+
+reports: tools $(JAR)
+	java -cp "$(JAR):$(BUILD)/maven/lib/*" uehw.report.Reports $(BUILD)/reports docs/resources.md
 
 clean:
 	rm -rf $(BUILD)

@@ -24,6 +24,10 @@ trait BlockSpec {
   def check(values: java.util.Map[String, String]): ParamValues
   /** Emits Verilog (and register docs) into outDir. */
   def generate(values: ParamValues, outDir: File): Generated
+  /** A fresh instance of the block's top, for benches. */
+  def top(values: ParamValues): Component
+  /** Facts for reports, e.g. state bits per connection against the paper. */
+  def facts(values: ParamValues): java.util.Map[String, String]
 }
 
 object Blocks {
@@ -36,17 +40,22 @@ object Blocks {
       RepsConfig.fromParams(v) // cross-parameter checks
       v
     }
-    def generate(values: ParamValues, outDir: File): Generated = {
+    def top(values: ParamValues): Component = new Reps(RepsConfig.fromParams(values))
+    def facts(values: ParamValues): java.util.Map[String, String] = {
       val cfg = RepsConfig.fromParams(values)
-      val report = Generator.spinalConfig(outDir).generateVerilog {
-        val top = new Reps(cfg)
-        top.emitRegisterDocs()
-        top
-      }
-      Generator.describe(report, outDir, Map(
+      new java.util.TreeMap[String, String](Map(
         "stateBitsPerConnection" -> cfg.stateBitsPerConnection.toString,
+        "paperStateBitsPerConnection" -> (if (cfg.mode == RepsMode.Reps) "193" else "-"),
         "ramBitsPerConnection" -> cfg.ramBitsPerConnection.toString,
-        "latencyCycles" -> Reps.latency.toString))
+        "latencyCycles" -> Reps.latency.toString).asJava)
+    }
+    def generate(values: ParamValues, outDir: File): Generated = {
+      val report = Generator.spinalConfig(outDir).generateVerilog {
+        val t = new Reps(RepsConfig.fromParams(values))
+        t.emitRegisterDocs()
+        t
+      }
+      Generator.describe(report, outDir, facts(values).asScala.toMap)
     }
   }
 
@@ -55,7 +64,40 @@ object Blocks {
   def find(name: String): BlockSpec = all.find(_.name == name).orNull
 }
 
+/** A 32-bit registered accumulator: the reference design every Fmax is divided by. */
+class ReferenceAccumulator extends Component {
+  val io = new ReferenceAccumulatorIo
+  setDefinitionName("uehw_ref_acc32")
+  private val acc = Reg(UInt(32 bits)) init (0)
+  acc := acc + RegNext(io.value)
+  io.sum := RegNext(acc)
+}
+
+class ReferenceAccumulatorIo extends Bundle {
+  val value = in UInt (32 bits)
+  val sum = out UInt (32 bits)
+}
+
 object Generator {
+  /**
+   * Verilog of a top wrapped for measurement into outDir/<name>.v: "ffio" registers every port
+   * (spinal.lib.eda.bench.Rtl.ffIo), "pins" also feeds the inputs from one shift chain and
+   * XORs the outputs to one pin (Rtl.compactInputs / xorOutputs) so it fits a small FPGA.
+   * Returns the top module name.
+   */
+  def benchVerilog(top: java.util.function.Supplier[Component], wrap: String, outDir: File, name: String): String = {
+    import spinal.lib.eda.bench.Rtl
+    val report = spinalConfig(outDir).copy(netlistFileName = name + ".v").generateVerilog {
+      val c = top.get()
+      wrap match {
+        case "ffio" => Rtl.ffIo(c)
+        case "pins" => Rtl.compactInputs(Rtl.xorOutputs(Rtl.ffIo(c)))
+        case other => throw new IllegalArgumentException(s"unknown bench wrapper '$other'")
+      }
+    }
+    report.toplevel.definitionName
+  }
+
   def spinalConfig(outDir: File): SpinalConfig = SpinalConfig(
     targetDirectory = outDir.getPath,
     defaultConfigForClockDomains = ClockDomainConfig(resetKind = SYNC),

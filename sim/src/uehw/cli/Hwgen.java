@@ -1,7 +1,6 @@
 package uehw.cli;
 
 import java.io.File;
-import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -47,6 +46,16 @@ public final class Hwgen implements Callable<Integer> {
             generate.addSubcommand(block.name(), cmd);
         }
         cli.addSubcommand("generate", generate);
+        CommandLine report = new CommandLine(CommandSpec.create().name("report").mixinStandardHelpOptions(true));
+        report.getCommandSpec().usageMessage().description(
+                "Resource and timing report of one configuration: hwgen report <block> [--param value ...] [--out DIR]");
+        Map<CommandSpec, BlockSpec> reportOf = new java.util.HashMap<>();
+        for (BlockSpec block : Blocks.allJava()) {
+            CommandLine cmd = reportCommand(block);
+            reportOf.put(cmd.getCommandSpec(), block);
+            report.addSubcommand(block.name(), cmd);
+        }
+        cli.addSubcommand("report", report);
         // Block commands are built from their ParamSpecs, so they are run here rather than by annotation.
         cli.setExecutionStrategy(parsed -> {
             ParseResult last = parsed;
@@ -57,8 +66,12 @@ public final class Hwgen implements Callable<Integer> {
             if (block != null) {
                 return runGenerate(block, last);
             }
-            if (last.commandSpec() == generate.getCommandSpec()) {
-                generate.usage(System.out);
+            BlockSpec reported = reportOf.get(last.commandSpec());
+            if (reported != null) {
+                return runReport(reported, last);
+            }
+            if (last.commandSpec() == generate.getCommandSpec() || last.commandSpec() == report.getCommandSpec()) {
+                CommandLine.usage(last.commandSpec(), System.out);
                 return CommandLine.printHelpIfRequested(last) ? 0 : 2;
             }
             return new CommandLine.RunLast().execute(parsed);
@@ -85,6 +98,15 @@ public final class Hwgen implements Callable<Integer> {
     }
 
     private static CommandLine blockCommand(BlockSpec block) {
+        CommandSpec spec = paramOptions(block);
+        spec.addOption(OptionSpec.builder("--out", "-o").paramLabel("DIR").type(File.class).required(true)
+                .description("output folder (created)").build());
+        spec.addOption(OptionSpec.builder("--clock-mhz").paramLabel("MHZ").type(Double.class)
+                .defaultValue("250").description("clock for the constraint files [default: 250]").build());
+        return new CommandLine(spec);
+    }
+
+    private static CommandSpec paramOptions(BlockSpec block) {
         CommandSpec spec = CommandSpec.create().name(block.name()).mixinStandardHelpOptions(true);
         spec.usageMessage().description(block.description());
         for (ParamSpec p : block.paramsJava()) {
@@ -94,40 +116,81 @@ public final class Hwgen implements Callable<Integer> {
                     .description(p.description() + " [default: " + p.defaultValue() + "; allowed: " + p.allowed() + "]")
                     .build());
         }
-        spec.addOption(OptionSpec.builder("--out", "-o").paramLabel("DIR").type(File.class).required(true)
-                .description("output folder (created)").build());
-        spec.addOption(OptionSpec.builder("--clock-mhz").paramLabel("MHZ").type(Double.class)
-                .defaultValue("250").description("clock for the constraint files [default: 250]").build());
+        return spec;
+    }
+
+    private static CommandLine reportCommand(BlockSpec block) {
+        CommandSpec spec = paramOptions(block);
+        spec.addOption(OptionSpec.builder("--out", "-o").paramLabel("DIR").type(File.class)
+                .defaultValue("build/reports").description("report folder [default: build/reports]").build());
         return new CommandLine(spec);
     }
 
-    private static int runGenerate(BlockSpec block, ParseResult parsed) {
-        if (CommandLine.printHelpIfRequested(parsed)) {
-            return 0;
-        }
+    private static Map<String, String> given(BlockSpec block, ParseResult parsed) {
         Map<String, String> given = new LinkedHashMap<>();
         for (ParamSpec p : block.paramsJava()) {
             if (parsed.hasMatchedOption("--" + p.name())) {
                 given.put(p.name(), parsed.matchedOptionValue("--" + p.name(), ""));
             }
         }
+        return given;
+    }
+
+    /** Checks the block's parameters, or prints the message naming the bad one and returns null. */
+    private static ParamValues checked(BlockSpec block, ParseResult parsed) {
+        try {
+            return block.check(given(block, parsed));
+        } catch (ParameterException e) {
+            System.err.println("hwgen: " + e.getMessage());
+            return null;
+        }
+    }
+
+    private static int runReport(BlockSpec block, ParseResult parsed) {
+        if (CommandLine.printHelpIfRequested(parsed)) {
+            return 0;
+        }
+        ParamValues values = checked(block, parsed);
+        if (values == null) {
+            return EXIT_BAD_PARAMETER;
+        }
+        File out = parsed.matchedOptionValue("--out", new File("build/reports"));
+        try {
+            uehw.report.Reports.checkTools();
+            uehw.report.Reports reports = new uehw.report.Reports(out.toPath(), System.out);
+            String label = given(block, parsed).isEmpty() ? block.name() + " (default)"
+                    : block.name() + " " + given(block, parsed);
+            var row = reports.report(block, label, values);
+            reports.writeBlock(block.name() + "-single", java.util.List.of(row));
+            System.out.print(reports.summary(Map.of(block.name(), java.util.List.of(row))));
+            return 0;
+        } catch (IllegalStateException e) {
+            System.err.println("hwgen: " + e.getMessage());
+            return 1;
+        } catch (Exception e) {
+            System.err.println("hwgen: report of " + block.name() + " failed: " + e);
+            return 1;
+        }
+    }
+
+    private static int runGenerate(BlockSpec block, ParseResult parsed) {
+        if (CommandLine.printHelpIfRequested(parsed)) {
+            return 0;
+        }
+        ParamValues values = checked(block, parsed);
+        if (values == null) {
+            return EXIT_BAD_PARAMETER;
+        }
         File out = parsed.matchedOptionValue("--out", null);
         double clockMhz = parsed.matchedOptionValue("--clock-mhz", 250.0);
-        PrintWriter err = new PrintWriter(System.err, true);
-        ParamValues values;
-        try {
-            values = block.check(given);
-            if (!(clockMhz > 0 && clockMhz <= 1000)) {
-                throw new ParameterException("clock-mhz", "parameter 'clock-mhz' = " + clockMhz + " is not allowed: must be in (0, 1000]");
-            }
-        } catch (ParameterException e) {
-            err.println("hwgen: " + e.getMessage());
+        if (!(clockMhz > 0 && clockMhz <= 1000)) {
+            System.err.println("hwgen: parameter 'clock-mhz' = " + clockMhz + " is not allowed: must be in (0, 1000]");
             return EXIT_BAD_PARAMETER;
         }
         try {
             Manifest.generateInto(block, values, out, clockMhz);
         } catch (Exception e) {
-            err.println("hwgen: generation of " + block.name() + " failed: " + e);
+            System.err.println("hwgen: generation of " + block.name() + " failed: " + e);
             return 1;
         }
         System.out.println("hwgen: " + block.name() + " written to " + out);
