@@ -64,6 +64,8 @@ object Blocks {
   def find(name: String): BlockSpec = all.find(_.name == name).orNull
 }
 
+case class BenchTop(module: String, ioBits: Int)
+
 /** A 32-bit registered accumulator: the reference design every Fmax is divided by. */
 class ReferenceAccumulator extends Component {
   val io = new ReferenceAccumulatorIo
@@ -83,19 +85,21 @@ object Generator {
    * Verilog of a top wrapped for measurement into outDir/<name>.v: "ffio" registers every port
    * (spinal.lib.eda.bench.Rtl.ffIo), "pins" also feeds the inputs from one shift chain and
    * XORs the outputs to one pin (Rtl.compactInputs / xorOutputs) so it fits a small FPGA.
-   * Returns the top module name.
+   * Returns the top module name and the block's I/O bits (clock excluded).
    */
-  def benchVerilog(top: java.util.function.Supplier[Component], wrap: String, outDir: File, name: String): String = {
+  def benchVerilog(top: java.util.function.Supplier[Component], wrap: String, outDir: File, name: String): BenchTop = {
     import spinal.lib.eda.bench.Rtl
+    var ioBits = 0
     val report = spinalConfig(outDir).copy(netlistFileName = name + ".v").generateVerilog {
       val c = top.get()
+      ioBits = c.getAllIo.toSeq.filter(_.getName() != "clk").map(_.getBitsWidth).sum
       wrap match {
         case "ffio" => Rtl.ffIo(c)
         case "pins" => Rtl.compactInputs(Rtl.xorOutputs(Rtl.ffIo(c)))
         case other => throw new IllegalArgumentException(s"unknown bench wrapper '$other'")
       }
     }
-    report.toplevel.definitionName
+    BenchTop(report.toplevel.definitionName, ioBits)
   }
 
   def spinalConfig(outDir: File): SpinalConfig = SpinalConfig(

@@ -112,12 +112,13 @@ public final class Reports {
         Files.createDirectories(dir);
         Map<String, Object> r = new LinkedHashMap<>();
         say(what + ": generating bench-wrapped Verilog");
-        String xTop = Generator.benchVerilog(top::get, "ffio", dir.toFile(), "xilinx");
-        String iTop = Generator.benchVerilog(top::get, "pins", dir.toFile(), "ice40");
+        var xTop = Generator.benchVerilog(top::get, "ffio", dir.toFile(), "xilinx");
+        var iTop = Generator.benchVerilog(top::get, "pins", dir.toFile(), "ice40");
+        r.put("ioBits", xTop.ioBits());
         say(what + ": yosys synth_xilinx -family xcup");
-        r.put("xcup", xilinx(dir, xTop));
+        r.put("xcup", xilinx(dir, xTop.module()));
         say(what + ": yosys synth_ice40 + nextpnr-ice40 --" + ICE40_DEVICE);
-        r.put("ice40", ice40(dir, iTop));
+        r.put("ice40", ice40(dir, iTop.module()));
         say(what + ": done");
         return r;
     }
@@ -196,14 +197,15 @@ public final class Reports {
           .append("registers; iCE40 = Yosys `synth_ice40` + nextpnr-ice40 on ").append(ICE40_DEVICE.toUpperCase())
           .append(" (").append(ICE40_PACKAGE).append("), seed 1. Every top is wrapped with registered I/O (`Rtl.ffIo`; on iCE40 inputs\n")
           .append("also come through one shift chain and outputs are XOR-ed to one pin), so FF counts include\n")
-          .append("the wrapper's 3 registers per I/O bit and Fmax is the block's internal one.\n\n");
+          .append("the wrapper's 3 registers per I/O bit (some become SRL16 shift registers, counted as LUTRAM)\n")
+          .append("and Fmax is the block's internal one.\n\n");
         Map<String, Object> refIce = (Map<String, Object>) reference.get("ice40");
         sb.append(String.format(Locale.ROOT, "Reference (32-bit registered accumulator, same device, same run): %.1f MHz.%n%n",
                 (double) refIce.get("fmaxMhz")));
         for (var e : byBlock.entrySet()) {
             sb.append("## ").append(e.getKey()).append("\n\n");
-            sb.append("| configuration | LUT | FF | BRAM36 | URAM | DSP | CARRY | LUTRAM | logic levels | iCE40 Fmax (MHz) | / reference | state bits (paper) |\n");
-            sb.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+            sb.append("| configuration | I/O bits | LUT | FF | BRAM36 | URAM | DSP | CARRY | LUTRAM | logic levels | iCE40 Fmax (MHz) | / reference | state bits (paper) |\n");
+            sb.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
             for (Map<String, Object> row : e.getValue()) {
                 Map<String, Object> x = (Map<String, Object>) row.get("xcup");
                 Map<String, Double> res = (Map<String, Double>) x.getOrDefault("resources", Map.of());
@@ -213,8 +215,8 @@ public final class Reports {
                         ? String.format(Locale.ROOT, "%.1f", (double) ice.get("fmaxMhz"))
                         : "does not fit: " + overUsed((Map<String, String>) ice.get("utilisation"));
                 Object ratio = ice.get("fmaxRatioToReference");
-                sb.append(String.format(Locale.ROOT, "| %s | %.0f | %.0f | %.1f | %.0f | %.0f | %.0f | %.0f | %s | %s | %s | %s |%n",
-                        row.get("label"), res.getOrDefault("LUT", 0.0), res.getOrDefault("FF", 0.0),
+                sb.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %.0f | %.1f | %.0f | %.0f | %.0f | %.0f | %s | %s | %s | %s |%n",
+                        row.get("label"), row.get("ioBits"), res.getOrDefault("LUT", 0.0), res.getOrDefault("FF", 0.0),
                         res.getOrDefault("BRAM36", 0.0), res.getOrDefault("URAM", 0.0), res.getOrDefault("DSP", 0.0),
                         res.getOrDefault("CARRY", 0.0), res.getOrDefault("LUTRAM", 0.0), x.getOrDefault("logicLevels", "?"),
                         fmax, ratio == null ? "-" : String.format(Locale.ROOT, "%.2f", (double) ratio),

@@ -67,6 +67,46 @@ class HarnessTest {
                 });
     }
 
+    /** fork/join: a forked thread drives the packets while the main thread monitors. */
+    @Test
+    void forkedDriverAndJoin() {
+        long seed = Seeds.next();
+        Simulation.compile(HarnessTest.class, "axis_fifo_8", () -> new AxisFifoFixture(8))
+                .run("axis_fork_join", seed, sim -> {
+                    Random rnd = new Random(seed);
+                    var io = sim.dut().io();
+                    InOrderScoreboard<Packet> board = new InOrderScoreboard<>("forked axis packets");
+                    var driver = new Axi4StreamPackets.Driver(sim, io.input(), new Random(seed + 1), 0.2);
+                    var monitor = new Axi4StreamPackets.Monitor(sim, io.output(), board::actual, rnd, 0.3);
+                    sim.reset(2);
+                    for (int i = 0; i < 50; i++) {
+                        byte[] data = new byte[1 + rnd.nextInt(40)];
+                        rnd.nextBytes(data);
+                        Packet p = new Packet(data, 0);
+                        board.expect(p);
+                        driver.send(p);
+                    }
+                    var thread = sim.fork(() -> {
+                        while (!driver.idle()) {
+                            driver.beforeEdge();
+                            sim.waitSampling();
+                            driver.afterEdge();
+                        }
+                        sim.poke(io.input().valid(), false);
+                    });
+                    while (monitor.packets() < 50) {
+                        monitor.beforeEdge();
+                        sim.step();
+                        monitor.afterEdge();
+                        if (sim.cycle() > 20_000) {
+                            throw new AssertionError("stalled");
+                        }
+                    }
+                    sim.join(thread);
+                    board.assertEmpty();
+                });
+    }
+
     @Test
     void scoreboardsCatchMismatches() {
         InOrderScoreboard<Integer> inOrder = new InOrderScoreboard<>("in-order");
