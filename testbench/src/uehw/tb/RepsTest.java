@@ -40,6 +40,18 @@ class RepsTest {
         return Simulation.compile(RepsTest.class, name, () -> new Reps(cfg));
     }
 
+    /** The body of a test that runs against a fresh bench (DUT after reset next to a fresh model). */
+    @FunctionalInterface
+    interface BenchBody {
+        void run(RepsBench bench, long seed) throws Exception;
+    }
+
+    /** Compiles (once) and runs {@code body} with a new seed on a bench of {@code cfg}. */
+    static void withBench(RepsConfig cfg, String testName, BenchBody body) {
+        long seed = Seeds.next();
+        compile(cfg).run(testName, seed, sim -> body.run(new RepsBench(sim, model(cfg)), seed));
+    }
+
     static RepsModel model(RepsConfig cfg) {
         return new RepsModel(Mode.of(cfg.mode()), cfg.connections(), cfg.bufferEntries(), cfg.evWidth(),
                 cfg.timeWidth(), cfg.exploreWidth(), cfg.freezingTimeout(), cfg.numPktsBdp(), cfg.evsSizeDefault(),
@@ -67,10 +79,8 @@ class RepsTest {
     @MethodSource("randomConfigs")
     void randomOperationsMatchModel(String mode, int connections, int operations) {
         RepsConfig cfg = config(mode, connections, 400, 6);
-        long seed = Seeds.next();
-        compile(cfg).run("random_" + mode, seed, sim -> {
+        withBench(cfg, "random_" + mode, (bench, seed) -> {
             Random rnd = new Random(seed);
-            RepsBench bench = new RepsBench(sim, model(cfg));
             Map<Long, List<Long>> sentEvs = new HashMap<>();
             long[] hot = {rnd.nextInt(connections), rnd.nextInt(connections), rnd.nextInt(connections)};
             long ops = 0;
@@ -113,7 +123,7 @@ class RepsTest {
             bench.drain();
             assertCountersMatch(bench);
             System.out.printf("reps random %s: seed %d, %d operations, %d results compared, %d cycles%n",
-                    mode, seed, ops, bench.results.matched(), sim.cycle());
+                    mode, seed, ops, bench.results.matched(), bench.sim.cycle());
         });
     }
 
@@ -178,9 +188,7 @@ class RepsTest {
     @Test
     void cleanAckBurstIsReusedOldestFirstAndKeepsNewestEight() {
         RepsConfig cfg = config("reps", 16, 1000, 0);
-        long seed = Seeds.next();
-        compile(cfg).run("oldest_first", seed, sim -> {
-            RepsBench bench = new RepsBench(sim, model(cfg));
+        withBench(cfg, "oldest_first", (bench, seed) -> {
             bench.keepResults(true);
             long conn = 5;
             for (int i = 0; i < 10; i++) {
@@ -205,10 +213,8 @@ class RepsTest {
     @Test
     void markedAcksAreNeverRecycled() {
         RepsConfig cfg = config("reps", 16, 1000, 0);
-        long seed = Seeds.next();
-        compile(cfg).run("ecn_never_recycled", seed, sim -> {
+        withBench(cfg, "ecn_never_recycled", (bench, seed) -> {
             Random rnd = new Random(seed);
-            RepsBench bench = new RepsBench(sim, model(cfg));
             bench.keepResults(true);
             bench.csr.write(RepsCsr.EVS_SIZE, 256);
             bench.model.setEvsSize(256);
@@ -235,9 +241,7 @@ class RepsTest {
         int timeout = 5000;
         int bdp = 4;
         RepsConfig cfg = config("reps", 16, timeout, bdp);
-        long seed = Seeds.next();
-        compile(cfg).run("freezing", seed, sim -> {
-            RepsBench bench = new RepsBench(sim, model(cfg));
+        withBench(cfg, "freezing", (bench, seed) -> {
             bench.keepResults(true);
             bench.csr.write(RepsCsr.EVS_SIZE, 256);
             bench.model.setEvsSize(256);
@@ -285,9 +289,7 @@ class RepsTest {
     @Test
     void outOfRangeIdsAreCountedAndIgnored() {
         RepsConfig cfg = config("reps", 10, 1000, 0);
-        long seed = Seeds.next();
-        compile(cfg).run("out_of_range", seed, sim -> {
-            RepsBench bench = new RepsBench(sim, model(cfg));
+        withBench(cfg, "out_of_range", (bench, seed) -> {
             bench.keepResults(true);
             // Id 18 would alias connection 2 if the 4-bit RAM address were simply truncated.
             bench.clock(Ctrl.ack(2, 4242, false, false), -1);
@@ -313,12 +315,10 @@ class RepsTest {
     @Test
     void oneSendAndOneAckPerClock() {
         RepsConfig cfg = config("reps", 64, 1000, 2);
-        long seed = Seeds.next();
-        compile(cfg).run("line_rate", seed, sim -> {
+        withBench(cfg, "line_rate", (bench, seed) -> {
             Random rnd = new Random(seed);
-            RepsBench bench = new RepsBench(sim, model(cfg));
             int perPattern = 2000;
-            long start = sim.cycle();
+            long start = bench.sim.cycle();
             long accepted = 0;
             for (int pattern = 0; pattern < 3; pattern++) {
                 for (int i = 0; i < perPattern; i++) {
@@ -338,7 +338,7 @@ class RepsTest {
                     accepted += 2;
                 }
             }
-            long cycles = sim.cycle() - start;
+            long cycles = bench.sim.cycle() - start;
             int latency = bench.clocksUntilResultsDrained();
             assertEquals(3 * perPattern, cycles, "one clock per send+ACK pair");
             assertEquals(Reps.latency(), latency, "clocks from the last acceptance to its result");
@@ -354,10 +354,8 @@ class RepsTest {
     @Test
     void prngIsUniform() {
         RepsConfig cfg = config("ops", 4, 1000, 0);
-        long seed = Seeds.next();
         int draws = 1 << 20;
-        compile(cfg).run("prng_chi_square", seed, sim -> {
-            RepsBench bench = new RepsBench(sim, model(cfg));
+        withBench(cfg, "prng_chi_square", (bench, seed) -> {
             bench.csr.write(RepsCsr.EVS_SIZE, 256);
             bench.model.setEvsSize(256);
             long drawSeed = 1 + (seed & 0x7FFFFFF);

@@ -250,6 +250,16 @@ class Reps(val cfg: RepsConfig) extends Component {
     stateRam.sendWrite := s1.sendOk && !s1.merged
   }
 
+  /** Stage 1 state plumbing shared by the stateful modes. */
+  private def decode[T <: Bundle](bits: Bits, make: => T): T = { val t = make; t.assignFromBits(bits); t }
+  /** The send's input: the control event's result when both address one connection (control first). */
+  private def sendInput[T <: Bundle](afterCtrl: T, make: => T): T = Mux(s1.merged, afterCtrl, decode(stateRam.sendValue, make))
+  /** Each port writes its result; a merged pair writes once, through the control port. */
+  private def writeBack[T <: Bundle](afterCtrl: T, afterSend: T): Unit = {
+    stateRam.ctrlWriteData := Mux(s1.merged, afterSend, afterCtrl).asBits
+    stateRam.sendWriteData := afterSend.asBits
+  }
+
   // ------------------------------------------------ mode: reps
   val repsLogic = (cfg.mode == RepsMode.Reps) generate new Area {
     def initState: RepsConnState = {
@@ -278,8 +288,7 @@ class Reps(val cfg: RepsConfig) extends Component {
     evMem.write(evWrite.addr, evWrite.ev.asBits #* B, evWrite.valid, UIntToOh(evWrite.index, B).asBits)
 
     // Control event: Alg. 1.
-    val before = RepsConnState(cfg)
-    before.assignFromBits(stateRam.ctrlValue)
+    val before = decode(stateRam.ctrlValue, RepsConnState(cfg))
     val afterCtrl = RepsConnState(cfg)
     afterCtrl := before
     evWrite.valid := False
@@ -317,9 +326,7 @@ class Reps(val cfg: RepsConfig) extends Component {
     }
 
     // Send: Alg. 2, applied after the control event when both address the same connection.
-    val sendBefore = RepsConnState(cfg)
-    sendBefore.assignFromBits(stateRam.sendValue)
-    val st = Mux(s1.merged, afterCtrl, sendBefore)
+    val st = sendInput(afterCtrl, RepsConnState(cfg))
     val afterSend = RepsConnState(cfg)
     afterSend := st
     val numValid = CountOne(st.valid)
@@ -341,8 +348,7 @@ class Reps(val cfg: RepsConfig) extends Component {
       afterSend.replay := Mux(st.replay.resize(cfg.filledWidth) + 1 === st.filled, U(0), st.replay + 1)
     }
 
-    stateRam.ctrlWriteData := Mux(s1.merged, afterSend, afterCtrl).asBits
-    stateRam.sendWriteData := afterSend.asBits
+    writeBack(afterCtrl, afterSend)
   }
 
   // ------------------------------------------- mode: reps-lite
@@ -357,8 +363,7 @@ class Reps(val cfg: RepsConfig) extends Component {
       when(wraps) { out.triedAll := True }
     }
 
-    val before = LiteConnState(cfg)
-    before.assignFromBits(stateRam.ctrlValue)
+    val before = decode(stateRam.ctrlValue, LiteConnState(cfg))
     val afterCtrl = LiteConnState(cfg)
     afterCtrl := before
     ackRecycled := False
@@ -375,9 +380,7 @@ class Reps(val cfg: RepsConfig) extends Component {
       }
     }
 
-    val sendBefore = LiteConnState(cfg)
-    sendBefore.assignFromBits(stateRam.sendValue)
-    val st = Mux(s1.merged, afterCtrl, sendBefore)
+    val st = sendInput(afterCtrl, LiteConnState(cfg))
     val afterSend = LiteConnState(cfg)
     afterSend := st
     val explore = st.sent < csr.numPktsBdp && !st.triedAll // Alg. 4 l.5
@@ -391,8 +394,7 @@ class Reps(val cfg: RepsConfig) extends Component {
       chosenEv := st.cached // Alg. 4 l.8
     }
 
-    stateRam.ctrlWriteData := Mux(s1.merged, afterSend, afterCtrl).asBits
-    stateRam.sendWriteData := afterSend.asBits
+    writeBack(afterCtrl, afterSend)
   }
 
   // ------------------------------------------------- mode: ops
@@ -434,7 +436,7 @@ class Reps(val cfg: RepsConfig) extends Component {
     count(csr.OOR_CTRL, s1.ctrlValid && !s1.ctrlInRange)
   }
 
-  /** Writes the register map as a C header, HTML and JSON into `dir`'s target directory. */
+  /** Writes the register map as a C header, HTML and JSON into the SpinalConfig target directory. */
   def emitRegisterDocs(): Unit = {
     csr.busif.accept(DocCHeader("uehw_reps_regs", "REPS"))
     csr.busif.accept(DocHtml("uehw_reps_regs"))
