@@ -36,13 +36,15 @@ class XorBankedState(width: Int, depth: Int) extends Area {
   lastC.valid.init(False)
   lastS.valid.init(False)
 
-  private def bypass(read: Bits, addr: UInt, last: StateWrite): Bits =
-    Mux(last.valid && last.addr === addr, last.data, read)
+  // Whether the write landing on the same edge as a read hits its address is decided in stage 0
+  // (from the stage-1 write and the stage-0 read address) and registered, off the stage-1 path.
+  private def hit(write: StateWrite, readAddr: UInt): Bool = RegNext(write.valid && write.addr === readAddr) init (False)
+  private def bypass(read: Bits, hit: Bool, last: StateWrite): Bits = Mux(hit, last.data, read)
 
-  private val physC_atCtrl = bypass(bankC(0).readSync(ctrlReadAddr), ctrlAddr1, lastC)
-  private val physS_atCtrl = bypass(bankS(0).readSync(ctrlReadAddr), ctrlAddr1, lastS)
-  private val physC_atSend = bypass(bankC(1).readSync(sendReadAddr), sendAddr1, lastC)
-  private val physS_atSend = bypass(bankS(1).readSync(sendReadAddr), sendAddr1, lastS)
+  private val physC_atCtrl = bypass(bankC(0).readSync(ctrlReadAddr), hit(writeC, ctrlReadAddr), lastC)
+  private val physS_atCtrl = bypass(bankS(0).readSync(ctrlReadAddr), hit(writeS, ctrlReadAddr), lastS)
+  private val physC_atSend = bypass(bankC(1).readSync(sendReadAddr), hit(writeC, sendReadAddr), lastC)
+  private val physS_atSend = bypass(bankS(1).readSync(sendReadAddr), hit(writeS, sendReadAddr), lastS)
 
   /** Stage 1: the current logical value at the ctrl / send read address. */
   val ctrlValue = physC_atCtrl ^ physS_atCtrl

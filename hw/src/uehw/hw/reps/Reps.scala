@@ -50,6 +50,8 @@ class RepsIo(cfg: RepsConfig) extends Bundle {
 case class RepsConnState(cfg: RepsConfig) extends Bundle {
   val valid = Bits(cfg.bufferEntries bits)
   val head = UInt(cfg.headWidth bits)
+  /** numberValidEVs (Alg. 1 l.3), = popcount(valid); stored so no popcount sits on the send path. */
+  val numValid = UInt(cfg.filledWidth bits)
   /** Freezing replay pointer, wraps at `filled` (htsim buffer_reps.cpp remove_frozen). */
   val replay = UInt(cfg.headWidth bits)
   /** Entries written since init, saturating at B; 0 is Alg. 2's repsBuffer.isEmpty(). */
@@ -264,7 +266,7 @@ class Reps(val cfg: RepsConfig) extends Component {
   val repsLogic = (cfg.mode == RepsMode.Reps) generate new Area {
     def initState: RepsConnState = {
       val s = RepsConnState(cfg)
-      s.valid := 0; s.head := 0; s.replay := 0; s.filled := 0
+      s.valid := 0; s.head := 0; s.numValid := 0; s.replay := 0; s.filled := 0
       s.freezing := False; s.exitFreezing := 0
       s.explore := csr.numPktsBdp // a new connection explores its first BDP
       s
@@ -315,6 +317,7 @@ class Reps(val cfg: RepsConfig) extends Component {
       ackRecycled := True
       evWrite.valid := True
       afterCtrl.valid(before.head) := True
+      when(!before.valid(before.head)) { afterCtrl.numValid := before.numValid + 1 } // Alg. 1 l.9-11
       afterCtrl.head := before.head + 1
       when(before.filled =/= B) { afterCtrl.filled := before.filled + 1 }
       // Alg. 1 l.15-18: leave freezing once now > exitFreezingMode (modulo 2^timeWidth), explore a BDP.
@@ -329,7 +332,7 @@ class Reps(val cfg: RepsConfig) extends Component {
     val st = sendInput(afterCtrl, RepsConnState(cfg))
     val afterSend = RepsConnState(cfg)
     afterSend := st
-    val numValid = CountOne(st.valid)
+    val numValid = st.numValid
     // Alg. 2 l.15: explore when empty, when nothing is valid outside freezing, or while exploring.
     val explore = st.filled === 0 || (numValid === 0 && !st.freezing) || st.explore =/= 0
     val oldest = (st.head - numValid.resize(cfg.headWidth)).resize(cfg.headWidth) // Alg. 2 l.4
@@ -341,6 +344,7 @@ class Reps(val cfg: RepsConfig) extends Component {
     } elsewhen (numValid =/= 0) {
       chosenEv := evs(oldest) // Alg. 2 l.3-6: oldest valid EV, then invalidate it
       afterSend.valid(oldest) := False
+      afterSend.numValid := st.numValid - 1
     } otherwise {
       // Alg. 2 l.7-9, freezing with no valid EV: replay the cached EVs round-robin.
       chosenEv := evs(st.replay)

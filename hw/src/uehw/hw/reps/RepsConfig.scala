@@ -61,7 +61,7 @@ case class RepsConfig(mode: String = RepsMode.Reps,
 
   /** Bits of one connection's control word (the XOR-banked part). */
   def ctrlWidth: Int = mode match {
-    case RepsMode.Reps => bufferEntries + 2 * headWidth + filledWidth + 1 + timeWidth + exploreWidth
+    case RepsMode.Reps => bufferEntries + 2 * headWidth + 2 * filledWidth + 1 + timeWidth + exploreWidth
     case RepsMode.Lite => 2 * evWidth + 1 + exploreWidth
     case RepsMode.Ops => 0
   }
