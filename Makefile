@@ -5,6 +5,10 @@ BUILD := build
 JAR := $(BUILD)/maven/uehw-0.1.0.jar
 HWGEN := java -jar $(JAR)
 BLOCKS := reps
+# Extra generations that `make rtl` lints: the modes the defaults do not cover.
+VARIANTS := reps-lite reps-ops
+VARIANT_reps-lite := reps --mode reps-lite
+VARIANT_reps-ops := reps --mode ops
 LINT_WAIVERS := hw/lint/spinal-waivers.vlt
 DEB_TOOLS := verilator yosys nextpnr-ice40 fpga-icestorm iverilog
 
@@ -43,11 +47,14 @@ rtl: tools $(JAR)
 	  echo "rtl: $$b -> $(BUILD)/rtl/$$b"; \
 	  $(HWGEN) generate $$b --out $(BUILD)/rtl/$$b > $(BUILD)/rtl-$$b.log 2>&1 || { cat $(BUILD)/rtl-$$b.log; exit 1; }; \
 	done
+	@$(foreach v,$(VARIANTS),echo "rtl: variant $(v) -> $(BUILD)/rtl/variants/$(v)"; \
+	  $(HWGEN) generate $(VARIANT_$(v)) --out $(BUILD)/rtl/variants/$(v) > $(BUILD)/rtl-$(v).log 2>&1 \
+	  || { cat $(BUILD)/rtl-$(v).log; exit 1; };)
 	@$(MAKE) --no-print-directory lint
 
 lint:
-	@status=0; for b in $(BLOCKS); do \
-	  for v in $(BUILD)/rtl/$$b/*.v; do \
+	@status=0; for d in $(addprefix $(BUILD)/rtl/,$(BLOCKS)) $(wildcard $(BUILD)/rtl/variants/*); do \
+	  for v in $$d/*.v; do \
 	    if verilator --lint-only -Wall $(LINT_WAIVERS) $$v; then echo "lint: $$v clean"; else status=1; fi; \
 	  done; \
 	done; exit $$status

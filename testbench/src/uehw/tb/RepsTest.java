@@ -145,9 +145,11 @@ class RepsTest {
         switch (rnd.nextInt(4)) {
             case 0 -> bench.init(rnd.nextInt(connections + 2));
             case 1 -> {
-                long seed = rnd.nextInt(5) == 0 ? 0 : rnd.nextLong() & 0xFFFFFFFFL;
-                bench.csr.write(RepsCsr.SEED, seed);
-                bench.model.reseed(seed);
+                if (bench.model.mode != Mode.LITE) { // reps-lite has no PRNG and no SEED register
+                    long seed = rnd.nextInt(5) == 0 ? 0 : rnd.nextLong() & 0xFFFFFFFFL;
+                    bench.csr.write(RepsCsr.SEED, seed);
+                    bench.model.reseed(seed);
+                }
             }
             case 2 -> {
                 int bdp = rnd.nextInt(12);

@@ -31,15 +31,14 @@ class XorBankedState(width: Int, depth: Int) extends Area {
 
   private val writeC = StateWrite(addrWidth, width)
   private val writeS = StateWrite(addrWidth, width)
-  private val lastC  = RegNext(writeC)
-  private val lastS  = RegNext(writeS)
-  lastC.valid.init(False)
-  lastS.valid.init(False)
+  // Data of the write that lands on the same edge as a read; whether it hits is decided below.
+  private val lastC = RegNext(writeC.data)
+  private val lastS = RegNext(writeS.data)
 
   // Whether the write landing on the same edge as a read hits its address is decided in stage 0
   // (from the stage-1 write and the stage-0 read address) and registered, off the stage-1 path.
   private def hit(write: StateWrite, readAddr: UInt): Bool = RegNext(write.valid && write.addr === readAddr) init (False)
-  private def bypass(read: Bits, hit: Bool, last: StateWrite): Bits = Mux(hit, last.data, read)
+  private def bypass(read: Bits, hit: Bool, lastData: Bits): Bits = Mux(hit, lastData, read)
 
   private val physC_atCtrl = bypass(bankC(0).readSync(ctrlReadAddr), hit(writeC, ctrlReadAddr), lastC)
   private val physS_atCtrl = bypass(bankS(0).readSync(ctrlReadAddr), hit(writeS, ctrlReadAddr), lastS)

@@ -13,7 +13,8 @@ case class RepsSendRequest(cfg: RepsConfig) extends Bundle {
 
 case class RepsAck(cfg: RepsConfig) extends Bundle {
   val conn = UInt(cfg.connIdWidth bits)
-  val ev = UInt(cfg.evWidth bits)
+  /** The echoed EV; absent in mode ops, which recycles nothing. */
+  val ev = (cfg.mode != RepsMode.Ops) generate UInt(cfg.evWidth bits)
   val ecn = Bool()
   val trimmed = Bool()
 }
@@ -37,8 +38,8 @@ class RepsIo(cfg: RepsConfig) extends Bundle {
   val send = slave(Stream(RepsSendRequest(cfg)))
   val ack = slave(Stream(RepsAck(cfg)))
   val failure = slave(Stream(RepsFailure(cfg)))
-  /** Free-running time base of the host (suggested: ns); compared modulo 2^timeWidth. */
-  val now = in UInt (cfg.timeWidth bits)
+  /** Free-running time base of the host (suggested: ns); compared modulo 2^timeWidth. Mode reps only. */
+  val now = (cfg.mode == RepsMode.Reps) generate (in UInt (cfg.timeWidth bits))
   /** One result per accepted send, exactly `Reps.latency` clocks after it was accepted, in order. */
   val result = master(Flow(RepsSendResult(cfg)))
   val ctrl = slave(AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32)))
@@ -112,38 +113,42 @@ class Reps(val cfg: RepsConfig) extends Component {
     val busif = AxiLite4BusInterface(io.ctrl, SizeMapping(0, 256), "REPS")
     private val modeCode = RepsMode.all.indexOf(cfg.mode)
     // Register and field names are given explicitly: they are the C header's and the docs' names.
-    private def reg(name: String, doc: String) = busif.newReg(doc = doc)(SymbolName(name))
-    private val info = reg("INFO", "Generation parameters (read-only)")
+    // Fixed addresses: the map is the same in every mode (SEED is absent in reps-lite).
+    private def reg(name: String, address: Int, doc: String) = busif.newRegAt(address, doc = doc)(SymbolName(name))
+    private val info = reg("INFO", 0x00, "Generation parameters (read-only)")
     info.field(Bits(8 bits), AccessType.ROV, BigInt(0x52), doc = "Block id 0x52 ('R')")(SymbolName("ID"))
     info.field(Bits(4 bits), AccessType.ROV, BigInt(modeCode), doc = "Mode: 0 reps, 1 reps-lite, 2 ops")(SymbolName("MODE"))
     info.field(Bits(6 bits), AccessType.ROV, BigInt(B), doc = "Buffer entries B")(SymbolName("BUFFER_ENTRIES"))
     info.field(Bits(5 bits), AccessType.ROV, BigInt(cfg.evWidth), doc = "EV width e")(SymbolName("EV_WIDTH"))
-    reg("CONNECTIONS", "Number of connections N (read-only)")
+    reg("CONNECTIONS", 0x04, "Number of connections N (read-only)")
       .field(Bits(17 bits), AccessType.ROV, BigInt(N), doc = "N; connection ids >= N are counted and ignored")(SymbolName("N"))
 
-    val freezingTimeout = reg("FREEZING_TIMEOUT", "FREEZING_TIMEOUT (reps.txt Alg. 1 l.24)")
+    val freezingTimeout = reg("FREEZING_TIMEOUT", 0x08, "FREEZING_TIMEOUT (reps.txt Alg. 1 l.24)")
       .field(UInt(cfg.timeWidth bits), AccessType.RW, BigInt(cfg.freezingTimeout), doc = "Freezing duration in `now` units")(SymbolName("VALUE"))
-    val numPktsBdp = reg("NUM_PKTS_BDP", "NUM_PKTS_BDP: sends explored after init or after leaving freezing (Alg. 1 l.17)")
+    val numPktsBdp = reg("NUM_PKTS_BDP", 0x0C, "NUM_PKTS_BDP: sends explored after init or after leaving freezing (Alg. 1 l.17)")
       .field(UInt(cfg.exploreWidth bits), AccessType.RW, BigInt(cfg.numPktsBdp), doc = "Packets")(SymbolName("VALUE"))
-    val evsSize = reg("EVS_SIZE", "EVS_SIZE: explored EVs are uniform in [0, EVS_SIZE); 0 or > 2^e act as 2^e")
+    val evsSize = reg("EVS_SIZE", 0x10, "EVS_SIZE: explored EVs are uniform in [0, EVS_SIZE); 0 or > 2^e act as 2^e")
       .field(UInt(cfg.evsSizeWidth bits), AccessType.RW, BigInt(cfg.evsSizeDefault), doc = "Entropy space size")(SymbolName("VALUE"))
-    private val seedReg = reg("SEED", "PRNG seed: writing reloads the xorshift32 state (0 loads 1)")
-    val seed = seedReg.field(UInt(32 bits), AccessType.RW, BigInt(cfg.prngSeed), doc = "Seed")(SymbolName("VALUE"))
-    val reseed = RegNext(seedReg.hitDoWrite) init (False)
+    private val hasPrng = cfg.mode != RepsMode.Lite
+    private val seedReg = hasPrng generate reg("SEED", 0x14, "PRNG seed: writing reloads the xorshift32 state (0 loads 1)")
+    val seed = hasPrng generate seedReg.field(UInt(32 bits), AccessType.RW, BigInt(cfg.prngSeed), doc = "Seed")(SymbolName("VALUE"))
+    val reseed = hasPrng generate (RegNext(seedReg.hitDoWrite) init (False))
 
-    private val initReg = reg("INIT_CONN", "Per-connection init: writing a connection id re-initialises it")
+    private val initReg = reg("INIT_CONN", 0x18, "Per-connection init: writing a connection id re-initialises it")
     val initConn = initReg.field(UInt(cfg.connIdWidth bits), AccessType.RW, 0, doc = "Connection id")(SymbolName("CONN"))
     val initPending = RegInit(False)
     val initOverrun = RegInit(False)
     val initWrite = RegNext(initReg.hitDoWrite) init (False)
 
-    private val statusReg = reg("STATUS", "Status")
+    private val statusReg = reg("STATUS", 0x1C, "Status")
     val statusInitDone = statusReg.field(Bool(), AccessType.RO, doc = "Post-reset sweep finished")(SymbolName("INIT_DONE"))
     val statusInitPending = statusReg.field(Bool(), AccessType.RO, doc = "A per-connection init is waiting for its slot")(SymbolName("INIT_PENDING"))
 
+    private var counterAddress = 0x20
     private def counter(doc: String)(implicit name: SymbolName): UInt = {
       val value = Reg(UInt(32 bits)) init (0)
-      busif.newReg(doc = doc)(name).field(UInt(32 bits), AccessType.RO, doc = "Count, wraps at 2^32")(SymbolName("COUNT")) := value
+      counterAddress += 4
+      busif.newRegAt(counterAddress - 4, doc = doc)(name).field(UInt(32 bits), AccessType.RO, doc = "Count, wraps at 2^32")(SymbolName("COUNT")) := value
       value
     }
     val SENDS = counter("Sends accepted for connections < N")
@@ -208,30 +213,33 @@ class Reps(val cfg: RepsConfig) extends Component {
   val s1 = new Area {
     val ctrlValid = RegNext(stage0.ctrlValid) init (False)
     val ctrlKind = RegNext(stage0.ctrlKind)
-    val ctrlConn = RegNext(stage0.ctrlConn)
+    val ctrlConn = hasState generate RegNext(stage0.ctrlConn)
     val ctrlInRange = RegNext(inRange(stage0.ctrlConn))
-    val ackEv = RegNext(io.ack.ev)
+    val ackEv = (cfg.mode != RepsMode.Ops) generate RegNext(io.ack.ev)
     val ackMarked = RegNext(io.ack.ecn || io.ack.trimmed)
     val sendValid = RegNext(io.send.fire) init (False)
     val sendConn = RegNext(io.send.conn)
     val sendInRange = RegNext(inRange(io.send.conn))
-    val now = RegNext(io.now)
+    val now = (cfg.mode == RepsMode.Reps) generate RegNext(io.now)
     val ctrlOk = ctrlValid && ctrlInRange
     val sendOk = sendValid && sendInRange
-    val merged = ctrlOk && sendOk && ctrlConn === sendConn
+    val merged = hasState generate (ctrlOk && sendOk && ctrlConn === sendConn)
     val isAck = ctrlOk && ctrlKind === CtrlKind.ACK
     val isFailure = ctrlOk && ctrlKind === CtrlKind.FAILURE
     val isInit = ctrlOk && ctrlKind === CtrlKind.INIT
   }
 
-  val prng = new Xorshift32(cfg.prngSeed)
-  prng.reseed := csr.reseed
-  prng.seedValue := csr.seed
   private val evsSizeClamped = {
     val s = csr.evsSize
     Mux(s === 0 || s > (BigInt(1) << cfg.evWidth), U(BigInt(1) << cfg.evWidth, cfg.evsSizeWidth bits), s)
   }
-  val randomEv = prng.scaled(evsSizeClamped, cfg.evWidth)
+  // reps-lite explores round-robin and has no PRNG.
+  val prng = (cfg.mode != RepsMode.Lite) generate new Xorshift32(cfg.prngSeed)
+  val randomEv = (cfg.mode != RepsMode.Lite) generate prng.scaled(evsSizeClamped, cfg.evWidth)
+  if (prng != null) {
+    prng.reseed := csr.reseed
+    prng.seedValue := csr.seed
+  }
 
   // Outputs of the mode logic, stage 1.
   val chosenEv = UInt(cfg.evWidth bits)
@@ -240,7 +248,7 @@ class Reps(val cfg: RepsConfig) extends Component {
   val ackRecycled = Bool()
   val freezeEnter = Bool()
   val freezeExit = Bool()
-  prng.draw := s1.sendOk && explored && Bool(cfg.mode != RepsMode.Lite)
+  if (prng != null) prng.draw := s1.sendOk && explored
 
   val stateRam = hasState generate new XorBankedState(cfg.ctrlWidth, N)
   if (hasState) {

@@ -34,7 +34,9 @@ public final class RepsBench {
         this.io = sim.dut().io();
         this.model = model;
         idle();
-        sim.poke(io.now(), 0L);
+        if (io.now() != null) {
+            sim.poke(io.now(), 0L);
+        }
         this.csr = new AxiLite4Master(sim, io.ctrl());
         sim.reset(2);
         int guard = model.connections + 100;
@@ -54,9 +56,12 @@ public final class RepsBench {
         return now;
     }
 
+    /** Sets `now` (mode reps only has the port; the other modes ignore time). */
     public void setNow(long t) {
         now = t;
-        sim.poke(io.now(), t & ((1L << model.timeWidth) - 1));
+        if (io.now() != null) {
+            sim.poke(io.now(), t & ((1L << model.timeWidth) - 1));
+        }
     }
 
     private void idle() {
@@ -107,7 +112,9 @@ public final class RepsBench {
         sim.poke(io.failure().valid(), failure != null);
         if (ack != null) {
             sim.poke(io.ack().payload().conn(), ack.conn());
-            sim.poke(io.ack().payload().ev(), ack.ev());
+            if (io.ack().payload().ev() != null) { // mode ops has no EV on ACKs
+                sim.poke(io.ack().payload().ev(), ack.ev());
+            }
             sim.poke(io.ack().payload().ecn(), ack.ecn());
             sim.poke(io.ack().payload().trimmed(), ack.trimmed());
         }
