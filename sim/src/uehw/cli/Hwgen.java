@@ -3,7 +3,11 @@ package uehw.cli;
 import java.io.File;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
+import java.util.function.ToIntBiFunction;
+import java.util.function.ToIntFunction;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -36,47 +40,45 @@ public final class Hwgen implements Callable<Integer> {
 
     public static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new Hwgen());
-        CommandLine generate = new CommandLine(CommandSpec.create().name("generate")
-                .mixinStandardHelpOptions(true));
-        generate.getCommandSpec().usageMessage().description("Generate one block: hwgen generate <block> [--param value ...] --out DIR");
-        Map<CommandSpec, BlockSpec> blockOf = new java.util.HashMap<>();
-        for (BlockSpec block : Blocks.allJava()) {
-            CommandLine cmd = blockCommand(block);
-            blockOf.put(cmd.getCommandSpec(), block);
-            generate.addSubcommand(block.name(), cmd);
-        }
-        cli.addSubcommand("generate", generate);
-        CommandLine report = new CommandLine(CommandSpec.create().name("report").mixinStandardHelpOptions(true));
-        report.getCommandSpec().usageMessage().description(
-                "Resource and timing report of one configuration: hwgen report <block> [--param value ...] [--out DIR]");
-        Map<CommandSpec, BlockSpec> reportOf = new java.util.HashMap<>();
-        for (BlockSpec block : Blocks.allJava()) {
-            CommandLine cmd = reportCommand(block);
-            reportOf.put(cmd.getCommandSpec(), block);
-            report.addSubcommand(block.name(), cmd);
-        }
-        cli.addSubcommand("report", report);
         // Block commands are built from their ParamSpecs, so they are run here rather than by annotation.
+        Map<CommandSpec, ToIntFunction<ParseResult>> actions = new java.util.HashMap<>();
+        Set<CommandSpec> groups = new java.util.HashSet<>();
+        addGroup(cli, "generate", "Generate one block: hwgen generate <block> [--param value ...] --out DIR",
+                Hwgen::generateCommand, Hwgen::runGenerate, actions, groups);
+        addGroup(cli, "report",
+                "Resource and timing report of one configuration: hwgen report <block> [--param value ...] [--out DIR]",
+                Hwgen::reportCommand, Hwgen::runReport, actions, groups);
         cli.setExecutionStrategy(parsed -> {
             ParseResult last = parsed;
             while (last.hasSubcommand()) {
                 last = last.subcommand();
             }
-            BlockSpec block = blockOf.get(last.commandSpec());
-            if (block != null) {
-                return runGenerate(block, last);
+            ToIntFunction<ParseResult> action = actions.get(last.commandSpec());
+            if (action != null) {
+                return action.applyAsInt(last);
             }
-            BlockSpec reported = reportOf.get(last.commandSpec());
-            if (reported != null) {
-                return runReport(reported, last);
-            }
-            if (last.commandSpec() == generate.getCommandSpec() || last.commandSpec() == report.getCommandSpec()) {
+            if (groups.contains(last.commandSpec())) {
                 CommandLine.usage(last.commandSpec(), System.out);
                 return CommandLine.printHelpIfRequested(last) ? 0 : 2;
             }
             return new CommandLine.RunLast().execute(parsed);
         });
         return cli;
+    }
+
+    /** A command `name` with one subcommand per block, each running {@code run} on its parse result. */
+    private static void addGroup(CommandLine cli, String name, String description,
+                                 Function<BlockSpec, CommandLine> command, ToIntBiFunction<BlockSpec, ParseResult> run,
+                                 Map<CommandSpec, ToIntFunction<ParseResult>> actions, Set<CommandSpec> groups) {
+        CommandLine group = new CommandLine(CommandSpec.create().name(name).mixinStandardHelpOptions(true));
+        group.getCommandSpec().usageMessage().description(description);
+        for (BlockSpec block : Blocks.allJava()) {
+            CommandLine cmd = command.apply(block);
+            actions.put(cmd.getCommandSpec(), parsed -> run.applyAsInt(block, parsed));
+            group.addSubcommand(block.name(), cmd);
+        }
+        groups.add(group.getCommandSpec());
+        cli.addSubcommand(name, group);
     }
 
     static class Version implements CommandLine.IVersionProvider {
@@ -97,7 +99,7 @@ public final class Hwgen implements Callable<Integer> {
         }
     }
 
-    private static CommandLine blockCommand(BlockSpec block) {
+    private static CommandLine generateCommand(BlockSpec block) {
         CommandSpec spec = paramOptions(block);
         spec.addOption(OptionSpec.builder("--out", "-o").paramLabel("DIR").type(File.class).required(true)
                 .description("output folder (created)").build());

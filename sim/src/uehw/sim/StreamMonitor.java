@@ -20,6 +20,7 @@ public final class StreamMonitor<P> {
     private final Consumer<P> sink;
     private final Random random;
     private final double backpressure;
+    private final boolean drivesReady;
     private long transfers;
 
     /** A Flow (no ready) or a stream whose ready the monitor leaves alone. */
@@ -33,8 +34,6 @@ public final class StreamMonitor<P> {
                                             Consumer<P> sink, Random random, double backpressure) {
         return new StreamMonitor<>(sim, valid, ready, readPayload, sink, random, backpressure, true);
     }
-
-    private final boolean drivesReady;
 
     private StreamMonitor(Sim<?> sim, Bool valid, Bool ready, Function<Sim<?>, P> readPayload, Consumer<P> sink,
                           Random random, double backpressure, boolean drivesReady) {

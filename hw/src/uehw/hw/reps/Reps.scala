@@ -14,7 +14,7 @@ case class RepsSendRequest(cfg: RepsConfig) extends Bundle {
 case class RepsAck(cfg: RepsConfig) extends Bundle {
   val conn = UInt(cfg.connIdWidth bits)
   /** The echoed EV; absent in mode ops, which recycles nothing. */
-  val ev = (cfg.mode != RepsMode.Ops) generate UInt(cfg.evWidth bits)
+  val ev = cfg.usesAckEv generate UInt(cfg.evWidth bits)
   val ecn = Bool()
   val trimmed = Bool()
 }
@@ -39,7 +39,7 @@ class RepsIo(cfg: RepsConfig) extends Bundle {
   val ack = slave(Stream(RepsAck(cfg)))
   val failure = slave(Stream(RepsFailure(cfg)))
   /** Free-running time base of the host (suggested: ns); compared modulo 2^timeWidth. Mode reps only. */
-  val now = (cfg.mode == RepsMode.Reps) generate (in UInt (cfg.timeWidth bits))
+  val now = cfg.usesTime generate (in UInt (cfg.timeWidth bits))
   /** One result per accepted send, exactly `Reps.latency` clocks after it was accepted, in order. */
   val result = master(Flow(RepsSendResult(cfg)))
   val ctrl = slave(AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32)))
@@ -47,11 +47,15 @@ class RepsIo(cfg: RepsConfig) extends Bundle {
   val initDone = out Bool()
 }
 
-/** Per-connection control word of mode `reps` (reps.txt Alg. 1 l.1-3, Table 1). */
+/**
+ * Per-connection control word of mode `reps` (reps.txt Alg. 1 l.1-3, Table 1). The valid bits
+ * are not stored: the valid entries are always the numberValidEVs entries before head (an ACK
+ * extends that run at head, a send consumes its oldest), so entry i is valid iff
+ * (head - 1 - i) mod B < numValid.
+ */
 case class RepsConnState(cfg: RepsConfig) extends Bundle {
-  val valid = Bits(cfg.bufferEntries bits)
   val head = UInt(cfg.headWidth bits)
-  /** numberValidEVs (Alg. 1 l.3), = popcount(valid); stored so no popcount sits on the send path. */
+  /** numberValidEVs (Alg. 1 l.3). */
   val numValid = UInt(cfg.filledWidth bits)
   /** Freezing replay pointer, wraps at `filled` (htsim buffer_reps.cpp remove_frozen). */
   val replay = UInt(cfg.headWidth bits)
@@ -102,7 +106,7 @@ class Reps(val cfg: RepsConfig) extends Component {
 
   private val N = cfg.connections
   private val B = cfg.bufferEntries
-  private val hasState = cfg.mode != RepsMode.Ops
+  private val hasState = cfg.hasState
 
   private def inRange(conn: UInt): Bool =
     if (BigInt(N) >= (BigInt(1) << cfg.connIdWidth)) True else conn < U(N, cfg.connIdWidth bits)
@@ -129,7 +133,7 @@ class Reps(val cfg: RepsConfig) extends Component {
       .field(UInt(cfg.exploreWidth bits), AccessType.RW, BigInt(cfg.numPktsBdp), doc = "Packets")(SymbolName("VALUE"))
     val evsSize = reg("EVS_SIZE", 0x10, "EVS_SIZE: explored EVs are uniform in [0, EVS_SIZE); 0 or > 2^e act as 2^e")
       .field(UInt(cfg.evsSizeWidth bits), AccessType.RW, BigInt(cfg.evsSizeDefault), doc = "Entropy space size")(SymbolName("VALUE"))
-    private val hasPrng = cfg.mode != RepsMode.Lite
+    private val hasPrng = cfg.hasPrng
     private val seedReg = hasPrng generate reg("SEED", 0x14, "PRNG seed: writing reloads the xorshift32 state (0 loads 1)")
     val seed = hasPrng generate seedReg.field(UInt(32 bits), AccessType.RW, BigInt(cfg.prngSeed), doc = "Seed")(SymbolName("VALUE"))
     val reseed = hasPrng generate (RegNext(seedReg.hitDoWrite) init (False))
@@ -137,7 +141,6 @@ class Reps(val cfg: RepsConfig) extends Component {
     private val initReg = reg("INIT_CONN", 0x18, "Per-connection init: writing a connection id re-initialises it")
     val initConn = initReg.field(UInt(cfg.connIdWidth bits), AccessType.RW, 0, doc = "Connection id")(SymbolName("CONN"))
     val initPending = RegInit(False)
-    val initOverrun = RegInit(False)
     val initWrite = RegNext(initReg.hitDoWrite) init (False)
 
     private val statusReg = reg("STATUS", 0x1C, "Status")
@@ -189,9 +192,10 @@ class Reps(val cfg: RepsConfig) extends Component {
     io.ack.ready := open && !csr.initPending && !io.failure.valid
     io.send.ready := open
 
+    /** A CSR init written while the previous one still waits replaces it (counted). */
+    val initOverrun = csr.initWrite && csr.initPending && !initGrant
     when(csr.initWrite) {
       csr.initPending := True
-      when(csr.initPending && !initGrant) { csr.initOverrun := True }
     } elsewhen (initGrant) {
       csr.initPending := False
     }
@@ -207,7 +211,6 @@ class Reps(val cfg: RepsConfig) extends Component {
       ctrlKind := CtrlKind.ACK; ctrlConn := io.ack.conn
     }
   }
-  when(csr.initOverrun) { csr.INIT_OVERRUN := csr.INIT_OVERRUN + 1; csr.initOverrun := False }
 
   // -------------------------------------------- stage 1 registers
   val s1 = new Area {
@@ -215,12 +218,12 @@ class Reps(val cfg: RepsConfig) extends Component {
     val ctrlKind = RegNext(stage0.ctrlKind)
     val ctrlConn = hasState generate RegNext(stage0.ctrlConn)
     val ctrlInRange = RegNext(inRange(stage0.ctrlConn))
-    val ackEv = (cfg.mode != RepsMode.Ops) generate RegNext(io.ack.ev)
+    val ackEv = cfg.usesAckEv generate RegNext(io.ack.ev)
     val ackMarked = RegNext(io.ack.ecn || io.ack.trimmed)
     val sendValid = RegNext(io.send.fire) init (False)
     val sendConn = RegNext(io.send.conn)
     val sendInRange = RegNext(inRange(io.send.conn))
-    val now = (cfg.mode == RepsMode.Reps) generate RegNext(io.now)
+    val now = cfg.usesTime generate RegNext(io.now)
     val ctrlOk = ctrlValid && ctrlInRange
     val sendOk = sendValid && sendInRange
     val merged = hasState generate (ctrlOk && sendOk && ctrlConn === sendConn)
@@ -233,22 +236,22 @@ class Reps(val cfg: RepsConfig) extends Component {
     val s = csr.evsSize
     Mux(s === 0 || s > (BigInt(1) << cfg.evWidth), U(BigInt(1) << cfg.evWidth, cfg.evsSizeWidth bits), s)
   }
-  // reps-lite explores round-robin and has no PRNG.
-  val prng = (cfg.mode != RepsMode.Lite) generate new Xorshift32(cfg.prngSeed)
-  val randomEv = (cfg.mode != RepsMode.Lite) generate prng.scaled(evsSizeClamped, cfg.evWidth)
-  if (prng != null) {
-    prng.reseed := csr.reseed
-    prng.seedValue := csr.seed
-  }
-
-  // Outputs of the mode logic, stage 1.
+  // Outputs of the mode logic, stage 1; the events default to "did not happen".
   val chosenEv = UInt(cfg.evWidth bits)
   val explored = Bool()
-  val replayed = Bool()
-  val ackRecycled = Bool()
-  val freezeEnter = Bool()
-  val freezeExit = Bool()
-  if (prng != null) prng.draw := s1.sendOk && explored
+  val replayed = False
+  val ackRecycled = False
+  val freezeEnter = False
+  val freezeExit = False
+
+  // reps-lite explores round-robin and has no PRNG.
+  val prng = cfg.hasPrng generate new Xorshift32(cfg.prngSeed)
+  val randomEv = cfg.hasPrng generate prng.scaled(evsSizeClamped, cfg.evWidth)
+  if (cfg.hasPrng) {
+    prng.reseed := csr.reseed
+    prng.seedValue := csr.seed
+    prng.draw := s1.sendOk && explored
+  }
 
   val stateRam = hasState generate new XorBankedState(cfg.ctrlWidth, N)
   if (hasState) {
@@ -274,7 +277,7 @@ class Reps(val cfg: RepsConfig) extends Component {
   val repsLogic = (cfg.mode == RepsMode.Reps) generate new Area {
     def initState: RepsConnState = {
       val s = RepsConnState(cfg)
-      s.valid := 0; s.head := 0; s.numValid := 0; s.replay := 0; s.filled := 0
+      s.head := 0; s.numValid := 0; s.replay := 0; s.filled := 0
       s.freezing := False; s.exitFreezing := 0
       s.explore := csr.numPktsBdp // a new connection explores its first BDP
       s
@@ -305,9 +308,6 @@ class Reps(val cfg: RepsConfig) extends Component {
     evWrite.addr := addrOf(s1.ctrlConn)
     evWrite.index := before.head
     evWrite.ev := s1.ackEv
-    ackRecycled := False
-    freezeEnter := False
-    freezeExit := False
     when(s1.isInit) {
       afterCtrl := initState
     }
@@ -324,8 +324,8 @@ class Reps(val cfg: RepsConfig) extends Component {
       // Alg. 1 l.9-14: cache the EV at head, mark it valid, advance head.
       ackRecycled := True
       evWrite.valid := True
-      afterCtrl.valid(before.head) := True
-      when(!before.valid(before.head)) { afterCtrl.numValid := before.numValid + 1 } // Alg. 1 l.9-11
+      // Alg. 1 l.9-11: the entry at head is invalid unless all B are valid (then it is the oldest).
+      when(before.numValid =/= B) { afterCtrl.numValid := before.numValid + 1 }
       afterCtrl.head := before.head + 1
       when(before.filled =/= B) { afterCtrl.filled := before.filled + 1 }
       // Alg. 1 l.15-18: leave freezing once now > exitFreezingMode (modulo 2^timeWidth), explore a BDP.
@@ -345,13 +345,11 @@ class Reps(val cfg: RepsConfig) extends Component {
     val explore = st.filled === 0 || (numValid === 0 && !st.freezing) || st.explore =/= 0
     val oldest = (st.head - numValid.resize(cfg.headWidth)).resize(cfg.headWidth) // Alg. 2 l.4
     explored := explore
-    replayed := False
     chosenEv := randomEv
     when(explore) {
       when(st.explore =/= 0) { afterSend.explore := st.explore - 1 } // Alg. 2 l.17
     } elsewhen (numValid =/= 0) {
       chosenEv := evs(oldest) // Alg. 2 l.3-6: oldest valid EV, then invalidate it
-      afterSend.valid(oldest) := False
       afterSend.numValid := st.numValid - 1
     } otherwise {
       // Alg. 2 l.7-9, freezing with no valid EV: replay the cached EVs round-robin.
@@ -378,9 +376,6 @@ class Reps(val cfg: RepsConfig) extends Component {
     val before = decode(stateRam.ctrlValue, LiteConnState(cfg))
     val afterCtrl = LiteConnState(cfg)
     afterCtrl := before
-    ackRecycled := False
-    freezeEnter := False
-    freezeExit := False
     when(s1.isInit) { afterCtrl := initState }
     when(s1.isAck) {
       when(s1.ackMarked) {
@@ -397,7 +392,6 @@ class Reps(val cfg: RepsConfig) extends Component {
     afterSend := st
     val explore = st.sent < csr.numPktsBdp && !st.triedAll // Alg. 4 l.5
     explored := explore
-    replayed := False
     when(st.sent =/= st.sent.maxValue) { afterSend.sent := st.sent + 1 }
     when(explore) {
       chosenEv := st.next // Alg. 4 l.6
@@ -413,10 +407,6 @@ class Reps(val cfg: RepsConfig) extends Component {
   val opsLogic = (cfg.mode == RepsMode.Ops) generate new Area {
     chosenEv := randomEv
     explored := True
-    replayed := False
-    ackRecycled := False
-    freezeEnter := False
-    freezeExit := False
   }
 
   // ----------------------------------------------------- result
@@ -446,6 +436,7 @@ class Reps(val cfg: RepsConfig) extends Component {
     count(csr.INITS, s1.isInit)
     count(csr.OOR_SEND, s1.sendValid && !s1.sendInRange)
     count(csr.OOR_CTRL, s1.ctrlValid && !s1.ctrlInRange)
+    count(csr.INIT_OVERRUN, stage0.initOverrun)
   }
 
   /** Writes the register map as a C header, HTML and JSON into the SpinalConfig target directory. */

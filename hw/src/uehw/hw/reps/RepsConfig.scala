@@ -53,6 +53,12 @@ case class RepsConfig(mode: String = RepsMode.Reps,
     s"$evsSize must be in 1..${1L << evWidth} (0 selects 2^ev-width)")
   ParamCheck(prngSeed >= 1 && prngSeed <= 0xFFFFFFFFL, "prng-seed", s"$prngSeed must be in 1..2^32-1")
 
+  /** What each mode needs: reps and reps-lite keep per-connection state, only reps uses time, ops ignores ACK EVs, reps-lite has no PRNG. */
+  val hasState: Boolean = mode != RepsMode.Ops
+  val usesTime: Boolean = mode == RepsMode.Reps
+  val usesAckEv: Boolean = mode != RepsMode.Ops
+  val hasPrng: Boolean = mode != RepsMode.Lite
+
   val connAddrWidth: Int = math.max(1, log2Up(connections))
   val headWidth: Int = log2Up(bufferEntries)
   val filledWidth: Int = log2Up(bufferEntries + 1)
@@ -61,7 +67,7 @@ case class RepsConfig(mode: String = RepsMode.Reps,
 
   /** Bits of one connection's control word (the XOR-banked part). */
   def ctrlWidth: Int = mode match {
-    case RepsMode.Reps => bufferEntries + 2 * headWidth + 2 * filledWidth + 1 + timeWidth + exploreWidth
+    case RepsMode.Reps => 2 * headWidth + 2 * filledWidth + 1 + timeWidth + exploreWidth
     case RepsMode.Lite => 2 * evWidth + 1 + exploreWidth
     case RepsMode.Ops => 0
   }

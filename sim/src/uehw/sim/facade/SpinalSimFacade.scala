@@ -26,13 +26,12 @@ object SpinalSimFacade {
 }
 
 final class Compiled[T <: Component](val compiled: SimCompiled[T]) {
-  /** Runs `body` with waves off; the body may switch them on (Sim.waveOn) from a chosen cycle. */
+  /** Runs `body`; waves are recorded from cycle `waveFromCycle` on (0: all, negative: none). */
   def run(testName: String, seed: Int, waveFromCycle: Long, body: Consumer[Sim[T]]): Unit =
     compiled.doSim(testName, seed) { dut =>
       val sim = new Sim(dut, waveFromCycle)
       body.accept(sim)
     }
-  def workspaceDir: String = compiled.simConfig.getTestPath("")
 }
 
 final class Sim[T <: Component](val dut: T, waveFromCycle: Long) {
@@ -72,9 +71,6 @@ final class Sim[T <: Component](val dut: T, waveFromCycle: Long) {
     case b: Bool => if (b.toBoolean) BigInteger.ONE else BigInteger.ZERO
     case e => e.toBigInt.bigInteger
   }
-
-  def waveOn(): Unit = enableSimWave()
-  def waveOff(): Unit = disableSimWave()
 
   /** Starts `body` as a concurrent simulation thread (drivers, monitors). */
   def fork(body: Runnable): SimThread = spinal.core.sim.fork(body.run())

@@ -7,6 +7,7 @@ import uehw.hw.reps.Reps;
 import uehw.hw.reps.RepsIo;
 import uehw.sim.AxiLite4Master;
 import uehw.sim.InOrderScoreboard;
+import uehw.sim.StreamMonitor;
 import uehw.sim.facade.Sim;
 import uehw.sim.reps.RepsModel.Ctrl;
 import uehw.sim.reps.RepsModel.CtrlKind;
@@ -28,11 +29,17 @@ public final class RepsBench {
     private long now;
     private boolean keep;
     private SendResult lastExpected;
+    private final StreamMonitor<SendResult> resultMonitor;
 
     public RepsBench(Sim<Reps> sim, RepsModel model) {
         this.sim = sim;
         this.io = sim.dut().io();
         this.model = model;
+        var r = io.result().payload();
+        this.resultMonitor = StreamMonitor.passive(sim, io.result().valid(), null,
+                s -> new SendResult(s.peek(r.conn()), s.peek(r.ev()), s.peekBool(r.explored()),
+                        s.peekBool(r.replayed()), s.peekBool(r.outOfRange())),
+                this::onResult);
         idle();
         if (io.now() != null) {
             sim.poke(io.now(), 0L);
@@ -76,16 +83,15 @@ public final class RepsBench {
         collect();
     }
 
-    private void collect() {
-        if (sim.peekBool(io.result().valid())) {
-            SendResult r = new SendResult(sim.peek(io.result().payload().conn()), sim.peek(io.result().payload().ev()),
-                    sim.peekBool(io.result().payload().explored()), sim.peekBool(io.result().payload().replayed()),
-                    sim.peekBool(io.result().payload().outOfRange()));
-            results.actual(r);
-            if (keep) {
-                seen.add(r);
-            }
+    private void onResult(SendResult r) {
+        results.actual(r);
+        if (keep) {
+            seen.add(r);
         }
+    }
+
+    private void collect() {
+        resultMonitor.afterEdge();
     }
 
     /** One clock presenting a control event (ACK or failure, or null) and a send (conn, or -1). */

@@ -135,14 +135,6 @@ public final class RepsModel {
         return conns[conn].freezing;
     }
 
-    /** The EVs a send may still reuse or replay: entries written since init. */
-    public long[] cachedEvs(int conn) {
-        Conn c = conns[conn];
-        long[] out = new long[c.filled];
-        System.arraycopy(c.cachedEv, 0, out, 0, c.filled);
-        return out;
-    }
-
     /** One clock: the control event (or null) and then the send (conn, or -1 for none). */
     public SendResult clock(Ctrl ctrl, long sendConn, long now) {
         if (ctrl != null) {
