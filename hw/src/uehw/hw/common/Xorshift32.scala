@@ -29,7 +29,9 @@ class Xorshift32(resetSeed: Long) extends Area {
 
   /** Uniform value in [0, size): the high word of value * size ("multiply-high", bias < size / 2^32). */
   def scaled(size: UInt, width: Int): UInt = {
-    val product = value * size
+    val product = UInt(32 + size.getWidth bits)
+    product := value * size
+    product.setCompositeName(this, "scaledProduct") // the lint waiver names it: the low word is dropped by design
     product(32, width bits)
   }
 }

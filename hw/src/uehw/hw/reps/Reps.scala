@@ -99,7 +99,7 @@ object Reps {
  * of the previous clock, applies the control event and then the send (the same connection in
  * the same clock sees the ACK first), writes back and registers the result.
  */
-class Reps(val cfg: RepsConfig) extends Component {
+class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
   val io = new RepsIo(cfg)
   setDefinitionName("uehw_reps")
   AxiLite4SpecRenamer(io.ctrl)
@@ -147,13 +147,8 @@ class Reps(val cfg: RepsConfig) extends Component {
     val statusInitDone = statusReg.field(Bool(), AccessType.RO, doc = "Post-reset sweep finished")(SymbolName("INIT_DONE"))
     val statusInitPending = statusReg.field(Bool(), AccessType.RO, doc = "A per-connection init is waiting for its slot")(SymbolName("INIT_PENDING"))
 
-    private var counterAddress = 0x20
-    private def counter(doc: String)(implicit name: SymbolName): UInt = {
-      val value = Reg(UInt(32 bits)) init (0)
-      counterAddress += 4
-      busif.newRegAt(counterAddress - 4, doc = doc)(name).field(UInt(32 bits), AccessType.RO, doc = "Count, wraps at 2^32")(SymbolName("COUNT")) := value
-      value
-    }
+    private val counters = new CsrCounters(busif, 0x20)
+    import counters.counter
     val SENDS = counter("Sends accepted for connections < N")
     val SENDS_EXPLORED = counter("Sends that explored an EV")
     val SENDS_RECYCLED = counter("Sends that reused a cached EV (including freezing replays)")
@@ -422,7 +417,7 @@ class Reps(val cfg: RepsConfig) extends Component {
 
   // ---------------------------------------------------- counters
   val stats = new Area {
-    private def count(c: UInt, event: Bool): Unit = when(event) { c := c + 1 }
+    import CsrCounters.count
     count(csr.SENDS, s1.sendOk)
     count(csr.SENDS_EXPLORED, s1.sendOk && explored)
     count(csr.SENDS_RECYCLED, s1.sendOk && !explored)
@@ -439,10 +434,5 @@ class Reps(val cfg: RepsConfig) extends Component {
     count(csr.INIT_OVERRUN, stage0.initOverrun)
   }
 
-  /** Writes the register map as a C header, HTML and JSON into the SpinalConfig target directory. */
-  def emitRegisterDocs(): Unit = {
-    csr.busif.accept(DocCHeader("uehw_reps_regs", "REPS"))
-    csr.busif.accept(DocHtml("uehw_reps_regs"))
-    csr.busif.accept(DocJson("uehw_reps_regs"))
-  }
+  def emitRegisterDocs(): Unit = RegisterDocs.emit(csr.busif, "uehw_reps_regs", "REPS")
 }

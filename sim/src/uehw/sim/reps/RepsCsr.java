@@ -1,6 +1,6 @@
 package uehw.sim.reps;
 
-/** Byte addresses of the REPS CSRs (checked against the regif JSON by RepsCsrMapTest). */
+/** Byte addresses of the REPS CSRs (checked against the generated C header by HwgenTest). */
 public final class RepsCsr {
     private RepsCsr() {
     }
