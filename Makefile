@@ -4,11 +4,13 @@ MVN ?= mvn -B -q
 BUILD := build
 JAR := $(BUILD)/maven/uehw-0.1.0.jar
 HWGEN := java -jar $(JAR)
-BLOCKS := reps
+BLOCKS := reps dart-dft
 # Extra generations that `make rtl` lints: the modes the defaults do not cover.
-VARIANTS := reps-lite reps-ops
+VARIANTS := reps-lite reps-ops dart-p48-e64
 VARIANT_reps-lite := reps --mode reps-lite
 VARIANT_reps-ops := reps --mode ops
+# Dart: a non-power-of-two port count above 32 (the *_HI mask CSRs), the largest table and flow id.
+VARIANT_dart-p48-e64 := dart-dft --ports 48 --entries 64 --flow-id-width 64
 LINT_WAIVERS := hw/lint/spinal-waivers.vlt
 DEB_TOOLS := verilator yosys nextpnr-ice40 fpga-icestorm iverilog
 

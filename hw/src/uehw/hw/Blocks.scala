@@ -5,6 +5,7 @@ import scala.jdk.CollectionConverters._
 
 import spinal.core._
 import uehw.hw.common._
+import uehw.hw.dart._
 import uehw.hw.reps._
 
 /** A port of a generated top, for the manifest. */
@@ -30,36 +31,56 @@ trait BlockSpec {
   def facts(values: ParamValues): java.util.Map[String, String]
 }
 
+/** A block made of one config case class and one top component with a register map. */
+abstract class ConfiguredBlock[C](val name: String, val description: String, val params: Seq[ParamSpec])
+    extends BlockSpec {
+  /** Builds the config; its checks throw ParameterException for cross-parameter rules. */
+  def config(values: ParamValues): C
+  def build(cfg: C): Component with RegisterDocs
+  def factsOf(cfg: C): Map[String, String]
+
+  def check(values: java.util.Map[String, String]): ParamValues = {
+    val v = new ParamValues(params, values.asScala.toMap)
+    config(v)
+    v
+  }
+  def top(values: ParamValues): Component = build(config(values))
+  def facts(values: ParamValues): java.util.Map[String, String] =
+    new java.util.TreeMap[String, String](factsOf(config(values)).asJava)
+  def generate(values: ParamValues, outDir: File): Generated = {
+    val report = Generator.spinalConfig(outDir).generateVerilog {
+      val t = build(config(values))
+      t.emitRegisterDocs()
+      t
+    }
+    Generator.describe(report, outDir, factsOf(config(values)))
+  }
+}
+
 object Blocks {
-  val reps: BlockSpec = new BlockSpec {
-    val name = "reps"
-    val description = "REPS entropy cache (NIC send path): recycled-entropy load balancer, modes reps / reps-lite / ops"
-    val params: Seq[ParamSpec] = RepsConfig.params
-    def check(values: java.util.Map[String, String]): ParamValues = {
-      val v = new ParamValues(params, values.asScala.toMap)
-      RepsConfig.fromParams(v) // cross-parameter checks
-      v
-    }
-    def top(values: ParamValues): Component = new Reps(RepsConfig.fromParams(values))
-    def facts(values: ParamValues): java.util.Map[String, String] = {
-      val cfg = RepsConfig.fromParams(values)
-      new java.util.TreeMap[String, String](Map(
-        "stateBitsPerConnection" -> cfg.stateBitsPerConnection.toString,
-        "paperStateBitsPerConnection" -> (if (cfg.mode == RepsMode.Reps) "193" else "-"),
-        "ramBitsPerConnection" -> cfg.ramBitsPerConnection.toString,
-        "latencyCycles" -> Reps.latency.toString).asJava)
-    }
-    def generate(values: ParamValues, outDir: File): Generated = {
-      val report = Generator.spinalConfig(outDir).generateVerilog {
-        val t = new Reps(RepsConfig.fromParams(values))
-        t.emitRegisterDocs()
-        t
-      }
-      Generator.describe(report, outDir, facts(values).asScala.toMap)
-    }
+  val reps: BlockSpec = new ConfiguredBlock[RepsConfig]("reps",
+    "REPS entropy cache (NIC send path): recycled-entropy load balancer, modes reps / reps-lite / ops", RepsConfig.params) {
+    def config(values: ParamValues): RepsConfig = RepsConfig.fromParams(values)
+    def build(cfg: RepsConfig) = new Reps(cfg)
+    def factsOf(cfg: RepsConfig): Map[String, String] = Map(
+      "stateBitsPerConnection" -> cfg.stateBitsPerConnection.toString,
+      "paperStateBitsPerConnection" -> (if (cfg.mode == RepsMode.Reps) "193" else "-"),
+      "ramBitsPerConnection" -> cfg.ramBitsPerConnection.toString,
+      "latencyCycles" -> Reps.latency.toString)
   }
 
-  val all: Seq[BlockSpec] = Seq(reps)
+  val dartDft: BlockSpec = new ConfiguredBlock[DartDftConfig]("dart-dft",
+    "Dart in-order flow deflection (switch): deflected flow table CAM and deflection decision", DartDftConfig.params) {
+    def config(values: ParamValues): DartDftConfig = DartDftConfig.fromParams(values)
+    def build(cfg: DartDftConfig) = new DartDft(cfg)
+    def factsOf(cfg: DartDftConfig): Map[String, String] = Map(
+      "entries" -> cfg.entries.toString,
+      "entryBits" -> cfg.entryBits.toString,
+      "tableBits" -> (cfg.entries * cfg.entryBits).toString,
+      "latencyCycles" -> DartDft.latency.toString)
+  }
+
+  val all: Seq[BlockSpec] = Seq(reps, dartDft)
   def allJava: java.util.List[BlockSpec] = all.asJava
   def find(name: String): BlockSpec = all.find(_.name == name).orNull
 }

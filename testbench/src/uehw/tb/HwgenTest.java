@@ -9,16 +9,23 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import uehw.cli.Hwgen;
 import uehw.hw.Blocks;
 import uehw.hw.common.ParameterException;
 import uehw.hw.reps.RepsConfig;
+import uehw.sim.dart.DartCsr;
 import uehw.sim.reps.RepsCsr;
 
 /** The generator CLI: manifests, constraints, register docs, and bad parameters rejected by name. */
@@ -69,6 +76,9 @@ class HwgenTest {
             assertEquals(Hwgen.EXIT_BAD_PARAMETER, run("generate", "reps", "--mode", "ecmp", "--out", out.toString()));
             assertEquals(Hwgen.EXIT_BAD_PARAMETER,
                     run("generate", "reps", "--connections", "4096", "--conn-id-width", "8", "--out", out.toString()));
+            assertEquals(Hwgen.EXIT_BAD_PARAMETER, run("generate", "dart-dft", "--entries", "65", "--out", out.toString()));
+            assertEquals(Hwgen.EXIT_BAD_PARAMETER,
+                    run("generate", "dart-dft", "--occupancy-width", "12", "--threshold", "15000", "--out", out.toString()));
         } finally {
             System.setErr(oldErr);
         }
@@ -77,6 +87,8 @@ class HwgenTest {
         assertTrue(msg.contains("'buffer-entries'") && msg.contains("power of two"), msg);
         assertTrue(msg.contains("'mode'"), msg);
         assertTrue(msg.contains("'conn-id-width'"), msg);
+        assertTrue(msg.contains("'entries' = '65'") && msg.contains("1..64"), msg);
+        assertTrue(msg.contains("'threshold'") && msg.contains("occupancy-width 12"), msg);
         assertFalse(Files.exists(out), "nothing may be written for a rejected parameter");
     }
 
@@ -89,16 +101,27 @@ class HwgenTest {
         assertEquals("ev-width", e.parameter());
     }
 
-    /** RepsCsr (used by every test) must match the map regif generated. */
-    @Test
-    void csrAddressesMatchTheGeneratedRegisterMap() throws Exception {
+    static Stream<Arguments> csrMaps() {
+        return Stream.of(
+                Arguments.of("reps", RepsCsr.class, "uehw_reps_regs.h", "REPS", new String[] {"--connections", "16"}),
+                // 64 ports: the *_HI mask registers exist only above 32 ports.
+                Arguments.of("dart-dft", DartCsr.class, "uehw_dart_dft_regs.h", "DART", new String[] {"--ports", "64"}));
+    }
+
+    /** The Java CSR address classes (used by every test) must match the map regif generated. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("csrMaps")
+    void csrAddressesMatchTheGeneratedRegisterMap(String block, Class<?> addresses, String headerFile, String prefix,
+                                                  String[] params) throws Exception {
         Path out = tmp.resolve("map");
-        assertEquals(0, run("generate", "reps", "--connections", "16", "--out", out.toString()));
-        String header = Files.readString(out.resolve("uehw_reps_regs.h"));
-        for (var f : RepsCsr.class.getFields()) {
+        List<String> args = new ArrayList<>(List.of("generate", block, "--out", out.toString()));
+        args.addAll(List.of(params));
+        assertEquals(0, run(args.toArray(String[]::new)));
+        String header = Files.readString(out.resolve(headerFile));
+        for (var f : addresses.getFields()) {
             String hex = String.format("0x%04x", f.getInt(null));
-            assertTrue(header.matches("(?s).*#define\\s+REPS_" + f.getName() + "\\s+" + hex + ".*"),
-                    "REPS_" + f.getName() + " at " + hex + " in the C header");
+            assertTrue(header.matches("(?s).*#define\\s+" + prefix + "_" + f.getName() + "\\s+" + hex + ".*"),
+                    prefix + "_" + f.getName() + " at " + hex + " in the C header");
         }
     }
 

@@ -1,0 +1,400 @@
+package uehw.tb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import uehw.hw.dart.DartDft;
+import uehw.hw.dart.DartDftConfig;
+import uehw.sim.Seeds;
+import uehw.sim.Simulation;
+import uehw.sim.dart.DartBench;
+import uehw.sim.dart.DartCsr;
+import uehw.sim.dart.DartDftModel;
+import uehw.sim.dart.DartDftModel.Decision;
+import uehw.sim.dart.DartDftModel.Packet;
+import uehw.sim.dart.MessageTraffic;
+
+/** Dart deflected flow table: RTL against the golden model, in-order delivery, the paper's rules, line rate. */
+class DartDftTest {
+    static final long THRESHOLD = 15000;
+
+    static DartDftConfig config(int entries, int ports, int flowIdWidth, int metaWidth) {
+        return new DartDftConfig(entries, ports, flowIdWidth, 3, 24, metaWidth, THRESHOLD, 1, 0x5EED1234L);
+    }
+
+    static final DartDftConfig DEFAULT = config(8, 32, 32, 32);
+
+    static Simulation<DartDft> compile(DartDftConfig cfg) {
+        String name = "e" + cfg.entries() + "_p" + cfg.ports() + "_f" + cfg.flowIdWidth() + "_m" + cfg.metaWidth();
+        return Simulation.compile(DartDftTest.class, name, () -> new DartDft(cfg));
+    }
+
+    static DartDftModel model(DartDftConfig cfg) {
+        return new DartDftModel(cfg.entries(), cfg.ports(), cfg.threshold(), cfg.minTokens(), cfg.prngSeed());
+    }
+
+    @FunctionalInterface
+    interface BenchBody {
+        void run(DartBench bench, long seed) throws Exception;
+    }
+
+    static void withBench(DartDftConfig cfg, String testName, BenchBody body) {
+        long seed = Seeds.next();
+        compile(cfg).run(testName, seed, sim -> body.run(new DartBench(sim, model(cfg)), seed));
+    }
+
+    static Packet pkt(long flow, boolean start, boolean end, int tokens, int routed, long queue, long meta) {
+        return new Packet(flow, start, end, tokens, routed, queue, meta);
+    }
+
+    /** Every model counter against its CSR. */
+    static void assertCounters(DartBench b) {
+        DartDftModel m = b.model;
+        Map<String, long[]> pairs = new HashMap<>();
+        pairs.put("LOOKUPS", new long[] {m.lookups, b.counter(DartCsr.LOOKUPS)});
+        pairs.put("HITS", new long[] {m.hits, b.counter(DartCsr.HITS)});
+        pairs.put("ALLOCATIONS", new long[] {m.allocations, b.counter(DartCsr.ALLOCATIONS)});
+        pairs.put("FREES", new long[] {m.frees, b.counter(DartCsr.FREES)});
+        pairs.put("FLUSHED", new long[] {m.flushed, b.counter(DartCsr.FLUSHED)});
+        pairs.put("REFUSED_FULL", new long[] {m.refusedFull, b.counter(DartCsr.REFUSED_FULL)});
+        pairs.put("REFUSED_NO_TOKENS", new long[] {m.refusedNoTokens, b.counter(DartCsr.REFUSED_NO_TOKENS)});
+        pairs.put("REFUSED_NO_CANDIDATE", new long[] {m.refusedNoCandidate, b.counter(DartCsr.REFUSED_NO_CANDIDATE)});
+        pairs.put("HITS_WITHOUT_TOKEN", new long[] {m.hitsWithoutToken, b.counter(DartCsr.HITS_WITHOUT_TOKEN)});
+        pairs.put("BAD_PORT", new long[] {m.badPort, b.counter(DartCsr.BAD_PORT)});
+        pairs.forEach((name, v) -> assertEquals(v[0] & 0xFFFFFFFFL, v[1], name));
+        assertEquals(m.occupancy(), b.occupancy(), "STATUS.OCCUPANCY");
+    }
+
+    // ------------------------------------------------------------ randomized equivalence
+
+    static Stream<Arguments> randomConfigs() {
+        int scale = Seeds.scale();
+        return Stream.of(
+                Arguments.of(8, 32, 32, 1_000_000 * scale, 0.05, 0.05),
+                Arguments.of(64, 24, 64, 150_000 * scale, 0.3, 0.3),
+                Arguments.of(1, 2, 8, 100_000 * scale, 0.2, 0.5));
+    }
+
+    /**
+     * Random interleaved messages (see MessageTraffic) in phases with different idle/backpressure
+     * patterns and CSR settings (threshold, MIN_TOKENS, masks, ToR mode, token policy, enable,
+     * seed, flush). Every decision and counter equals the model's; independently of the model,
+     * every packet of a message leaves on its start packet's port, a deflection never uses the
+     * routed port nor (ToR mode) a host port, and when every message has ended the table is empty.
+     */
+    @ParameterizedTest(name = "E={0} P={1} flow={2} bits, {3} packets")
+    @MethodSource("randomConfigs")
+    void randomMessagesMatchModel(int entries, int ports, int flowIdWidth, int packets, double idle, double backpressure) {
+        DartDftConfig cfg = config(entries, ports, flowIdWidth, 32);
+        withBench(cfg, "random_e" + entries, (b, seed) -> {
+            Random r = new Random(seed);
+            MessageTraffic traffic = new MessageTraffic(r, ports, flowIdWidth, 3 * entries + 2, THRESHOLD,
+                    ports == 24 ? 0.02 : 0.01);
+            Map<Long, Integer> portOfMessage = new HashMap<>();
+            long[] flushEpoch = {0};
+            Map<Long, Long> epochOfMessage = new HashMap<>();
+            long[] deflected = {0};
+            b.observe((p, d) -> {
+                MessageTraffic.Message msg = traffic.messageOf(p.meta());
+                if (d.deflected()) {
+                    deflected[0]++;
+                    if (d.allocated()) {
+                        assertNotEquals(p.routedPort(), d.port(), "deflected onto the routed port");
+                    }
+                    assertTrue(d.port() < ports, "deflected to a port >= P");
+                    assertTrue(!b.model.torMode || (b.model.hostPorts >>> d.port() & 1) == 0 || !d.allocated(),
+                            "ToR mode: deflected to host port " + d.port());
+                }
+                if (msg == null) {
+                    return; // bad input belongs to no message
+                }
+                // In order: every packet of a message leaves on the port its latest start packet
+                // took (a repeated start may allocate anew; the switch cannot tell it from a new
+                // message), unless a flush (which forgets deflected flows by definition) came in between.
+                if (p.start()) {
+                    portOfMessage.put(msg.id, d.port());
+                    epochOfMessage.put(msg.id, flushEpoch[0]);
+                } else if (epochOfMessage.get(msg.id) == flushEpoch[0]) {
+                    assertEquals(portOfMessage.get(msg.id).intValue(), d.port(),
+                            "message " + msg.id + " (flow " + msg.flowId + ") reordered");
+                }
+                if (p.end()) {
+                    portOfMessage.remove(msg.id);
+                    epochOfMessage.remove(msg.id);
+                }
+            });
+            long masksAll = ports == 64 ? -1L : (1L << ports) - 1;
+            int phases = 10;
+            for (int phase = 0; phase < phases; phase++) {
+                b.patterns(r, phase % 3 == 0 ? 0 : idle, phase % 3 == 1 ? 0 : backpressure);
+                for (int i = 0; i < packets / phases; i++) {
+                    b.push(traffic.next());
+                    if (i % 64 == 0) {
+                        while (!b.inputIdle()) {
+                            b.step();
+                        }
+                    }
+                }
+                b.drain();
+                // CSR changes between phases, on the RTL and the model alike.
+                switch (phase % 5) {
+                    case 0 -> b.threshold(r.nextInt(2) == 0 ? THRESHOLD / 2 : THRESHOLD * 2);
+                    case 1 -> {
+                        b.minTokens(r.nextInt(3));
+                        b.control(true, true, r.nextBoolean());
+                        long hosts = r.nextLong() & masksAll;
+                        b.masks(r.nextLong() & masksAll | 1, hosts);
+                    }
+                    case 2 -> {
+                        b.control(r.nextInt(4) != 0, false, true);
+                        b.seed(r.nextLong() & 0xFFFFFFFFL);
+                        b.masks(masksAll, 0);
+                    }
+                    case 3 -> {
+                        b.flush();
+                        flushEpoch[0]++;
+                    }
+                    default -> {
+                        b.threshold(THRESHOLD);
+                        b.minTokens(1);
+                        b.control(true, false, true);
+                    }
+                }
+                assertCounters(b);
+            }
+            for (Packet p : traffic.drainPackets()) {
+                b.push(p);
+            }
+            b.drain();
+            b.decisions.assertEmpty();
+            assertCounters(b);
+            assertEquals(0, b.occupancy(), "entries leaked after every message ended");
+            long allocations = b.counter(DartCsr.ALLOCATIONS);
+            assertEquals(allocations, b.counter(DartCsr.FREES) + b.counter(DartCsr.FLUSHED),
+                    "ALLOCATIONS = FREES + FLUSHED once the table is empty");
+            assertTrue(allocations > packets / 200, "too few allocations to mean anything: " + allocations);
+            assertTrue(b.counter(DartCsr.REFUSED_FULL) > 0 && b.counter(DartCsr.REFUSED_NO_TOKENS) > 0,
+                    "the traffic must fill the table and bring long flows");
+            System.out.printf("dart E=%d P=%d: %d packets, %d deflected, %d allocations, %d refused full, seed %d%n",
+                    entries, ports, b.decisions.matched(), deflected[0], allocations,
+                    b.counter(DartCsr.REFUSED_FULL), seed);
+        });
+    }
+
+    // ------------------------------------------------------------ directed
+
+    /**
+     * dart.txt Fig. 7: a packet of flow 0xBC matching the DFT leaves on port 12. With port 12 the
+     * only candidate, the start packet of message 0xBC above the threshold allocates it; the
+     * following packets take port 12, one token less each (Sec. IV-A); the end packet frees it.
+     */
+    @Test
+    void paperFigure7FlowBcGoesToPort12() {
+        withBench(DEFAULT, "fig7", (b, seed) -> {
+            b.masks(1L << 12, 0);
+            b.keep = true;
+            b.push(pkt(0xBC, true, false, 4, 3, THRESHOLD + 1, 1));
+            b.push(pkt(0xBC, false, false, 4, 3, 0, 2));
+            b.push(pkt(0x77, true, true, 4, 3, 0, 3)); // another flow, below the threshold: routed
+            b.push(pkt(0xBC, false, true, 4, 3, 0, 4));
+            b.push(pkt(0xBC, false, false, 4, 3, THRESHOLD + 1, 5)); // after the end: routed again
+            b.drain();
+            List<Decision> d = b.seen;
+            assertEquals(new Decision(0xBC, 1, 12, 3, true, false, true, false), d.get(0));
+            assertEquals(new Decision(0xBC, 2, 12, 3, true, true, false, false), d.get(1));
+            assertEquals(new Decision(0x77, 3, 3, 4, false, false, false, false), d.get(2));
+            assertEquals(new Decision(0xBC, 4, 12, 3, true, true, false, true), d.get(3));
+            assertEquals(new Decision(0xBC, 5, 3, 4, false, false, false, false), d.get(4));
+            assertEquals(0, b.occupancy());
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * Sec. IV-B: deflect only above the threshold (equal is not above) and only with tokens; a long
+     * flow (no tokens) is never deflected and is counted; a full table refuses and counts; a start
+     * packet of a flow already in the table does not take a second entry; an end packet of an
+     * unknown flow changes nothing.
+     */
+    @Test
+    void thresholdTokensFullTableAndRepeatedStart() {
+        withBench(config(2, 8, 16, 16), "policies", (b, seed) -> {
+            b.keep = true;
+            b.push(pkt(1, true, false, 4, 0, THRESHOLD, 0));      // at the threshold: routed
+            b.push(pkt(2, true, false, 0, 0, THRESHOLD + 9, 1));  // long flow: no tokens
+            b.push(pkt(3, true, false, 2, 0, THRESHOLD + 1, 2));  // entry 0
+            b.push(pkt(3, true, false, 2, 0, THRESHOLD + 1, 3));  // repeated start: a hit, no second entry
+            b.push(pkt(4, true, false, 1, 0, THRESHOLD + 1, 4));  // entry 1
+            b.push(pkt(5, true, false, 3, 0, THRESHOLD + 1, 5));  // table full
+            b.push(pkt(6, false, true, 3, 0, THRESHOLD + 1, 6));  // end of an unknown flow
+            b.drain();
+            List<Decision> d = b.seen;
+            assertFalse(d.get(0).deflected());
+            assertFalse(d.get(1).deflected());
+            assertTrue(d.get(2).allocated() && d.get(2).port() != 0 && d.get(2).tokens() == 1);
+            assertTrue(d.get(3).tableHit() && !d.get(3).allocated() && d.get(3).port() == d.get(2).port());
+            assertTrue(d.get(4).allocated() && d.get(4).tokens() == 0);
+            assertFalse(d.get(5).deflected());
+            assertEquals(0, d.get(5).port());
+            assertFalse(d.get(6).deflected() || d.get(6).freed());
+            assertEquals(1, b.counter(DartCsr.REFUSED_NO_TOKENS));
+            assertEquals(1, b.counter(DartCsr.REFUSED_FULL));
+            assertEquals(2, b.counter(DartCsr.ALLOCATIONS));
+            assertEquals(2, b.occupancy());
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * Back-to-back at line rate: a message's start packet then its next packet on the next clock;
+     * a one-packet message (start and end together); an end packet followed at once by a new
+     * message reusing its flow id and its entry; and, in consecutive clocks, an allocation, a free
+     * and a hit of three different flows (stage 0 looks one up while stage 1 updates another).
+     */
+    @Test
+    void consecutiveClockHazards() {
+        withBench(config(2, 8, 16, 16), "hazards", (b, seed) -> {
+            b.keep = true;
+            long q = THRESHOLD + 1;
+            b.push(pkt(10, true, false, 4, 1, q, 0));
+            b.push(pkt(10, false, false, 4, 1, q, 1));   // next clock: must hit the entry being allocated
+            b.push(pkt(11, true, true, 4, 1, q, 2));     // one-packet message: deflected, no entry kept
+            b.push(pkt(12, true, false, 4, 2, q, 3));    // allocation (flow 12) ...
+            b.push(pkt(10, false, true, 4, 1, q, 4));    // ... free (flow 10) ...
+            b.push(pkt(12, false, false, 4, 2, q, 5));   // ... hit (flow 12)
+            b.push(pkt(10, true, false, 4, 1, q, 6));    // flow 10 again: a new message, a new entry
+            b.push(pkt(10, false, true, 4, 1, q, 7));
+            b.push(pkt(12, false, true, 4, 2, q, 8));
+            b.drain();
+            List<Decision> d = b.seen;
+            assertTrue(d.get(0).allocated());
+            assertEquals(new Decision(10, 1, d.get(0).port(), 3, true, true, false, false), d.get(1));
+            assertTrue(d.get(2).allocated() && d.get(2).freed() && d.get(2).deflected());
+            assertTrue(d.get(3).allocated());
+            assertTrue(d.get(4).freed() && d.get(4).port() == d.get(0).port());
+            assertTrue(d.get(5).tableHit() && d.get(5).port() == d.get(3).port());
+            assertTrue(d.get(6).allocated() && !d.get(6).tableHit());
+            assertTrue(d.get(7).freed() && d.get(7).port() == d.get(6).port());
+            assertTrue(d.get(8).freed());
+            assertEquals(0, b.occupancy());
+            assertCounters(b);
+        });
+    }
+
+    /** ToR mode (Sec. IV-A): never deflect to a host-facing port; with only host ports allowed, refuse and count. */
+    @Test
+    void torModeNeverDeflectsToHostPorts() {
+        withBench(config(8, 64, 32, 32), "tor", (b, seed) -> {
+            long hosts = 0x00000000FFFFFFFFL; // ports 0..31 face hosts, 32..63 go up
+            b.control(true, true, true);
+            b.masks(-1L, hosts);
+            Random r = new Random(seed);
+            b.keep = true;
+            for (int i = 0; i < 2000; i++) {
+                b.push(pkt(i, true, true, 4, r.nextInt(64), THRESHOLD + 1, i));
+            }
+            b.drain();
+            long deflections = b.seen.stream().filter(Decision::allocated).peek(
+                    d -> assertTrue(d.port() >= 32, "host port " + d.port())).count();
+            assertEquals(2000, deflections);
+            b.masks(hosts, hosts); // every candidate faces a host
+            b.push(pkt(1, true, false, 4, 40, THRESHOLD + 1, 0));
+            b.drain();
+            assertEquals(1, b.counter(DartCsr.REFUSED_NO_CANDIDATE));
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * The deflection port is uniform over the allowed ports other than the routed one: 20000 draws
+     * over 31 candidates, chi-square below the p = 0.001 critical value for 30 degrees of freedom.
+     */
+    @Test
+    void deflectionPortIsUniform() {
+        withBench(DEFAULT, "uniform", (b, seed) -> {
+            b.keep = true;
+            int n = 20000;
+            for (int i = 0; i < n; i++) {
+                b.push(pkt(i, true, true, 4, 5, THRESHOLD + 1, i));
+            }
+            b.drain();
+            int[] bins = new int[32];
+            for (Decision d : b.seen) {
+                bins[d.port()]++;
+            }
+            assertEquals(0, bins[5], "routed port chosen");
+            double expected = n / 31.0;
+            double chi = 0;
+            for (int p = 0; p < 32; p++) {
+                if (p != 5) {
+                    chi += (bins[p] - expected) * (bins[p] - expected) / expected;
+                }
+            }
+            System.out.printf("dart deflection ports: chi-square %.1f over 30 dof (limit 59.7 at p=0.001)%n", chi);
+            assertTrue(chi < 59.7, "chi-square " + chi);
+        });
+    }
+
+    /** Ports >= P (P = 24) are counted and never deflected; FLUSH frees every entry and counts them. */
+    @Test
+    void badRoutedPortAndFlush() {
+        withBench(config(8, 24, 32, 32), "badport_flush", (b, seed) -> {
+            b.keep = true;
+            b.push(pkt(1, true, false, 4, 30, THRESHOLD + 1, 0));
+            b.push(pkt(2, true, false, 4, 3, THRESHOLD + 1, 1));
+            b.push(pkt(3, true, false, 4, 4, THRESHOLD + 1, 2));
+            b.drain();
+            assertEquals(30, b.seen.get(0).port());
+            assertFalse(b.seen.get(0).deflected());
+            assertTrue(b.seen.get(0).port() >= 24);
+            assertTrue(b.seen.get(1).deflected() && b.seen.get(1).port() < 24);
+            assertEquals(1, b.counter(DartCsr.BAD_PORT));
+            assertEquals(2, b.occupancy());
+            b.flush();
+            assertEquals(0, b.occupancy());
+            assertEquals(2, b.counter(DartCsr.FLUSHED));
+            b.push(pkt(2, false, true, 4, 3, 0, 3)); // after the flush: routed
+            b.drain();
+            assertEquals(3, b.seen.get(3).port());
+            assertCounters(b);
+        });
+    }
+
+    // ------------------------------------------------------------ line rate
+
+    /**
+     * One packet per clock: 20000 back-to-back packets of random interleaved messages (hits,
+     * allocations and frees on consecutive clocks) with the output always ready take 20000 clocks
+     * plus the pipeline latency.
+     */
+    @Test
+    void onePacketPerClock() {
+        withBench(DEFAULT, "line_rate", (b, seed) -> {
+            Random r = new Random(seed);
+            MessageTraffic traffic = new MessageTraffic(r, 32, 32, 12, THRESHOLD, 0);
+            int n = 20000;
+            for (int i = 0; i < n; i++) {
+                b.push(traffic.next());
+            }
+            long clocks = b.drain();
+            System.out.printf("dart line rate: %d packets in %d clocks (latency %d), %d allocations, %d hits%n",
+                    n, clocks, DartDft.latency(), b.counter(DartCsr.ALLOCATIONS), b.counter(DartCsr.HITS));
+            // The first packet is accepted at the first edge, the last at edge n, and its decision is taken `latency` edges later.
+            assertEquals(n + DartDft.latency(), clocks);
+            assertTrue(b.counter(DartCsr.ALLOCATIONS) > 500 && b.counter(DartCsr.HITS) > 1000);
+            assertCounters(b);
+        });
+    }
+}
