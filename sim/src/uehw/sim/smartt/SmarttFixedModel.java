@@ -1,0 +1,311 @@
+package uehw.sim.smartt;
+
+/**
+ * Fixed-point golden model of the SMaRTT window unit (smartt-reps.txt Sec. 3.2-3.6, Alg. 1-3),
+ * bit-exact with the RTL: every width, truncation and saturation below is the hardware's. The
+ * exact reference is {@link SmarttExactModel}; docs/smartt.md states the formats.
+ *
+ * <p>cwnd is stored with {@link #F} fractional bits (units of 2^-F bytes). Division by the variable
+ * RTT and window uses a reciprocal table: x = 2^p (1 + m), 1/x ~ table[top I bits of m] / 2^(V+p).
+ */
+public final class SmarttFixedModel {
+    public enum Kind { ACK, NACK, TIMEOUT, INIT }
+
+    /** What an event did to the window; the RTL's rule code has the same order. */
+    public enum Rule { INIT, IGNORED, HELD, FAIR_DECREASE, MULTIPLICATIVE_DECREASE, FAIR_INCREASE,
+        MULTIPLICATIVE_INCREASE, QUICK_ADAPT, FAST_INCREASE, LOSS }
+
+    /** One event: rtt in ns (ACKs), size in bytes, now in ns modulo 2^timeWidth. */
+    public record Event(int flow, Kind kind, int size, long rtt, boolean ecn, long now) {
+    }
+
+    /** The window update for one in-range event. */
+    public record Update(int flow, long cwnd, Rule rule, boolean retransmit) {
+    }
+
+    /** Per-flow state (the RTL's SmarttFlowState, field by field). */
+    public static final class State implements Cloneable {
+        public long cwnd;        // 2^-F bytes
+        public long acked;       // bytes ACKed in the current QuickAdapt window (Alg. 2)
+        public long qaEnd;       // end of that window, ns mod 2^timeWidth
+        public boolean qaStarted; // Alg. 2 line 4 "end != 0"
+        public boolean triggerQa; // Alg. 1 line 30
+        public long ignoreBytes;  // bytes_to_ignore - bytes_ignored, saturating at 0 (Alg. 1 lines 5, 8, 32)
+        public long fiCount;      // Alg. 3 count
+        public boolean fiActive;  // Alg. 3 increase
+        public int wtd;           // EWMA of ECN marks, u0.10 (Sec. 3.6.1)
+
+        @Override
+        public State clone() {
+            try {
+                return (State) super.clone();
+            } catch (CloneNotSupportedException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    public static final int F = 8;
+    public final int flows;
+    public final int byteWidth;
+    public final int timeWidth;
+    public final int recipIndexBits;
+    public final int recipValueBits;
+    public final SmarttParams p;
+    private final long[] recipTable;
+    private final State[] state;
+
+    // counters, as the CSRs name them
+    public long events, acks, nacks, timeouts, inits, fairDecreases, multiplicativeDecreases, fairIncreases,
+            multiplicativeIncreases, quickAdapts, fastIncreases, ignored, wtdHeld, outOfRange, rttZero, rttBelowBase,
+            sizeZero, sizeOverMtu, clampedMin, clampedMax;
+
+    public SmarttFixedModel(int flows, int byteWidth, int timeWidth, int recipIndexBits, int recipValueBits,
+                            SmarttParams params) {
+        this.flows = flows;
+        this.byteWidth = byteWidth;
+        this.timeWidth = timeWidth;
+        this.recipIndexBits = recipIndexBits;
+        this.recipValueBits = recipValueBits;
+        this.p = params;
+        this.recipTable = reciprocalTable(recipIndexBits, recipValueBits);
+        this.state = new State[flows];
+        for (int i = 0; i < flows; i++) {
+            state[i] = initialState();
+        }
+    }
+
+    /** round(2^(V+I+1) / (2^(I+1) + 2i + 1)): 2^V / (1 + (i + 1/2) / 2^I), the reciprocal at the bin's middle. */
+    public static long[] reciprocalTable(int indexBits, int valueBits) {
+        long[] t = new long[1 << indexBits];
+        for (int i = 0; i < t.length; i++) {
+            long denom = (1L << (indexBits + 1)) + 2L * i + 1;
+            t[i] = ((1L << (valueBits + indexBits + 2)) + denom) / (2 * denom);
+        }
+        return t;
+    }
+
+    /** {table value, p} with 1/x ~ value / 2^(V + p), for x >= 1. */
+    long[] reciprocal(long x) {
+        int msb = 63 - Long.numberOfLeadingZeros(x);
+        long mask = (1L << recipIndexBits) - 1;
+        long index = msb >= recipIndexBits ? (x >>> (msb - recipIndexBits)) & mask : (x << (recipIndexBits - msb)) & mask;
+        return new long[] {recipTable[(int) index], msb};
+    }
+
+    private long byteMax() {
+        return (1L << byteWidth) - 1;
+    }
+
+    private long cwndFieldMax() {
+        return (1L << (byteWidth + F)) - 1;
+    }
+
+    private long timeMask() {
+        return (1L << timeWidth) - 1;
+    }
+
+    /** INIT: the window starts at INIT_CWND, every counter at zero (clamped like any update). */
+    public State initialState() {
+        State s = new State();
+        s.cwnd = clamp(Math.min(p.initCwnd, byteMax()) << F, false);
+        return s;
+    }
+
+    public State state(int flow) {
+        return state[flow];
+    }
+
+    /** Replaces a flow's state (error measurement from random states). */
+    public void setState(int flow, State s) {
+        state[flow] = s;
+    }
+
+    private long clamp(long c, boolean count) {
+        long lo = (long) p.mtuEff() << F;
+        long hi = Math.min(p.maxCwnd, byteMax()) << F;
+        // Alg. 1 line 36: cwnd = max(min(cwnd, max), mtu) -- the MTU wins if MAX_CWND < MTU.
+        long out = Math.max(Math.min(c, hi), lo);
+        if (count && out != c) {
+            if (out == lo) {
+                clampedMin++;
+            } else {
+                clampedMax++;
+            }
+        }
+        return out;
+    }
+
+    /** Applies one event; returns null for a flow id >= N (counted, nothing changes). */
+    public Update apply(Event e) {
+        if (e.flow() < 0 || e.flow() >= flows) {
+            outOfRange++;
+            return null;
+        }
+        events++;
+        if (e.kind() == Kind.INIT) {
+            inits++;
+            state[e.flow()] = initialState();
+            return new Update(e.flow(), state[e.flow()].cwnd >>> F, Rule.INIT, false);
+        }
+        State s = state[e.flow()];
+        final int mtu = p.mtuEff();
+        long size = e.size();
+        if (size == 0) {
+            sizeZero++;
+        } else if (size > mtu) {
+            sizeOverMtu++;
+            size = mtu; // a packet is at most one MTU
+        }
+        final long cBefore = s.cwnd;
+        final long trtt = p.targetRtt();
+        final long now = e.now() & timeMask();
+        final boolean expired = !s.qaStarted || ((now - s.qaEnd) & timeMask()) < (1L << (timeWidth - 1));
+        final long qaValue = Math.min(cwndFieldMax(),
+                Math.max(s.acked, mtu) * p.qaScaling >>> (SmarttParams.GAIN_FRAC - F)); // Alg. 2 line 7
+        Rule rule;
+        boolean retransmit = false;
+        long c;
+        if (e.kind() == Kind.ACK) {
+            acks++;
+            long rtt = e.rtt();
+            long brtt = p.baseRttEff();
+            if (rtt == 0) {
+                rttZero++;
+            } else if (rtt < brtt) {
+                rttBelowBase++;
+            }
+            rtt = Math.max(rtt, brtt); // the paper's rules assume rtt >= brtt (Sec. 3.2.4)
+            long acked1 = Math.min(byteMax(), s.acked + size);                 // Alg. 1 line 4
+            long ignore1 = Math.max(0, s.ignoreBytes - size);                 // Alg. 1 line 5
+            if (ignore1 != 0) {                                               // Alg. 1 lines 8-9
+                ignored++;
+                s.acked = acked1;
+                s.ignoreBytes = ignore1;
+                rule = Rule.IGNORED;
+                c = s.cwnd;
+            } else {
+                s.ignoreBytes = 0;
+                // Sec. 3.6.1: avg = alpha * ecn + (1 - alpha) * avg, alpha = 2^-shift.
+                int sh = p.wtdAlphaShift;
+                int wtd1 = (int) Math.min((1 << SmarttParams.WTD_FRAC) - 1,
+                        s.wtd - (s.wtd >> sh) + (e.ecn() ? (1 << SmarttParams.WTD_FRAC) >> sh : 0));
+                boolean canDecrease = !p.wtdEnable || wtd1 >= p.wtdThreshold;  // Alg. 1 line 12
+                s.wtd = wtd1;
+                // QuickAdapt, Alg. 2 with acked including this ACK (line 4 runs first).
+                long qaOnAck = Math.min(cwndFieldMax(),
+                        Math.max(acked1, mtu) * p.qaScaling >>> (SmarttParams.GAIN_FRAC - F));
+                boolean adapt = expired && s.triggerQa && s.qaStarted;          // Alg. 2 lines 3-4
+                long c1 = adapt ? qaOnAck : s.cwnd;                             // Alg. 2 line 7
+                if (adapt) {
+                    s.triggerQa = false;
+                    s.ignoreBytes = cBefore >>> F; // line 8: the bytes in flight, taken as the window before QA
+                    quickAdapts++;
+                }
+                if (expired) {                                                  // Alg. 2 lines 11-12
+                    s.qaEnd = (now + trtt) & timeMask();
+                    s.qaStarted = true;
+                    s.acked = 0;
+                } else {
+                    s.acked = acked1;
+                }
+                // FastIncrease, Alg. 3.
+                boolean clean = rtt <= brtt + p.fastIncreaseCloseness && !e.ecn(); // line 2
+                long count1 = clean ? Math.min(byteMax(), s.fiCount + size) : 0;  // lines 3, 10
+                boolean fastIncrease = clean && (count1 > (c1 >>> F) || s.fiActive); // line 4
+                s.fiCount = count1;
+                s.fiActive = fastIncrease;                                        // lines 6, 11
+                long c2 = fastIncrease
+                        ? Math.min(cwndFieldMax(), c1 + ((long) p.fastIncreaseK * mtu << F)) : c1; // line 5
+                if (fastIncrease) {
+                    fastIncreases++;
+                }
+                if (adapt || fastIncrease) {                                    // Alg. 1 lines 15-16
+                    rule = adapt ? Rule.QUICK_ADAPT : Rule.FAST_INCREASE;
+                    c = c2;
+                } else {
+                    CaseResult r = fourCases(s.cwnd, size, rtt, trtt, e.ecn(), canDecrease);
+                    c = r.cwnd();
+                    rule = r.rule();
+                }
+            }
+        } else {
+            // Alg. 1 lines 28-34: a trimmed packet's NACK, or a timeout when there is no trimming.
+            if (e.kind() == Kind.NACK) {
+                nacks++;
+            } else {
+                timeouts++;
+            }
+            retransmit = true;
+            long ignore1 = Math.max(0, s.ignoreBytes - size);                 // line 5
+            long c1 = Math.max(0, s.cwnd - (size << F));                      // line 29
+            s.triggerQa = true;                                               // line 30
+            boolean callQa = ignore1 == 0;                                    // line 32
+            boolean adapt = callQa && expired && s.qaStarted;
+            s.ignoreBytes = ignore1;
+            c = c1;
+            rule = Rule.LOSS;
+            if (adapt) {
+                c = qaValue;
+                s.triggerQa = false;
+                s.ignoreBytes = cBefore >>> F;
+                quickAdapts++;
+                rule = Rule.QUICK_ADAPT;
+            }
+            if (callQa && expired) {
+                s.qaEnd = (now + trtt) & timeMask();
+                s.qaStarted = true;
+                s.acked = 0;
+            }
+        }
+        s.cwnd = clamp(c, true);                                              // Alg. 1 line 36
+        return new Update(e.flow(), s.cwnd >>> F, rule, retransmit);
+    }
+
+    private record CaseResult(long cwnd, Rule rule) {
+    }
+
+    /** Alg. 1 lines 19-27, the four cases, from the window c (2^-F bytes). */
+    private CaseResult fourCases(long c, long size, long rtt, long trtt, boolean ecn, boolean canDecrease) {
+        boolean above = rtt > trtt;
+        long diff = above ? rtt - trtt : trtt - rtt;
+        long[] rr = reciprocal(rtt);
+        // |rtt - trtt| / rtt in u.16, at most 1.
+        long frac16 = Math.min(1L << 16, (diff * rr[0] << 16) >>> (recipValueBits + rr[1]));
+        long[] rc = reciprocal(c);
+        // incFI and incMI are numerators in bytes^2 x 2^-GAIN_FRAC divided by c (2^-F bytes), in 2^-F bytes:
+        // num x 2^-11 / (c x 2^-8) x 2^8 = num x 2^5 / c = (num x t) >> (V + p - 5).
+        int shift = recipValueBits + (int) rc[1] - (2 * F - SmarttParams.GAIN_FRAC);
+        long mtu = p.mtuEff();
+        if (ecn) {
+            if (!canDecrease) {
+                wtdHeld++;
+                return new CaseResult(c, Rule.HELD);
+            }
+            // Sec. 3.2.1 Eq. 1: cwnd/bdp x fd x size = c x kFD, kFD = size x fd / bdp in u0.30.
+            long kFd = Math.min((1L << 30) - 1, size * p.fd * p.invBdp() >>> 21);
+            long fdTerm = c * kFd >>> 30;
+            if (!above) {
+                fairDecreases++;
+                return new CaseResult(Math.max(0, c - fdTerm), Rule.FAIR_DECREASE);
+            }
+            // Sec. 3.2.2 Eq. 2: min(size, (rtt - trtt)/rtt x md x size), plus Fair Decrease, the sum at most
+            // one MTU (README: htsim).
+            long md = Math.min(size << F, frac16 * p.mdEff() * size >>> (16 + SmarttParams.GAIN_FRAC - F));
+            multiplicativeDecreases++;
+            return new CaseResult(Math.max(0, c - Math.min(mtu << F, md + fdTerm)), Rule.MULTIPLICATIVE_DECREASE);
+        }
+        // Sec. 3.2.3 Eq. 3: size / cwnd x mtu x fi.
+        long numFi = size * mtu * p.fi;
+        long incFi = numFi * rc[0] >>> shift;
+        if (above) {
+            fairIncreases++;
+            return new CaseResult(Math.min(cwndFieldMax(), c + incFi), Rule.FAIR_INCREASE);
+        }
+        // Sec. 3.2.4 Eq. 4: min(size, (trtt - rtt)/rtt x size/cwnd x mtu x mi), then a Fair Increase.
+        long numMi = (size * p.mi * frac16 >>> 16) * mtu;
+        long incMi = Math.min(size << F, numMi * rc[0] >>> shift);
+        multiplicativeIncreases++;
+        return new CaseResult(Math.min(cwndFieldMax(), c + incMi + incFi), Rule.MULTIPLICATIVE_INCREASE);
+    }
+}

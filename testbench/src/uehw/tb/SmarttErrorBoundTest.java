@@ -1,0 +1,142 @@
+package uehw.tb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import uehw.sim.Seeds;
+import uehw.sim.smartt.SmarttExactModel;
+import uehw.sim.smartt.SmarttFixedModel;
+import uehw.sim.smartt.SmarttFixedModel.Event;
+import uehw.sim.smartt.SmarttFixedModel.Kind;
+import uehw.sim.smartt.SmarttFixedModel.Rule;
+import uehw.sim.smartt.SmarttParams;
+
+/**
+ * The fixed-point model (bit-exact with the RTL) against the exact double-precision formulas: one
+ * update from the same random state, >= 1M times. Target (issue 4): |fixed - exact| <= 0.1% of the
+ * window change + 1 byte. Updates whose discrete decision differs (the WTD average or the
+ * FastIncrease count sitting on a threshold) are counted and printed, not measured.
+ */
+class SmarttErrorBoundTest {
+    static final int TIME_WIDTH = 32;
+
+    static SmarttParams gamma8() {
+        // 800 Gb/s x 12 us: gamma = 8 scales fi and mi (Sec. 3.5).
+        SmarttParams p = new SmarttParams();
+        p.bdp = 1_200_000;
+        p.maxCwnd = 1_500_000;
+        p.initCwnd = 1_200_000;
+        p.fi = SmarttParams.gain(0.25 * 8);
+        p.mi = SmarttParams.gain(2.0 * 8);
+        return p;
+    }
+
+    static SmarttParams noTrimming() {
+        SmarttParams p = new SmarttParams();
+        p.trimming = false;
+        p.mtu = 1500;
+        return p;
+    }
+
+    static Stream<Arguments> paramSets() {
+        return Stream.of(Arguments.of("100G defaults", new SmarttParams()), Arguments.of("800G gamma 8", gamma8()),
+                Arguments.of("no trimming, 1500 B MTU", noTrimming()));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("paramSets")
+    void fixedPointWithinTheBoundOfTheExactFormulas(String name, SmarttParams p) {
+        long seed = Seeds.next();
+        Random r = new Random(seed);
+        SmarttFixedModel fixed = new SmarttFixedModel(1, 24, TIME_WIDTH, 10, 14, p);
+        SmarttExactModel exact = new SmarttExactModel(p, TIME_WIDTH);
+        int n = 1_000_000 * Seeds.scale();
+        long flips = 0;
+        double worstSlack = Double.NEGATIVE_INFINITY; // err - (0.001 change + 1), must stay <= 0
+        double worstRelative = 0; // err / change over changes of at least 100 bytes
+        double maxError = 0;
+        Map<Rule, long[]> perRule = new EnumMap<>(Rule.class);
+        for (int i = 0; i < n; i++) {
+            SmarttFixedModel.State s = randomState(r, p);
+            Event e = randomEvent(r, p, s);
+            SmarttExactModel.State x = SmarttExactModel.State.of(s);
+            double before = x.cwnd;
+            fixed.setState(0, s.clone());
+            Rule fixedRule = fixed.apply(e).rule();
+            double fixedCwnd = fixed.state(0).cwnd / 256.0;
+            SmarttExactModel.Result ex = exact.apply(x, e);
+            if (ex.rule() != fixedRule) {
+                flips++;
+                continue;
+            }
+            double err = Math.abs(fixedCwnd - ex.cwnd());
+            double change = Math.abs(ex.cwnd() - before);
+            maxError = Math.max(maxError, err);
+            worstSlack = Math.max(worstSlack, err - (0.001 * change + 1));
+            if (change >= 100) {
+                worstRelative = Math.max(worstRelative, err / change);
+            }
+            long[] pr = perRule.computeIfAbsent(ex.rule(), k -> new long[2]);
+            pr[0]++;
+            pr[1] = Math.max(pr[1], Math.round(err * 1000));
+            assertTrue(err <= 0.001 * change + 1, String.format(
+                    "seed %d update %d (%s): fixed %.3f exact %.3f from %.3f, error %.3f > 0.1%% of %.3f + 1",
+                    seed, i, ex.rule(), fixedCwnd, ex.cwnd(), before, err, change));
+        }
+        System.out.printf("smartt fixed vs exact (%s, seed %d): %d updates, %d decision flips (%.4f%%), max error %.3f B,"
+                        + " worst relative error %.4f%% of the change (changes >= 100 B), worst slack %.3f B%n",
+                name, seed, n, flips, 100.0 * flips / n, maxError, 100 * worstRelative, worstSlack);
+        perRule.forEach((rule, v) -> System.out.printf("  %-24s %8d updates, max error %.3f B%n", rule, v[0], v[1] / 1000.0));
+        assertTrue(flips < n / 1000, "too many decision flips: " + flips);
+        assertTrue(perRule.keySet().containsAll(java.util.List.of(Rule.FAIR_DECREASE, Rule.MULTIPLICATIVE_DECREASE,
+                Rule.FAIR_INCREASE, Rule.MULTIPLICATIVE_INCREASE, Rule.QUICK_ADAPT, Rule.FAST_INCREASE, Rule.LOSS,
+                Rule.IGNORED, Rule.HELD)), "every rule measured: " + perRule.keySet());
+    }
+
+    static SmarttFixedModel.State randomState(Random r, SmarttParams p) {
+        SmarttFixedModel.State s = new SmarttFixedModel.State();
+        long lo = (long) p.mtuEff() << 8;
+        long hi = p.maxCwnd << 8;
+        s.cwnd = lo + (long) (r.nextDouble() * (hi - lo));
+        s.acked = (long) (r.nextDouble() * 2 * p.bdp);
+        s.qaStarted = r.nextInt(4) != 0;
+        s.qaEnd = r.nextInt(1 << 20);
+        s.triggerQa = r.nextBoolean();
+        s.ignoreBytes = r.nextInt(3) == 0 ? r.nextInt(2 * p.mtuEff()) : 0;
+        s.fiCount = (long) (r.nextDouble() * 2 * p.maxCwnd);
+        s.fiActive = r.nextInt(4) == 0;
+        s.wtd = r.nextInt(1024);
+        return s;
+    }
+
+    static Event randomEvent(Random r, SmarttParams p, SmarttFixedModel.State s) {
+        int k = r.nextInt(10);
+        Kind kind = k < 8 ? Kind.ACK : k == 8 ? Kind.NACK : Kind.TIMEOUT;
+        int size = r.nextBoolean() ? p.mtuEff() : 1 + r.nextInt(p.mtuEff());
+        long brtt = p.baseRtt;
+        long rtt = r.nextInt(8) == 0 ? brtt + r.nextInt((int) p.fastIncreaseCloseness + 1) // close to the base RTT
+                : (long) (brtt * (0.9 + 2.1 * r.nextDouble()));
+        long now = s.qaEnd + r.nextInt(1 << 16) - (1 << 15); // around the QuickAdapt deadline
+        return new Event(0, kind, size, rtt, r.nextBoolean(), now & 0xFFFFFFFFL);
+    }
+
+    /** The reciprocal table is the reciprocal at each bin's middle, within its rounding. */
+    @Test
+    void reciprocalTableIsTheBinMidpoint() {
+        long[] t = SmarttFixedModel.reciprocalTable(10, 14);
+        for (int i = 0; i < t.length; i++) {
+            double exact = (1 << 14) / (1 + (i + 0.5) / 1024);
+            assertTrue(Math.abs(t[i] - exact) <= 0.5, "entry " + i);
+        }
+        assertEquals(Math.round((1 << 14) / (1 + 0.5 / 1024)), t[0]);
+    }
+}
