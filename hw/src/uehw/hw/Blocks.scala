@@ -7,6 +7,7 @@ import spinal.core._
 import uehw.hw.common._
 import uehw.hw.dart._
 import uehw.hw.reps._
+import uehw.hw.smartt._
 
 /** A port of a generated top, for the manifest. */
 case class PortInfo(name: String, direction: String, width: Int)
@@ -80,7 +81,20 @@ object Blocks {
       "latencyCycles" -> DartDft.latency.toString)
   }
 
-  val all: Seq[BlockSpec] = Seq(reps, dartDft)
+  val smartt: BlockSpec = new ConfiguredBlock[SmarttConfig]("smartt",
+    "SMaRTT congestion-window unit (NIC): per-ACK window update with QuickAdapt, FastIncrease and Wait-to-Decrease",
+    SmarttConfig.params) {
+    def config(values: ParamValues): SmarttConfig = SmarttConfig.fromParams(values)
+    def build(cfg: SmarttConfig) = new Smartt(cfg)
+    def factsOf(cfg: SmarttConfig): Map[String, String] = Map(
+      "stateBitsPerConnection" -> cfg.stateBitsPerFlow.toString,
+      "paperStateBitsPerConnection" -> "152",
+      "bdpBytes" -> cfg.bdp.toString,
+      "gamma" -> f"${cfg.gamma}%.4f",
+      "latencyCycles" -> Smartt.latency.toString)
+  }
+
+  val all: Seq[BlockSpec] = Seq(reps, dartDft, smartt)
   def allJava: java.util.List[BlockSpec] = all.asJava
   def find(name: String): BlockSpec = all.find(_.name == name).orNull
 }

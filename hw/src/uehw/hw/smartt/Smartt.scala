@@ -1,0 +1,541 @@
+package uehw.hw.smartt
+
+import spinal.core._
+import spinal.lib._
+import spinal.lib.bus.amba4.axilite._
+import spinal.lib.bus.misc.SizeMapping
+import spinal.lib.bus.regif._
+import spinal.lib.math.UnsignedDivider
+import uehw.hw.common._
+
+/** One congestion event for a flow. `kind`: 0 ACK, 1 NACK of a trimmed packet, 2 timeout, 3 INIT (new flow). */
+case class SmarttEvent(cfg: SmarttConfig) extends Bundle {
+  val flow = UInt(cfg.flowIdWidth bits)
+  val kind = UInt(2 bits)
+  /** Bytes of the acknowledged (or trimmed / timed-out) packet; above MTU acts as MTU. */
+  val size = UInt(16 bits)
+  /** Measured RTT in ns (ACKs); below BASE_RTT (or 0) acts as BASE_RTT. */
+  val rtt = UInt(cfg.rttWidth bits)
+  /** ECN-echo of the ACK. */
+  val ecn = Bool()
+}
+
+/** The window after one event, for the transmit scheduler. */
+case class SmarttUpdate(cfg: SmarttConfig) extends Bundle {
+  val flow = UInt(cfg.flowIdWidth bits)
+  /** New congestion window in bytes (integer part). */
+  val cwnd = UInt(cfg.byteWidth bits)
+  /** Which rule made it: `Smartt.Rule` order (INIT, IGNORED, HELD, FD, MD, FI, MI, QUICK_ADAPT, FAST_INCREASE, LOSS). */
+  val rule = UInt(4 bits)
+}
+
+/** A packet to send again (NACK or timeout), passed to the transport. */
+case class SmarttRetransmit(cfg: SmarttConfig) extends Bundle {
+  val flow = UInt(cfg.flowIdWidth bits)
+  val timeout = Bool()
+}
+
+/** The answer to a window query. */
+case class SmarttCwnd(cfg: SmarttConfig) extends Bundle {
+  val flow = UInt(cfg.flowIdWidth bits)
+  val cwnd = UInt(cfg.byteWidth bits)
+}
+
+/** The per-flow state in block RAM (smartt-reps.txt Alg. 1-3 variables; 149 bits at the defaults). */
+case class SmarttFlowState(cfg: SmarttConfig) extends Bundle {
+  val cwnd = UInt(cfg.cwndWidth bits)       // bytes x 2^-8
+  val acked = UInt(cfg.byteWidth bits)      // Alg. 2 acked
+  val qaEnd = UInt(cfg.timeWidth bits)      // Alg. 2 end
+  val qaStarted = Bool()                    // Alg. 2 "end != 0"
+  val triggerQa = Bool()                    // Alg. 1 trigger_qa
+  val ignoreBytes = UInt(cfg.byteWidth bits) // bytes_to_ignore - bytes_ignored, saturating at 0
+  val fiCount = UInt(cfg.byteWidth bits)    // Alg. 3 count
+  val fiActive = Bool()                     // Alg. 3 increase
+  val wtd = UInt(Smartt.wtdFrac bits)       // Sec. 3.6.1 avg_wtd, u0.10
+}
+
+class SmarttIo(cfg: SmarttConfig) extends Bundle {
+  val event = slave(Stream(SmarttEvent(cfg)))
+  /** Free-running time in ns; sampled when an event is accepted. */
+  val now = in(UInt(cfg.timeWidth bits))
+  /** One update per in-range event, `Smartt.latency` clocks after it was accepted. */
+  val update = master(Flow(SmarttUpdate(cfg)))
+  val retransmit = master(Flow(SmarttRetransmit(cfg)))
+  /** Window read port for the scheduler: the answer comes one clock later. */
+  val cwndQuery = slave(Flow(UInt(cfg.flowIdWidth bits)))
+  val cwndReply = master(Flow(SmarttCwnd(cfg)))
+  val ctrl = slave(AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32)))
+  /** Low during the post-reset sweep (N clocks). */
+  val initDone = out(Bool())
+}
+
+object Smartt {
+  /** Clock edges from an event's acceptance to its update on `io.update`. */
+  val latency = 6
+  val gainFrac = 11
+  val wtdFrac = 10
+  val minMtu = 64
+  val minBdp = 1024
+  def gain(x: Double): BigInt = BigInt(scala.math.round(x * (1 << gainFrac)))
+
+  object Rule {
+    val INIT = 0; val IGNORED = 1; val HELD = 2; val FAIR_DECREASE = 3; val MULTIPLICATIVE_DECREASE = 4
+    val FAIR_INCREASE = 5; val MULTIPLICATIVE_INCREASE = 6; val QUICK_ADAPT = 7; val FAST_INCREASE = 8; val LOSS = 9
+  }
+
+  /** round(2^(V+I+1) / (2^(I+1) + 2i + 1)): 2^V / (1 + (i + 1/2) / 2^I). */
+  def reciprocalTable(indexBits: Int, valueBits: Int): Seq[BigInt] = (0 until (1 << indexBits)).map { i =>
+    val denom = (BigInt(1) << (indexBits + 1)) + 2 * i + 1
+    ((BigInt(1) << (valueBits + indexBits + 2)) + denom) / (2 * denom)
+  }
+}
+
+/**
+ * SMaRTT congestion-window unit (smartt-reps.txt Sec. 3.2-3.6, Alg. 1-3) for N flows, one event
+ * per clock for any flow mix. Stages A-D compute everything that depends only on the event and
+ * the CSRs (the RTT reciprocal, the MD/MI fractions, the gain products) and read the flow's state;
+ * stage E applies Alg. 1 to the state (forwarded from the previous clock when the same flow was
+ * there) and writes it back in the same clock, so the same flow may come on consecutive clocks.
+ * The arithmetic is uehw.sim.smartt.SmarttFixedModel's, bit for bit.
+ */
+class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
+  val io = new SmarttIo(cfg)
+  setDefinitionName("uehw_smartt")
+  AxiLite4SpecRenamer(io.ctrl)
+
+  import Smartt.{gain, gainFrac, wtdFrac}
+  private val N = cfg.flows
+  private val B = cfg.byteWidth
+  private val F = cfg.cwndFrac
+  private val V = cfg.recipValueBits
+  private val I = cfg.recipIndexBits
+  private val byteMax = (BigInt(1) << B) - 1
+  private val cwndMax = (BigInt(1) << cfg.cwndWidth) - 1
+
+  // ---------------------------------------------------------------- CSRs
+  val csr = new Area {
+    val busif = AxiLite4BusInterface(io.ctrl, SizeMapping(0, 256), "SMARTT")
+    private def reg(name: String, address: Int, doc: String) = busif.newRegAt(address, doc = doc)(SymbolName(name))
+    private def value[T <: BaseType](name: String, address: Int, doc: String, t: HardType[T], reset: BigInt, unit: String): T =
+      reg(name, address, doc).field(t(), AccessType.RW, reset, doc = unit)(SymbolName("VALUE"))
+
+    private val info = reg("INFO", 0x00, "Generation parameters (read-only)")
+    info.field(Bits(8 bits), AccessType.ROV, BigInt(0x53), doc = "Block id 0x53 ('S')")(SymbolName("ID"))
+    info.field(Bits(8 bits), AccessType.ROV, BigInt(B), doc = "Byte-count width")(SymbolName("BYTE_WIDTH"))
+    info.field(Bits(8 bits), AccessType.ROV, BigInt(I), doc = "Reciprocal table index bits")(SymbolName("RECIP_INDEX_BITS"))
+    reg("FLOWS", 0x04, "N (read-only)").field(Bits(17 bits), AccessType.ROV, BigInt(N), doc = "Flows")(SymbolName("VALUE"))
+
+    private val control = reg("CONTROL", 0x08, "Switches")
+    val trimming = control.field(Bool(), AccessType.RW, 1,
+      doc = "The network trims: 0 doubles md, losses are timeouts (Sec. 3.3, QuickAdapt without trimming)")(SymbolName("TRIMMING"))
+    val wtdEnable = control.field(Bool(), AccessType.RW, 1, doc = "Wait-to-Decrease (Sec. 3.6.1)")(SymbolName("WTD_ENABLE"))
+
+    val mtu = value("MTU", 0x0C, "MTU in bytes (below 64 acts as 64)", UInt(16 bits), cfg.mtu, "Bytes")
+    private val bdpReg = reg("BDP", 0x10, "Bandwidth-delay product at the base RTT (below 1024 acts as 1024)")
+    val bdp = bdpReg.field(UInt(B bits), AccessType.RW, cfg.bdp, doc = "Bytes")(SymbolName("VALUE"))
+    val bdpWritten = RegNext(bdpReg.hitDoWrite) init (False)
+    val maxCwnd = value("MAX_CWND", 0x14, "Largest window (Sec. 3.5: 1.25 BDP)", UInt(B bits), cfg.maxCwnd, "Bytes")
+    val initCwnd = value("INIT_CWND", 0x18, "Window of a new flow (INIT event, reset sweep)", UInt(B bits), cfg.bdp, "Bytes")
+    val baseRtt = value("BASE_RTT", 0x1C, "Base RTT brtt (0 acts as 1)", UInt(cfg.rttWidth bits), cfg.baseRttNs, "ns")
+    val targetRttFactor = value("TARGET_RTT_FACTOR", 0x20, "trtt = brtt x factor (Sec. 3.5: 1.5)", UInt(16 bits), gain(1.5), "u5.11")
+    val fd = value("FD", 0x24, "Fair Decrease gain (Sec. 3.5: 0.8)", UInt(16 bits), gain(0.8), "u5.11")
+    val md = value("MD", 0x28, "Multiplicative Decrease gain (Sec. 3.2.2: 2)", UInt(16 bits), gain(2.0), "u5.11")
+    val fi = value("FI", 0x2C, "Fair Increase gain (Sec. 3.5: 0.25 x gamma)", UInt(16 bits), gain(0.25 * cfg.gamma), "u5.11")
+    val mi = value("MI", 0x30, "Multiplicative Increase gain (Sec. 3.2.4: brtt/(trtt-brtt) x gamma)", UInt(16 bits), gain(2.0 * cfg.gamma), "u5.11")
+    val qaScaling = value("QA_SCALING", 0x34, "QuickAdapt scaling (Sec. 3.5: 0.8)", UInt(16 bits), gain(0.8), "u5.11")
+    val fastIncreaseK = value("FAST_INCREASE_K", 0x38, "MTUs added per ACK in FastIncrease (Sec. 3.4: 2)", UInt(4 bits), 2, "MTUs")
+    val closeness = value("FAST_INCREASE_CLOSENESS", 0x3C, "rtt <= brtt + this counts as close to the base RTT (Alg. 3 line 2)",
+      UInt(cfg.rttWidth bits), BigInt(2L * cfg.mtu * 8 / cfg.linkGbps), "ns")
+    val wtdShift = value("WTD_ALPHA_SHIFT", 0x40, "Wait-to-Decrease EWMA gain alpha = 2^-shift (0.125)", UInt(4 bits), 3, "shift")
+    val wtdThreshold = value("WTD_THRESHOLD", 0x44, "No decrease while avg_wtd < this (Sec. 3.6.1: 0.25)", UInt(wtdFrac bits), 256, "u0.10")
+
+    private val status = reg("STATUS", 0x48, "Status")
+    val statusInitDone = status.field(Bool(), AccessType.RO, doc = "Post-reset sweep finished")(SymbolName("INIT_DONE"))
+    val statusDividing = status.field(Bool(), AccessType.RO, doc = "1/BDP is being recomputed after a BDP write (events wait)")(SymbolName("DIVIDING"))
+    val invBdpView = reg("INV_BDP", 0x4C, "floor(2^40 / BDP), recomputed after each BDP write")
+      .field(UInt(31 bits), AccessType.RO, doc = "u0.40")(SymbolName("VALUE"))
+
+    private val counters = new CsrCounters(busif, 0x60)
+    import counters.counter
+    val EVENTS = counter("Events for flows < N")
+    val ACKS = counter("ACK events")
+    val NACKS = counter("NACK events (trimmed packets)")
+    val TIMEOUTS = counter("Timeout events")
+    val INITS = counter("INIT events")
+    val FAIR_DECREASES = counter("ACKs that applied Fair Decrease (Alg. 1 line 20)")
+    val MULTIPLICATIVE_DECREASES = counter("ACKs that applied Multiplicative Decrease (line 22)")
+    val FAIR_INCREASES = counter("ACKs that applied Fair Increase (line 24)")
+    val MULTIPLICATIVE_INCREASES = counter("ACKs that applied Multiplicative Increase (line 26)")
+    val QUICK_ADAPTS = counter("QuickAdapt window changes (Alg. 2 line 7)")
+    val FAST_INCREASES = counter("ACKs that applied FastIncrease (Alg. 3 line 5)")
+    val IGNORED = counter("ACKs ignored after QuickAdapt (Alg. 1 line 9)")
+    val WTD_HELD = counter("ECN-marked ACKs whose decrease Wait-to-Decrease held back")
+    val OUT_OF_RANGE = counter("Events with a flow id >= N (ignored)")
+    val RTT_ZERO = counter("ACKs with rtt = 0 (taken as BASE_RTT)")
+    val RTT_BELOW_BASE = counter("ACKs with 0 < rtt < BASE_RTT (taken as BASE_RTT)")
+    val SIZE_ZERO = counter("ACK/NACK/timeout events of 0 bytes")
+    val SIZE_OVER_MTU = counter("Events with size > MTU (taken as MTU)")
+    val CLAMPED_MIN = counter("Updates raised to the MTU (Alg. 1 line 36)")
+    val CLAMPED_MAX = counter("Updates cut to MAX_CWND (Alg. 1 line 36)")
+  }
+
+  // ------------------------------------------- values derived from the CSRs
+  val derived = new Area {
+    val mtu = RegNext(csr.mtu.max(U(Smartt.minMtu, 16 bits))) init (cfg.mtu)
+    val bdp = csr.bdp.max(U(Smartt.minBdp, B bits))
+    val baseRtt = RegNext(csr.baseRtt.max(U(1, cfg.rttWidth bits))) init (cfg.baseRttNs)
+    val targetRtt = RegNext((baseRtt * csr.targetRttFactor) >> gainFrac).resize(cfg.trttWidth bits)
+    val closeLimit = RegNext(baseRtt.resize(cfg.rttWidth + 1) + csr.closeness)
+    val mdEff = RegNext(Mux(csr.trimming, csr.md.resize(17), csr.md << 1))
+    val fastIncreaseStep = RegNext((csr.fastIncreaseK * mtu) << F) // k x MTU in 2^-8 bytes
+    val cwndLow = (mtu << F).resize(cfg.cwndWidth)
+    val cwndHigh = (csr.maxCwnd << F).resize(cfg.cwndWidth)
+
+    // 1/BDP for Fair Decrease: spinal.lib's sequential divider, rerun after every BDP write.
+    val divider = new UnsignedDivider(41, B, storeDenominator = true)
+    val start = RegInit(True)
+    val dividing = RegInit(True)
+    val invBdp = Reg(UInt(31 bits)) init (0)
+    divider.io.flush := False
+    divider.io.cmd.valid := start
+    divider.io.cmd.numerator := U(BigInt(1) << 40, 41 bits)
+    divider.io.cmd.denominator := bdp
+    divider.io.rsp.ready := True
+    when(divider.io.cmd.fire) { start := False }
+    when(csr.bdpWritten) { start := True; dividing := True }
+    when(divider.io.rsp.fire && !start) {
+      invBdp := divider.io.rsp.quotient.resize(31) // BDP >= 1024: at most 2^30
+      dividing := False
+    }
+    csr.statusDividing := dividing
+    csr.invBdpView := invBdp
+  }
+
+  // ------------------------------------------------- post-reset sweep
+  val sweep = new Area {
+    val active = RegInit(True)
+    val addr = Reg(UInt(cfg.flowAddrWidth bits)) init (0)
+    when(active) {
+      addr := addr + 1
+      when(addr === N - 1) { active := False }
+    }
+  }
+  io.initDone := !sweep.active
+  csr.statusInitDone := !sweep.active
+
+  /** 1/x ~ value / 2^(V + msb): normalise x, index the table with the I bits below its leading one. */
+  private val recipRom = Smartt.reciprocalTable(I, V)
+  private def reciprocal(x: UInt): (UInt, UInt) = {
+    val w = x.getWidth
+    val table = Mem(UInt(V bits), recipRom.map(v => U(v, V bits)))
+    val clz = CountLeadingZeroes(x.asBits)
+    val normalized = (x << clz).resize(w)
+    val index = if (w - 1 >= I) normalized(w - 2 downto w - 1 - I) else (normalized(w - 2 downto 0) @@ U(0, I - (w - 1) bits))
+    (table.readAsync(index), (U(w - 1, log2Up(w + 1) bits) - clz.resize(log2Up(w + 1))).resize(log2Up(w)))
+  }
+
+  // ------------------------------------------------------- stages A-D
+  io.event.ready := !sweep.active && !derived.dividing
+
+  /** Stage A: the event as accepted, with `now`. */
+  val a = new Area {
+    val valid = RegNext(io.event.fire) init (False)
+    val e = RegNext(io.event.payload)
+    val now = RegNext(io.now)
+    val inRange = if (isPow2(N) && cfg.flowIdWidth == cfg.flowAddrWidth) True else e.flow < N
+    val isAck = e.kind === 0
+    val isInit = e.kind === 3
+    val mtu = derived.mtu
+    val sizeOver = e.size > mtu
+    val size = Mux(sizeOver, mtu, e.size)                      // a packet is at most one MTU
+    val rttZero = e.rtt === 0
+    val rttBelow = e.rtt < derived.baseRtt
+    val rtt = Mux(rttBelow, derived.baseRtt, e.rtt)            // the rules assume rtt >= brtt (Sec. 3.2.4)
+    val trtt = derived.targetRtt
+    val above = rtt.resize(cfg.trttWidth) > trtt
+    val diff = Mux(above, rtt.resize(cfg.trttWidth) - trtt, trtt - rtt.resize(cfg.trttWidth))
+    val (rttRecip, rttMsb) = reciprocal(rtt)
+    val close = rtt.resize(cfg.rttWidth + 1) <= derived.closeLimit // Alg. 3 line 2
+  }
+
+  /** Stage B: |rtt - trtt| / rtt in u.16 (at most 1), and the gain products. */
+  val b = new Area {
+    val valid = RegNext(a.valid) init (False)
+    val e = RegNext(a.e)
+    val now = RegNext(a.now)
+    val inRange = RegNext(a.inRange)
+    val isAck = RegNext(a.isAck); val isInit = RegNext(a.isInit)
+    val size = RegNext(a.size); val sizeOver = RegNext(a.sizeOver)
+    val rttZero = RegNext(a.rttZero); val rttBelow = RegNext(a.rttBelow)
+    val above = RegNext(a.above); val close = RegNext(a.close)
+    val diffTimesRecip = RegNext(a.diff * a.rttRecip)
+    val shift = RegNext(U(V, 6 bits) + a.rttMsb.resize(6))
+    val frac16 = (((diffTimesRecip << 16) >> shift).min(U(BigInt(1) << 16))).resize(17)
+    val sizeFd = size * csr.fd
+    val sizeMtu = size * derived.mtu
+    val sizeMi = size * csr.mi
+  }
+
+  /** Stage C. */
+  val c = new Area {
+    val valid = RegNext(b.valid) init (False)
+    val e = RegNext(b.e)
+    val now = RegNext(b.now)
+    val inRange = RegNext(b.inRange)
+    val isAck = RegNext(b.isAck); val isInit = RegNext(b.isInit)
+    val size = RegNext(b.size); val sizeOver = RegNext(b.sizeOver)
+    val rttZero = RegNext(b.rttZero); val rttBelow = RegNext(b.rttBelow)
+    val above = RegNext(b.above); val close = RegNext(b.close)
+    val frac16 = RegNext(b.frac16)
+    val sizeFd = RegNext(b.sizeFd); val sizeMtu = RegNext(b.sizeMtu); val sizeMi = RegNext(b.sizeMi)
+    // Eq. 1: kFD = size x fd / bdp in u0.30, at most 1 - 2^-30.
+    val kFd = ((sizeFd * derived.invBdp) >> 21).min(U((BigInt(1) << 30) - 1)).resize(30)
+    val numFi = sizeMtu * csr.fi                                // Eq. 3 numerator
+    val fracSize = frac16 * size
+    val miFrac = ((sizeMi * frac16) >> 16).resize(32)           // Eq. 4 numerator / mtu
+  }
+
+  /** Stage D: the last event-only products; reads the flow's state. */
+  val d = new Area {
+    val valid = RegNext(c.valid) init (False)
+    val e = RegNext(c.e)
+    val now = RegNext(c.now)
+    val inRange = RegNext(c.inRange)
+    val isAck = RegNext(c.isAck); val isInit = RegNext(c.isInit)
+    val size = RegNext(c.size); val sizeOver = RegNext(c.sizeOver)
+    val rttZero = RegNext(c.rttZero); val rttBelow = RegNext(c.rttBelow)
+    val above = RegNext(c.above); val close = RegNext(c.close)
+    val kFd = RegNext(c.kFd); val numFi = RegNext(c.numFi)
+    val fracSize = RegNext(c.fracSize); val miFrac = RegNext(c.miFrac)
+    // Eq. 2: min(size, (rtt - trtt)/rtt x md x size), 2^-8 bytes.
+    val mdTerm = ((fracSize * derived.mdEff) >> (16 + gainFrac - F)).min((size << F).resize(24)).resize(24)
+    val numMi = miFrac * derived.mtu
+  }
+
+  val stateRam = Mem(SmarttFlowState(cfg), N)
+  val cwndRam = Mem(UInt(B bits), N)
+  private def addrOf(flow: UInt): UInt = flow.resize(cfg.flowAddrWidth)
+  val stored = stateRam.readSync(addrOf(d.e.flow))
+
+  // ------------------------------------------------- stage E: Alg. 1
+  val e = new Area {
+    val valid = RegNext(d.valid) init (False)
+    val ev = RegNext(d.e)
+    val now = RegNext(d.now)
+    val inRange = RegNext(d.inRange)
+    val isAck = RegNext(d.isAck); val isInit = RegNext(d.isInit)
+    val size = RegNext(d.size); val sizeOver = RegNext(d.sizeOver)
+    val rttZero = RegNext(d.rttZero); val rttBelow = RegNext(d.rttBelow)
+    val above = RegNext(d.above); val close = RegNext(d.close)
+    val kFd = RegNext(d.kFd); val numFi = RegNext(d.numFi)
+    val mdTerm = RegNext(d.mdTerm); val numMi = RegNext(d.numMi)
+    val ok = valid && inRange
+    val addr = addrOf(ev.flow)
+    val ecn = ev.ecn
+
+    // The previous clock's write, forwarded: the same flow may come on consecutive clocks.
+    val lastWrite = new Area {
+      val valid = RegInit(False)
+      val addr = Reg(UInt(cfg.flowAddrWidth bits))
+      val state = Reg(SmarttFlowState(cfg))
+    }
+    val s = Mux(lastWrite.valid && lastWrite.addr === addr, lastWrite.state, stored)
+
+    def satAdd(x: UInt, y: UInt, max: BigInt): UInt = {
+      val sum = x.resize(64) + y.resize(64)
+      Mux(sum > U(max, 64 bits), U(max, x.getWidth bits), sum.resize(x.getWidth))
+    }
+    def satSub(x: UInt, y: UInt): UInt = Mux(y.resize(64) >= x.resize(64), U(0, x.getWidth bits), (x.resize(64) - y.resize(64)).resize(x.getWidth))
+
+    val mtu = derived.mtu
+    val sizeBytes = size.resize(B)
+    val sizeFixed = (size << F).resize(cfg.cwndWidth)
+    val expired = !s.qaStarted || !(now - s.qaEnd).msb                                // Alg. 2 line 3
+    val qaDeadline = (now + derived.targetRtt.resize(cfg.timeWidth)).resize(cfg.timeWidth) // Alg. 2 line 11
+    def qaValue(acked: UInt): UInt =                                                     // Alg. 2 line 7
+      ((acked.max(mtu.resize(B)) * csr.qaScaling) >> (gainFrac - F)).min(U(cwndMax)).resize(cfg.cwndWidth)
+    val inFlight = (s.cwnd >> F).resize(B) // Alg. 2 line 8: bytes in flight, taken as the window before QA
+
+    val next = SmarttFlowState(cfg)
+    next := s
+    next.cwnd.allowOverride() // the clamped window is assigned last, below
+    val preClamp = UInt(cfg.cwndWidth bits)
+    preClamp := s.cwnd
+    val rule = UInt(4 bits)
+    rule := Smartt.Rule.LOSS
+    val quickAdapt, fastIncrease = False
+    val held, fd, mdCase, fiCase, miCase = False
+
+    // ACK: Alg. 1 lines 4-27.
+    val ack = new Area {
+      val acked1 = satAdd(s.acked, sizeBytes, byteMax)                  // line 4
+      val ignore1 = satSub(s.ignoreBytes, sizeBytes)                    // line 5
+      val ignoring = ignore1 =/= 0                                      // lines 8-9
+      // Sec. 3.6.1: avg = alpha x ecn + (1 - alpha) x avg with alpha = 2^-shift.
+      val wtdSum = s.wtd.resize(wtdFrac + 1) - (s.wtd >> csr.wtdShift).resize(wtdFrac + 1) +
+        Mux(ecn, U(1 << wtdFrac, wtdFrac + 1 bits) >> csr.wtdShift, U(0, wtdFrac + 1 bits))
+      val wtd1 = wtdSum.min(U((1 << wtdFrac) - 1)).resize(wtdFrac)
+      val canDecrease = !csr.wtdEnable || wtd1 >= csr.wtdThreshold     // line 12
+      val adapt = expired && s.triggerQa && s.qaStarted                 // Alg. 2 line 4
+      val c1 = Mux(adapt, qaValue(acked1), s.cwnd)
+      val clean = close && !ecn                                         // Alg. 3 line 2
+      val count1 = Mux(clean, satAdd(s.fiCount, sizeBytes, byteMax), U(0, B bits))
+      val fast = clean && (count1 > (c1 >> F) || s.fiActive)            // Alg. 3 line 4
+      val c2 = Mux(fast, satAdd(c1, derived.fastIncreaseStep, cwndMax), c1)
+
+      // Lines 19-27 from the stored window: 1/cwnd from the table.
+      val (cwndRecip, cwndMsb) = reciprocal(s.cwnd)
+      val incShift = (U(V, 6 bits) + cwndMsb.resize(6) - (2 * F - gainFrac)).resize(6)
+      val fdTerm = ((s.cwnd * kFd) >> 30).resize(cfg.cwndWidth)                          // Eq. 1
+      val incFi = (numFi * cwndRecip) >> incShift                                        // Eq. 3
+      val incMi = ((numMi * cwndRecip) >> incShift).min(sizeFixed.resize(64))             // Eq. 4
+      val mdDecrease = (mdTerm.resize(cfg.cwndWidth + 1) + fdTerm).min((mtu << F).resize(cfg.cwndWidth + 1)) // Eq. 2 + FD, <= MTU
+      val cases = UInt(cfg.cwndWidth bits)
+      when(ecn) {
+        when(!canDecrease) {
+          cases := s.cwnd
+        } elsewhen (!above) {
+          cases := satSub(s.cwnd, fdTerm)
+        } otherwise {
+          cases := satSub(s.cwnd, mdDecrease)
+        }
+      } otherwise {
+        when(above) {
+          cases := satAdd(s.cwnd, incFi, cwndMax)
+        } otherwise {
+          cases := satAdd(s.cwnd, incMi.resize(64) + incFi.resize(64), cwndMax)
+        }
+      }
+    }
+
+    // NACK / timeout: Alg. 1 lines 28-34.
+    val loss = new Area {
+      val ignore1 = satSub(s.ignoreBytes, sizeBytes)
+      val callQa = ignore1 === 0                                        // line 32
+      val adapt = callQa && expired && s.qaStarted
+    }
+
+    val initState = SmarttFlowState(cfg)
+    initState.assignFromBits(spinal.core.B(0, initState.getBitsWidth bits))
+    initState.cwnd.allowOverride()
+    initState.cwnd := (csr.initCwnd << F).resize(cfg.cwndWidth).min(derived.cwndHigh).max(derived.cwndLow)
+
+    when(isInit) {
+      next := initState
+      preClamp := initState.cwnd
+      rule := Smartt.Rule.INIT
+    } elsewhen (isAck) {
+      next.acked := ack.acked1
+      next.ignoreBytes := ack.ignore1
+      when(ack.ignoring) {
+        rule := Smartt.Rule.IGNORED
+      } otherwise {
+        next.wtd := ack.wtd1
+        when(ack.adapt) {
+          next.triggerQa := False
+          next.ignoreBytes := inFlight
+        }
+        when(expired) {
+          next.qaEnd := qaDeadline
+          next.qaStarted := True
+          next.acked := 0
+        }
+        next.fiCount := ack.count1
+        next.fiActive := ack.fast
+        quickAdapt := ack.adapt
+        fastIncrease := ack.fast
+        when(ack.adapt || ack.fast) {                                   // lines 15-16
+          preClamp := ack.c2
+          rule := Mux(ack.adapt, U(Smartt.Rule.QUICK_ADAPT, 4 bits), U(Smartt.Rule.FAST_INCREASE, 4 bits))
+        } otherwise {
+          preClamp := ack.cases
+          when(ecn) {
+            when(!ack.canDecrease) {
+              rule := Smartt.Rule.HELD; held := True
+            } elsewhen (!above) {
+              rule := Smartt.Rule.FAIR_DECREASE; fd := True
+            } otherwise {
+              rule := Smartt.Rule.MULTIPLICATIVE_DECREASE; mdCase := True
+            }
+          } otherwise {
+            when(above) {
+              rule := Smartt.Rule.FAIR_INCREASE; fiCase := True
+            } otherwise {
+              rule := Smartt.Rule.MULTIPLICATIVE_INCREASE; miCase := True
+            }
+          }
+        }
+      }
+    } otherwise {
+      next.triggerQa := True                                            // line 30
+      next.ignoreBytes := loss.ignore1
+      preClamp := satSub(s.cwnd, sizeFixed)                             // line 29
+      when(loss.adapt) {
+        preClamp := qaValue(s.acked)
+        next.triggerQa := False
+        next.ignoreBytes := inFlight
+        rule := Smartt.Rule.QUICK_ADAPT
+        quickAdapt := True
+      }
+      when(loss.callQa && expired) {
+        next.qaEnd := qaDeadline
+        next.qaStarted := True
+        next.acked := 0
+      }
+    }
+    // Alg. 1 line 36: cwnd = max(min(cwnd, max), mtu); the MTU wins if MAX_CWND < MTU.
+    val clampedHigh = preClamp > derived.cwndHigh
+    val clampedLow = preClamp.min(derived.cwndHigh) < derived.cwndLow
+    next.cwnd := preClamp.min(derived.cwndHigh).max(derived.cwndLow)
+
+    val write = ok
+    lastWrite.valid := write
+    lastWrite.addr := addr
+    lastWrite.state := next
+  }
+  stateRam.write(Mux(sweep.active, sweep.addr, e.addr), Mux(sweep.active, e.initState, e.next), sweep.active || e.write)
+  cwndRam.write(Mux(sweep.active, sweep.addr, e.addr), Mux(sweep.active, e.initState.cwnd, e.next.cwnd) >> cfg.cwndFrac,
+    sweep.active || e.write)
+
+  // ---------------------------------------------------------- outputs
+  io.update.valid := RegNext(e.ok) init (False)
+  io.update.flow := RegNext(e.ev.flow)
+  io.update.cwnd := RegNext((e.next.cwnd >> F).resize(B))
+  io.update.rule := RegNext(e.rule)
+  io.retransmit.valid := RegNext(e.ok && !e.isAck && !e.isInit) init (False)
+  io.retransmit.flow := io.update.flow
+  io.retransmit.timeout := RegNext(e.ev.kind === 2)
+
+  io.cwndReply.valid := RegNext(io.cwndQuery.valid) init (False)
+  io.cwndReply.flow := RegNext(io.cwndQuery.payload)
+  io.cwndReply.cwnd := cwndRam.readSync(addrOf(io.cwndQuery.payload))
+
+  // ---------------------------------------------------------- counters
+  val stats = new Area {
+    import CsrCounters.count
+    private val ok = e.ok
+    private val measured = ok && !e.isInit
+    count(csr.EVENTS, ok)
+    count(csr.ACKS, ok && e.isAck)
+    count(csr.NACKS, ok && e.ev.kind === 1)
+    count(csr.TIMEOUTS, ok && e.ev.kind === 2)
+    count(csr.INITS, ok && e.isInit)
+    count(csr.FAIR_DECREASES, ok && e.fd)
+    count(csr.MULTIPLICATIVE_DECREASES, ok && e.mdCase)
+    count(csr.FAIR_INCREASES, ok && e.fiCase)
+    count(csr.MULTIPLICATIVE_INCREASES, ok && e.miCase)
+    count(csr.QUICK_ADAPTS, ok && e.quickAdapt)
+    count(csr.FAST_INCREASES, ok && e.fastIncrease)
+    count(csr.IGNORED, ok && e.isAck && e.ack.ignoring)
+    count(csr.WTD_HELD, ok && e.held)
+    count(csr.OUT_OF_RANGE, e.valid && !e.inRange)
+    count(csr.RTT_ZERO, ok && e.isAck && e.rttZero)
+    count(csr.RTT_BELOW_BASE, ok && e.isAck && !e.rttZero && e.rttBelow)
+    count(csr.SIZE_ZERO, measured && e.size === 0)
+    count(csr.SIZE_OVER_MTU, measured && e.sizeOver)
+    count(csr.CLAMPED_MIN, measured && e.clampedLow)
+    count(csr.CLAMPED_MAX, measured && e.clampedHigh && !e.clampedLow)
+  }
+
+  def emitRegisterDocs(): Unit = RegisterDocs.emit(csr.busif, "uehw_smartt_regs", "SMARTT")
+}

@@ -1,0 +1,462 @@
+package uehw.tb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import uehw.hw.smartt.Smartt;
+import uehw.hw.smartt.SmarttConfig;
+import uehw.sim.Seeds;
+import uehw.sim.Simulation;
+import uehw.sim.smartt.SmarttBench;
+import uehw.sim.smartt.SmarttCsr;
+import uehw.sim.smartt.SmarttFixedModel;
+import uehw.sim.smartt.SmarttFixedModel.Event;
+import uehw.sim.smartt.SmarttFixedModel.Kind;
+import uehw.sim.smartt.SmarttFixedModel.Rule;
+import uehw.sim.smartt.SmarttFixedModel.Update;
+import uehw.sim.smartt.SmarttParams;
+
+/** SMaRTT window unit: RTL against the bit-exact model, the paper's scenarios, bad input, line rate. */
+class SmarttTest {
+    static final SmarttConfig DEFAULT = new SmarttConfig(1024, 16, 24, 24, 32, 10, 14, 4096, 100, 12000);
+    /** N = 6 (not a power of two) behind 4-bit flow ids: ids 6..15 are out of range. */
+    static final SmarttConfig SMALL = new SmarttConfig(6, 4, 24, 24, 32, 10, 14, 4096, 100, 12000);
+
+    static Simulation<Smartt> compile(SmarttConfig cfg) {
+        return Simulation.compile(SmarttTest.class, "n" + cfg.flows() + "_f" + cfg.flowIdWidth(), () -> new Smartt(cfg));
+    }
+
+    @FunctionalInterface
+    interface BenchBody {
+        void run(SmarttBench bench, long seed) throws Exception;
+    }
+
+    static void withBench(SmarttConfig cfg, String testName, BenchBody body) {
+        long seed = Seeds.next();
+        compile(cfg).run(testName, seed, sim -> body.run(new SmarttBench(sim), seed));
+    }
+
+    static final int MTU = 4096;
+    static final long BRTT = 12_000;
+
+    static Event ack(int flow, int size, long rtt, boolean ecn) {
+        return new Event(flow, Kind.ACK, size, rtt, ecn, 0);
+    }
+
+    static Event of(int flow, Kind kind, int size) {
+        return new Event(flow, kind, size, 0, false, 0);
+    }
+
+    /** Every model counter against its CSR. */
+    static void assertCounters(SmarttBench b) {
+        SmarttFixedModel m = b.model;
+        Map<String, long[]> pairs = new TreeMap<>();
+        pairs.put("EVENTS", new long[] {m.events, b.counter(SmarttCsr.EVENTS)});
+        pairs.put("ACKS", new long[] {m.acks, b.counter(SmarttCsr.ACKS)});
+        pairs.put("NACKS", new long[] {m.nacks, b.counter(SmarttCsr.NACKS)});
+        pairs.put("TIMEOUTS", new long[] {m.timeouts, b.counter(SmarttCsr.TIMEOUTS)});
+        pairs.put("INITS", new long[] {m.inits, b.counter(SmarttCsr.INITS)});
+        pairs.put("FAIR_DECREASES", new long[] {m.fairDecreases, b.counter(SmarttCsr.FAIR_DECREASES)});
+        pairs.put("MULTIPLICATIVE_DECREASES", new long[] {m.multiplicativeDecreases, b.counter(SmarttCsr.MULTIPLICATIVE_DECREASES)});
+        pairs.put("FAIR_INCREASES", new long[] {m.fairIncreases, b.counter(SmarttCsr.FAIR_INCREASES)});
+        pairs.put("MULTIPLICATIVE_INCREASES", new long[] {m.multiplicativeIncreases, b.counter(SmarttCsr.MULTIPLICATIVE_INCREASES)});
+        pairs.put("QUICK_ADAPTS", new long[] {m.quickAdapts, b.counter(SmarttCsr.QUICK_ADAPTS)});
+        pairs.put("FAST_INCREASES", new long[] {m.fastIncreases, b.counter(SmarttCsr.FAST_INCREASES)});
+        pairs.put("IGNORED", new long[] {m.ignored, b.counter(SmarttCsr.IGNORED)});
+        pairs.put("WTD_HELD", new long[] {m.wtdHeld, b.counter(SmarttCsr.WTD_HELD)});
+        pairs.put("OUT_OF_RANGE", new long[] {m.outOfRange, b.counter(SmarttCsr.OUT_OF_RANGE)});
+        pairs.put("RTT_ZERO", new long[] {m.rttZero, b.counter(SmarttCsr.RTT_ZERO)});
+        pairs.put("RTT_BELOW_BASE", new long[] {m.rttBelowBase, b.counter(SmarttCsr.RTT_BELOW_BASE)});
+        pairs.put("SIZE_ZERO", new long[] {m.sizeZero, b.counter(SmarttCsr.SIZE_ZERO)});
+        pairs.put("SIZE_OVER_MTU", new long[] {m.sizeOverMtu, b.counter(SmarttCsr.SIZE_OVER_MTU)});
+        pairs.put("CLAMPED_MIN", new long[] {m.clampedMin, b.counter(SmarttCsr.CLAMPED_MIN)});
+        pairs.put("CLAMPED_MAX", new long[] {m.clampedMax, b.counter(SmarttCsr.CLAMPED_MAX)});
+        pairs.forEach((name, v) -> assertEquals(v[0] & 0xFFFFFFFFL, v[1], name));
+        // Conservation, independent of the model: every in-range event is exactly one of these.
+        long rules = b.counter(SmarttCsr.FAIR_DECREASES) + b.counter(SmarttCsr.MULTIPLICATIVE_DECREASES)
+                + b.counter(SmarttCsr.FAIR_INCREASES) + b.counter(SmarttCsr.MULTIPLICATIVE_INCREASES)
+                + b.counter(SmarttCsr.IGNORED) + b.counter(SmarttCsr.WTD_HELD);
+        assertTrue(rules <= b.counter(SmarttCsr.ACKS), "rule counters exceed ACKS");
+        assertEquals(b.counter(SmarttCsr.EVENTS), b.counter(SmarttCsr.ACKS) + b.counter(SmarttCsr.NACKS)
+                + b.counter(SmarttCsr.TIMEOUTS) + b.counter(SmarttCsr.INITS), "EVENTS = ACKS + NACKS + TIMEOUTS + INITS");
+    }
+
+    // ------------------------------------------------------------ randomized equivalence
+
+    static Stream<Arguments> randomConfigs() {
+        int scale = Seeds.scale();
+        return Stream.of(Arguments.of(DEFAULT, 1_000_000 * scale, 0.05), Arguments.of(SMALL, 100_000 * scale, 0.3));
+    }
+
+    /**
+     * Random events over many flows, with hot flows on consecutive clocks, every event kind, RTTs
+     * around the target and near the base RTT, ECN marks at a rate varying per phase, bad input
+     * (rtt 0 or below base, size 0 or above MTU, flow ids >= N), time advancing slowly or in jumps
+     * across QuickAdapt deadlines, and the CSRs changed between phases. Every update, retransmit
+     * request and counter equals the fixed-point model's.
+     */
+    @ParameterizedTest(name = "N={0}, {1} events")
+    @MethodSource("randomConfigs")
+    void randomEventsMatchModel(SmarttConfig cfg, int events, double idle) {
+        withBench(cfg, "random_n" + cfg.flows(), (b, seed) -> {
+            Random r = new Random(seed);
+            int idSpan = 1 << cfg.flowIdWidth();
+            int phases = 10;
+            Map<Rule, Integer> seen = new TreeMap<>();
+            for (int phase = 0; phase < phases; phase++) {
+                b.idle(r, phase % 2 == 0 ? 0 : idle);
+                double ecnRate = new double[] {0.0, 0.05, 0.3, 0.8}[phase % 4];
+                long step = new long[] {4, 100, 1500}[phase % 3];
+                b.clock(t -> t + (r.nextInt(8) == 0 ? r.nextInt((int) (3 * step) + 1) : step));
+                int hot = r.nextInt(cfg.flows());
+                for (int i = 0; i < events / phases; i++) {
+                    int flow;
+                    int pick = r.nextInt(100);
+                    if (pick < 40) {
+                        flow = hot; // the same flow on consecutive clocks
+                    } else if (pick < 42) {
+                        flow = r.nextInt(idSpan); // may be >= N
+                    } else {
+                        flow = r.nextInt(Math.min(cfg.flows(), 64));
+                    }
+                    if (r.nextInt(50) == 0) {
+                        hot = r.nextInt(cfg.flows());
+                    }
+                    b.push(randomEvent(r, b.model.p, flow, ecnRate));
+                    if (i % 256 == 0) {
+                        while (!b.inputIdle()) {
+                            b.step();
+                        }
+                    }
+                }
+                b.drain();
+                assertCounters(b);
+                SmarttParams p = b.model.p.clone();
+                switch (phase % 5) {
+                    case 0 -> p.trimming = !p.trimming;
+                    case 1 -> {
+                        p.wtdEnable = r.nextBoolean();
+                        p.wtdAlphaShift = 1 + r.nextInt(5);
+                        p.wtdThreshold = r.nextInt(600);
+                    }
+                    case 2 -> {
+                        p.bdp = 20_000 + r.nextInt(400_000);
+                        p.maxCwnd = p.bdp * 5 / 4;
+                        p.fi = SmarttParams.gain(0.1 + 2 * r.nextDouble());
+                        p.mi = SmarttParams.gain(0.5 + 10 * r.nextDouble());
+                        p.fd = SmarttParams.gain(0.5 + r.nextDouble());
+                        p.md = SmarttParams.gain(1 + r.nextDouble());
+                    }
+                    case 3 -> {
+                        p.mtu = r.nextBoolean() ? 1500 : 9000;
+                        p.qaScaling = SmarttParams.gain(0.6 + 0.8 * r.nextDouble());
+                        p.fastIncreaseK = r.nextInt(4);
+                        p.fastIncreaseCloseness = r.nextInt(3000);
+                        p.baseRtt = 5000 + r.nextInt(20000);
+                        p.targetRttFactor = SmarttParams.gain(1.2 + r.nextDouble());
+                    }
+                    default -> {
+                        SmarttParams d = SmarttBench.paramsOf(cfg);
+                        p = d;
+                    }
+                }
+                b.writeParams(p);
+            }
+            b.drain();
+            assertCounters(b);
+            for (var rule : Rule.values()) {
+                assertTrue(b.counter(counterOf(rule)) > 0, "the traffic never produced " + rule);
+            }
+            System.out.printf("smartt N=%d: %d events, %d updates matched, seed %d; rules:", cfg.flows(), events,
+                    b.updates.matched(), seed);
+            for (var rule : Rule.values()) {
+                System.out.printf(" %s %d", rule, b.counter(counterOf(rule)));
+            }
+            System.out.println();
+        });
+    }
+
+    static int counterOf(Rule rule) {
+        return switch (rule) {
+            case INIT -> SmarttCsr.INITS;
+            case IGNORED -> SmarttCsr.IGNORED;
+            case HELD -> SmarttCsr.WTD_HELD;
+            case FAIR_DECREASE -> SmarttCsr.FAIR_DECREASES;
+            case MULTIPLICATIVE_DECREASE -> SmarttCsr.MULTIPLICATIVE_DECREASES;
+            case FAIR_INCREASE -> SmarttCsr.FAIR_INCREASES;
+            case MULTIPLICATIVE_INCREASE -> SmarttCsr.MULTIPLICATIVE_INCREASES;
+            case QUICK_ADAPT -> SmarttCsr.QUICK_ADAPTS;
+            case FAST_INCREASE -> SmarttCsr.FAST_INCREASES;
+            case LOSS -> SmarttCsr.NACKS;
+        };
+    }
+
+    static Event randomEvent(Random r, SmarttParams p, int flow, double ecnRate) {
+        int k = r.nextInt(100);
+        Kind kind = k < 86 ? Kind.ACK : k < 93 ? Kind.NACK : k < 98 ? Kind.TIMEOUT : Kind.INIT;
+        int mtu = p.mtuEff();
+        int size = switch (r.nextInt(20)) {
+            case 0 -> 0;
+            case 1 -> mtu + 1 + r.nextInt(65535 - mtu);
+            case 2, 3, 4, 5, 6 -> 1 + r.nextInt(mtu);
+            default -> mtu;
+        };
+        long brtt = p.baseRtt;
+        long rtt = switch (r.nextInt(20)) {
+            case 0 -> 0;
+            case 1 -> r.nextInt((int) Math.max(1, brtt));
+            case 2, 3, 4 -> brtt + r.nextInt((int) p.fastIncreaseCloseness + 2);
+            case 5 -> r.nextInt(1 << 24);
+            default -> (long) (brtt * (1 + 1.5 * r.nextDouble()));
+        };
+        return new Event(flow, kind, size, Math.min(rtt, (1 << 24) - 1), r.nextDouble() < ecnRate, 0);
+    }
+
+    // ------------------------------------------------------------ line rate
+
+    /**
+     * One event per clock: 20000 back-to-back events, half of them for one flow on consecutive
+     * clocks, take 20000 clocks plus the latency, with every update matching the model.
+     */
+    @Test
+    void oneEventPerClockIncludingTheSameFlowBackToBack() {
+        withBench(DEFAULT, "line_rate", (b, seed) -> {
+            Random r = new Random(seed);
+            int n = 20000;
+            for (int i = 0; i < n; i++) {
+                int flow = i % 2 == 0 ? 7 : r.nextInt(16);
+                b.push(randomEvent(r, b.model.p, flow, 0.2));
+            }
+            long clocks = b.drain();
+            System.out.printf("smartt line rate: %d events in %d clocks (latency %d)%n", n, clocks, Smartt.latency());
+            assertEquals(n + Smartt.latency(), clocks);
+            assertEquals(n, b.updates.matched());
+            assertCounters(b);
+        });
+    }
+
+    // ------------------------------------------------------------ directed, from the paper
+
+    /** Applies events one at a time, each at its time (ns), each drained before the next. */
+    static void run(SmarttBench b, long[] times, Event... events) {
+        long matched = b.updates.matched();
+        b.clock(x -> x + 4);
+        for (int i = 0; i < events.length; i++) {
+            while (b.now() < times[i]) {
+                b.step();
+            }
+            b.push(events[i]);
+            b.drain();
+        }
+        assertEquals(matched + events.length, b.updates.matched());
+    }
+
+    /** The window of flow f after the events, through the query port. */
+    static long cwnd(SmarttBench b, int f) {
+        return b.queryCwnd(f);
+    }
+
+    /**
+     * Alg. 1 lines 19-27, each case alone from a 100 KB window, against the paper's formulas
+     * (Eq. 1-4, gains as the CSRs hold them) within the measured fixed-point bound.
+     */
+    @Test
+    void theFourCasesAlone() {
+        withBench(DEFAULT, "four_cases", (b, seed) -> {
+            SmarttParams p = b.model.p.clone();
+            p.initCwnd = 100_000;
+            p.wtdEnable = false;
+            b.writeParams(p);
+            double w = 100_000;
+            double fd = SmarttParams.real(p.fd), md = SmarttParams.real(p.md), fi = SmarttParams.real(p.fi),
+                    mi = SmarttParams.real(p.mi);
+            double trtt = p.targetRtt();
+            double bdp = p.bdp;
+            record Case(Rule rule, long rtt, boolean ecn, double expected) {
+            }
+            long lowRtt = 14_000;  // below the 18 us target
+            long highRtt = 30_000; // above
+            Case[] cases = {
+                new Case(Rule.FAIR_DECREASE, lowRtt, true, w - w / bdp * fd * MTU),                                   // Eq. 1
+                new Case(Rule.MULTIPLICATIVE_DECREASE, highRtt, true,
+                        w - Math.min(MTU, Math.min(MTU, (highRtt - trtt) / highRtt * md * MTU) + w / bdp * fd * MTU)), // Eq. 2 + FD
+                new Case(Rule.FAIR_INCREASE, highRtt, false, w + (double) MTU / w * MTU * fi),                        // Eq. 3
+                new Case(Rule.MULTIPLICATIVE_INCREASE, lowRtt, false,
+                        w + Math.min(MTU, (trtt - lowRtt) / lowRtt * MTU / w * MTU * mi) + (double) MTU / w * MTU * fi) // Eq. 4 + FI
+            };
+            for (int i = 0; i < cases.length; i++) {
+                Case c = cases[i];
+                b.push(of(i, Kind.INIT, 0));
+                b.push(ack(i, MTU, c.rtt(), c.ecn()));
+                b.drain();
+                long got = cwnd(b, i);
+                System.out.printf("smartt %s from %.0f B: %d B (paper formula %.2f B)%n", c.rule(), w, got, c.expected());
+                assertEquals(c.expected(), got, 0.001 * Math.abs(c.expected() - w) + 1.0, c.rule().toString());
+            }
+            assertEquals(1, b.counter(SmarttCsr.FAIR_DECREASES));
+            assertEquals(1, b.counter(SmarttCsr.MULTIPLICATIVE_DECREASES));
+            assertEquals(1, b.counter(SmarttCsr.FAIR_INCREASES));
+            assertEquals(1, b.counter(SmarttCsr.MULTIPLICATIVE_INCREASES));
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * Fig. 4 (Alg. 2): a 2:1 incast with a starting window of 4 packets. The first ACK opens the
+     * QuickAdapt window; trimmed packets' NACKs arm it; after one target RTT the next ACK sets the
+     * window to the bytes acknowledged in that window (two packets) times qa_scaling, and the ACKs
+     * of the bytes that were in flight are then ignored.
+     */
+    @Test
+    void quickAdaptFigure4() {
+        withBench(DEFAULT, "quick_adapt", (b, seed) -> {
+            SmarttParams p = b.model.p.clone();
+            p.initCwnd = 4L * MTU;
+            b.writeParams(p);
+            long t0 = b.now() + 100;
+            long trtt = p.targetRtt();
+            long rtt = 20_000; // above the target: no FastIncrease, no Multiplicative Increase
+            run(b, new long[] {t0, t0 + 10, t0 + 1000, t0 + 5000, t0 + 6000},
+                    of(0, Kind.INIT, 0),
+                    ack(0, MTU, rtt, false),           // opens the window (acked restarts at 0)
+                    of(0, Kind.NACK, MTU),             // trimmed: trigger_qa, cwnd -= size
+                    ack(0, MTU, rtt, false),           // one packet acknowledged in the window
+                    of(0, Kind.NACK, MTU));
+            long windowBefore = cwnd(b, 0);
+            run(b, new long[] {t0 + trtt + 100}, ack(0, MTU, rtt, false)); // after trtt: QuickAdapt, counting this packet
+            long adapted = cwnd(b, 0);
+            long expected = 2L * MTU * p.qaScaling / 2048; // acked x qa_scaling (0.7998 as the CSR holds it)
+            System.out.printf("smartt QuickAdapt: window %d B after one target RTT (2 packets x qa_scaling = %d B)%n",
+                    adapted, expected);
+            assertEquals(expected, adapted);
+            assertEquals(1, b.counter(SmarttCsr.QUICK_ADAPTS));
+            // Alg. 2 line 8: the ACKs of the bytes in flight when it fired (the window before it) are
+            // ignored: ceil(window / MTU) - 1 ACKs of one MTU, leaving the window alone.
+            long ignoredExpected = (windowBefore + MTU - 1) / MTU - 1;
+            for (int i = 0; i <= ignoredExpected; i++) {
+                run(b, new long[] {t0 + trtt + 200 + 10L * i}, ack(0, MTU, rtt, true));
+            }
+            assertEquals(ignoredExpected, b.counter(SmarttCsr.IGNORED));
+            // At most once per target RTT: a trim right after does not adapt again.
+            run(b, new long[] {t0 + trtt + 1000, t0 + trtt + 1100}, of(0, Kind.NACK, MTU), ack(0, MTU, rtt, false));
+            assertEquals(1, b.counter(SmarttCsr.QUICK_ADAPTS));
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * Alg. 3: ACKs at the base RTT without marks. Once more than a window of bytes came clean,
+     * every ACK adds k = 2 MTUs; any mark stops it.
+     */
+    @Test
+    void fastIncreaseAfterAWindowOfCleanAcks() {
+        withBench(DEFAULT, "fast_increase", (b, seed) -> {
+            SmarttParams p = b.model.p.clone();
+            p.initCwnd = 16L * MTU;
+            p.wtdEnable = false;
+            b.writeParams(p);
+            b.push(of(0, Kind.INIT, 0));
+            b.drain();
+            List<Long> windows = new ArrayList<>();
+            long countBytes = 0;
+            int firstFast = -1;
+            for (int i = 0; i < 40; i++) {
+                long before = cwnd(b, 0);
+                b.push(ack(0, MTU, BRTT, false));
+                b.drain();
+                long after = cwnd(b, 0);
+                countBytes += MTU;
+                long fastStep = Math.min(2L * MTU, p.maxCwnd - before); // k x MTU, up to MAX_CWND
+                if (firstFast < 0 && after - before == fastStep) {
+                    firstFast = i;
+                    // Alg. 3 line 4: count > cwnd at the first FastIncrease, not before.
+                    assertTrue(countBytes > before, "fired at " + countBytes + " B of clean ACKs, window " + before);
+                    assertTrue(countBytes - MTU <= before, "fired late");
+                }
+                if (firstFast >= 0) {
+                    assertEquals(fastStep, after - before, "ACK " + i + ": FastIncrease adds k x MTU");
+                }
+                windows.add(after);
+            }
+            assertTrue(firstFast > 0, "FastIncrease never fired");
+            long fastCount = b.counter(SmarttCsr.FAST_INCREASES);
+            assertEquals(40 - firstFast, fastCount);
+            b.push(ack(0, MTU, BRTT, true)); // a mark ends it
+            b.push(ack(0, MTU, BRTT, false));
+            b.drain();
+            assertEquals(fastCount, b.counter(SmarttCsr.FAST_INCREASES));
+            System.out.printf("smartt FastIncrease: first after %d clean ACKs (window %d B)%n", firstFast, windows.get(firstFast - 1));
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * Sec. 3.6.1: with one ACK in eight marked the EWMA stays below 0.25 and no marked ACK
+     * decreases the window; with every ACK marked the third one does (1 - (7/8)^3 > 0.25).
+     */
+    @Test
+    void waitToDecreaseHoldsUntilAQuarterAreMarked() {
+        withBench(DEFAULT, "wtd", (b, seed) -> {
+            SmarttParams p = b.model.p.clone();
+            p.initCwnd = 100_000;
+            b.writeParams(p);
+            b.push(of(0, Kind.INIT, 0));
+            for (int i = 0; i < 64; i++) {
+                b.push(ack(0, MTU, 30_000, i % 8 == 0)); // above the target: unmarked ACKs are Fair Increases
+            }
+            b.drain();
+            assertEquals(8, b.counter(SmarttCsr.WTD_HELD));
+            assertEquals(0, b.counter(SmarttCsr.MULTIPLICATIVE_DECREASES));
+            b.push(of(1, Kind.INIT, 0));
+            for (int i = 0; i < 3; i++) {
+                b.push(ack(1, MTU, 30_000, true));
+            }
+            b.drain();
+            assertEquals(10, b.counter(SmarttCsr.WTD_HELD));
+            assertEquals(1, b.counter(SmarttCsr.MULTIPLICATIVE_DECREASES));
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * Bad input has defined behaviour: rtt 0 and rtt below the base act as the base RTT; a size
+     * above the MTU acts as the MTU; size 0 changes nothing that is per byte; flow ids >= N are
+     * ignored; each is counted.
+     */
+    @Test
+    void badInputIsDefinedAndCounted() {
+        withBench(SMALL, "bad_input", (b, seed) -> {
+            b.push(ack(0, MTU, 0, false));
+            b.push(ack(1, MTU, BRTT, false));
+            b.push(ack(2, MTU, 5, false));
+            b.push(ack(3, 60_000, BRTT, false));
+            b.push(ack(4, MTU, BRTT, false));
+            b.push(ack(5, 0, BRTT, false));
+            b.push(ack(9, MTU, BRTT, false));
+            b.push(of(15, Kind.NACK, MTU));
+            b.drain();
+            assertEquals(1, b.counter(SmarttCsr.RTT_ZERO));
+            assertEquals(1, b.counter(SmarttCsr.RTT_BELOW_BASE));
+            assertEquals(1, b.counter(SmarttCsr.SIZE_OVER_MTU));
+            assertEquals(1, b.counter(SmarttCsr.SIZE_ZERO));
+            assertEquals(2, b.counter(SmarttCsr.OUT_OF_RANGE));
+            assertEquals(6, b.counter(SmarttCsr.EVENTS));
+            // rtt 0, rtt below the base and rtt = base give the same window; so do size > MTU and size = MTU.
+            assertEquals(cwnd(b, 1), cwnd(b, 0));
+            assertEquals(cwnd(b, 1), cwnd(b, 2));
+            assertEquals(cwnd(b, 4), cwnd(b, 3));
+            assertCounters(b);
+        });
+    }
+}
