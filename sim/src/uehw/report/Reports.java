@@ -59,6 +59,12 @@ public final class Reports {
                 s.put("dart-dft E=32", Map.of("entries", "32"));
                 s.put("dart-dft E=64", Map.of("entries", "64"));
             }
+            case "smartt" -> {
+                s.put("smartt N=256", Map.of("flows", "256"));
+                s.put("smartt N=1024 (default)", Map.of());
+                s.put("smartt N=4096", Map.of("flows", "4096"));
+                s.put("smartt N=1024, 2048-entry reciprocal", Map.of("recip-index-bits", "11"));
+            }
             default -> s.put(block + " (default)", Map.of());
         }
         return s;

@@ -27,6 +27,7 @@ import uehw.hw.common.ParameterException;
 import uehw.hw.reps.RepsConfig;
 import uehw.sim.dart.DartCsr;
 import uehw.sim.reps.RepsCsr;
+import uehw.sim.smartt.SmarttCsr;
 
 /** The generator CLI: manifests, constraints, register docs, and bad parameters rejected by name. */
 class HwgenTest {
@@ -79,6 +80,8 @@ class HwgenTest {
             assertEquals(Hwgen.EXIT_BAD_PARAMETER, run("generate", "dart-dft", "--entries", "65", "--out", out.toString()));
             assertEquals(Hwgen.EXIT_BAD_PARAMETER,
                     run("generate", "dart-dft", "--occupancy-width", "12", "--threshold", "15000", "--out", out.toString()));
+            assertEquals(Hwgen.EXIT_BAD_PARAMETER,
+                    run("generate", "smartt", "--link-gbps", "800", "--byte-width", "20", "--out", out.toString()));
         } finally {
             System.setErr(oldErr);
         }
@@ -89,6 +92,7 @@ class HwgenTest {
         assertTrue(msg.contains("'conn-id-width'"), msg);
         assertTrue(msg.contains("'entries' = '65'") && msg.contains("1..64"), msg);
         assertTrue(msg.contains("'threshold'") && msg.contains("occupancy-width 12"), msg);
+        assertTrue(msg.contains("'byte-width'") && msg.contains("1.25 BDP"), msg);
         assertFalse(Files.exists(out), "nothing may be written for a rejected parameter");
     }
 
@@ -105,7 +109,8 @@ class HwgenTest {
         return Stream.of(
                 Arguments.of("reps", RepsCsr.class, "uehw_reps_regs.h", "REPS", new String[] {"--connections", "16"}),
                 // 64 ports: the *_HI mask registers exist only above 32 ports.
-                Arguments.of("dart-dft", DartCsr.class, "uehw_dart_dft_regs.h", "DART", new String[] {"--ports", "64"}));
+                Arguments.of("dart-dft", DartCsr.class, "uehw_dart_dft_regs.h", "DART", new String[] {"--ports", "64"}),
+                Arguments.of("smartt", SmarttCsr.class, "uehw_smartt_regs.h", "SMARTT", new String[] {"--flows", "16"}));
     }
 
     /** The Java CSR address classes (used by every test) must match the map regif generated. */

@@ -5,7 +5,6 @@ import spinal.lib._
 import spinal.lib.bus.amba4.axilite._
 import spinal.lib.bus.misc.SizeMapping
 import spinal.lib.bus.regif._
-import spinal.lib.math.UnsignedDivider
 import uehw.hw.common._
 
 /** One congestion event for a flow. `kind`: 0 ACK, 1 NACK of a trimmed packet, 2 timeout, 3 INIT (new flow). */
@@ -184,29 +183,46 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val mtu = RegNext(csr.mtu.max(U(Smartt.minMtu, 16 bits))) init (cfg.mtu)
     val bdp = csr.bdp.max(U(Smartt.minBdp, B bits))
     val baseRtt = RegNext(csr.baseRtt.max(U(1, cfg.rttWidth bits))) init (cfg.baseRttNs)
-    val targetRtt = RegNext((baseRtt * csr.targetRttFactor) >> gainFrac).resize(cfg.trttWidth bits)
+    val trttFull = baseRtt * csr.targetRttFactor
+    val targetRtt = RegNext(trttFull(trttFull.getWidth - 1 downto gainFrac))
     val closeLimit = RegNext(baseRtt.resize(cfg.rttWidth + 1) + csr.closeness)
     val mdEff = RegNext(Mux(csr.trimming, csr.md.resize(17), csr.md << 1))
     val fastIncreaseStep = RegNext((csr.fastIncreaseK * mtu) << F) // k x MTU in 2^-8 bytes
     val cwndLow = (mtu << F).resize(cfg.cwndWidth)
     val cwndHigh = (csr.maxCwnd << F).resize(cfg.cwndWidth)
 
-    // 1/BDP for Fair Decrease: spinal.lib's sequential divider, rerun after every BDP write.
-    val divider = new UnsignedDivider(41, B, storeDenominator = true)
-    val start = RegInit(True)
-    val dividing = RegInit(True)
+    // 1/BDP for Fair Decrease: floor(2^40 / BDP) by restoring division, one quotient bit a clock,
+    // rerun after every BDP write (events wait meanwhile). BDP >= 1024, so the quotient fits 31 bits.
+    val pending = RegInit(True)
+    val active = RegInit(False)
+    val step = Reg(UInt(6 bits)) init (0)
+    val divisor = Reg(UInt(B bits)) init (cfg.bdp)
+    val remainder = Reg(UInt(B bits)) init (0)
+    val quotient = Reg(UInt(30 bits)) init (0)
     val invBdp = Reg(UInt(31 bits)) init (0)
-    divider.io.flush := False
-    divider.io.cmd.valid := start
-    divider.io.cmd.numerator := U(BigInt(1) << 40, 41 bits)
-    divider.io.cmd.denominator := bdp
-    divider.io.rsp.ready := True
-    when(divider.io.cmd.fire) { start := False }
-    when(csr.bdpWritten) { start := True; dividing := True }
-    when(divider.io.rsp.fire && !start) {
-      invBdp := divider.io.rsp.quotient.resize(31) // BDP >= 1024: at most 2^30
-      dividing := False
+    when(csr.bdpWritten) { pending := True }
+    when(pending && !active) {
+      pending := False
+      active := True
+      step := 40
+      divisor := bdp
+      remainder := 0
+      quotient := 0
     }
+    val partial = (remainder @@ (step === 40).asUInt) // 2r + the numerator bit (only bit 40 of 2^40 is set)
+    val fits = partial >= divisor
+    val nextQuotient = quotient @@ fits.asUInt
+    val remainderFull = Mux(fits, partial - divisor, partial)
+    when(active) {
+      remainder := remainderFull.resize(B) // < divisor
+      quotient := nextQuotient(29 downto 0)
+      step := step - 1
+      when(step === 0) {
+        active := False
+        invBdp := nextQuotient
+      }
+    }
+    val dividing = pending || active
     csr.statusDividing := dividing
     csr.invBdpView := invBdp
   }
@@ -225,14 +241,29 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
 
   /** 1/x ~ value / 2^(V + msb): normalise x, index the table with the I bits below its leading one. */
   private val recipRom = Smartt.reciprocalTable(I, V)
-  private def reciprocal(x: UInt): (UInt, UInt) = {
+  private def reciprocal(x: UInt, name: String): (UInt, UInt) = {
     val w = x.getWidth
     val table = Mem(UInt(V bits), recipRom.map(v => U(v, V bits)))
     val clz = CountLeadingZeroes(x.asBits)
-    val normalized = (x << clz).resize(w)
-    val index = if (w - 1 >= I) normalized(w - 2 downto w - 1 - I) else (normalized(w - 2 downto 0) @@ U(0, I - (w - 1) bits))
-    (table.readAsync(index), (U(w - 1, log2Up(w + 1) bits) - clz.resize(log2Up(w + 1))).resize(log2Up(w)))
+    val shiftedFull = (x << clz).setName(name + "_shiftedFull")
+    val normalizedFull = shiftedFull(w - 1 downto 0).setName(name + "_normalizedFull") // the leading one at bit w - 1
+    val index = if (w - 1 >= I) normalizedFull(w - 2 downto w - 1 - I) else (normalizedFull(w - 2 downto 0) @@ U(0, I - (w - 1) bits))
+    val msbFull = (U(w - 1, clz.getWidth bits) - clz).setName(name + "_msbFull")
+    (table.readAsync(index), msbFull(log2Up(w) - 1 downto 0))
   }
+
+  /** Saturating arithmetic sized to the operands, for values that may not wrap. */
+  private def satAdd(x: UInt, y: UInt, max: BigInt): UInt = {
+    val w = scala.math.max(x.getWidth, y.getWidth) + 1
+    val sum = x.resize(w) + y.resize(w)
+    Mux(sum > U(max, w bits), U(max, x.getWidth bits), sum.resize(x.getWidth))
+  }
+  private def satSub(x: UInt, y: UInt): UInt = {
+    val w = scala.math.max(x.getWidth, y.getWidth)
+    Mux(y.resize(w) >= x.resize(w), U(0, x.getWidth bits), x - y.resize(x.getWidth))
+  }
+  /** min(x, limit) in `width` bits, where limit < 2^width. */
+  private def satTo(x: UInt, limit: UInt, width: Int): UInt = Mux(x > limit, limit.resize(width), x.resize(width))
 
   // ------------------------------------------------------- stages A-D
   io.event.ready := !sweep.active && !derived.dividing
@@ -254,14 +285,16 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val trtt = derived.targetRtt
     val above = rtt.resize(cfg.trttWidth) > trtt
     val diff = Mux(above, rtt.resize(cfg.trttWidth) - trtt, trtt - rtt.resize(cfg.trttWidth))
-    val (rttRecip, rttMsb) = reciprocal(rtt)
+    val (rttRecip, rttMsb) = reciprocal(rtt, "a_rttRecip")
     val close = rtt.resize(cfg.rttWidth + 1) <= derived.closeLimit // Alg. 3 line 2
   }
 
   /** Stage B: |rtt - trtt| / rtt in u.16 (at most 1), and the gain products. */
   val b = new Area {
     val valid = RegNext(a.valid) init (False)
-    val e = RegNext(a.e)
+    val flow = RegNext(a.e.flow)
+    val kind = RegNext(a.e.kind)
+    val ecn = RegNext(a.e.ecn)
     val now = RegNext(a.now)
     val inRange = RegNext(a.inRange)
     val isAck = RegNext(a.isAck); val isInit = RegNext(a.isInit)
@@ -270,7 +303,8 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val above = RegNext(a.above); val close = RegNext(a.close)
     val diffTimesRecip = RegNext(a.diff * a.rttRecip)
     val shift = RegNext(U(V, 6 bits) + a.rttMsb.resize(6))
-    val frac16 = (((diffTimesRecip << 16) >> shift).min(U(BigInt(1) << 16))).resize(17)
+    val fracFull = (diffTimesRecip << 16) >> shift
+    val frac16 = satTo(fracFull, U(BigInt(1) << 16, 17 bits), 17)
     val sizeFd = size * csr.fd
     val sizeMtu = size * derived.mtu
     val sizeMi = size * csr.mi
@@ -279,7 +313,9 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   /** Stage C. */
   val c = new Area {
     val valid = RegNext(b.valid) init (False)
-    val e = RegNext(b.e)
+    val flow = RegNext(b.flow)
+    val kind = RegNext(b.kind)
+    val ecn = RegNext(b.ecn)
     val now = RegNext(b.now)
     val inRange = RegNext(b.inRange)
     val isAck = RegNext(b.isAck); val isInit = RegNext(b.isInit)
@@ -289,16 +325,20 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val frac16 = RegNext(b.frac16)
     val sizeFd = RegNext(b.sizeFd); val sizeMtu = RegNext(b.sizeMtu); val sizeMi = RegNext(b.sizeMi)
     // Eq. 1: kFD = size x fd / bdp in u0.30, at most 1 - 2^-30.
-    val kFd = ((sizeFd * derived.invBdp) >> 21).min(U((BigInt(1) << 30) - 1)).resize(30)
+    val kFdFull = sizeFd * derived.invBdp
+    val kFd = satTo(kFdFull(kFdFull.getWidth - 1 downto 21), U((BigInt(1) << 30) - 1, 30 bits), 30)
     val numFi = sizeMtu * csr.fi                                // Eq. 3 numerator
     val fracSize = frac16 * size
-    val miFrac = ((sizeMi * frac16) >> 16).resize(32)           // Eq. 4 numerator / mtu
+    val miFull = sizeMi * frac16                                // < 2^48
+    val miFrac = miFull(47 downto 16)                           // Eq. 4 numerator / mtu
   }
 
   /** Stage D: the last event-only products; reads the flow's state. */
   val d = new Area {
     val valid = RegNext(c.valid) init (False)
-    val e = RegNext(c.e)
+    val flow = RegNext(c.flow)
+    val kind = RegNext(c.kind)
+    val ecn = RegNext(c.ecn)
     val now = RegNext(c.now)
     val inRange = RegNext(c.inRange)
     val isAck = RegNext(c.isAck); val isInit = RegNext(c.isInit)
@@ -308,19 +348,22 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val kFd = RegNext(c.kFd); val numFi = RegNext(c.numFi)
     val fracSize = RegNext(c.fracSize); val miFrac = RegNext(c.miFrac)
     // Eq. 2: min(size, (rtt - trtt)/rtt x md x size), 2^-8 bytes.
-    val mdTerm = ((fracSize * derived.mdEff) >> (16 + gainFrac - F)).min((size << F).resize(24)).resize(24)
+    val mdFull = fracSize * derived.mdEff
+    val mdTerm = satTo(mdFull(mdFull.getWidth - 1 downto 16 + gainFrac - F), (size << F).resize(24), 24)
     val numMi = miFrac * derived.mtu
   }
 
   val stateRam = Mem(SmarttFlowState(cfg), N)
   val cwndRam = Mem(UInt(B bits), N)
   private def addrOf(flow: UInt): UInt = flow.resize(cfg.flowAddrWidth)
-  val stored = stateRam.readSync(addrOf(d.e.flow))
+  val stored = stateRam.readSync(addrOf(d.flow))
 
   // ------------------------------------------------- stage E: Alg. 1
   val e = new Area {
     val valid = RegNext(d.valid) init (False)
-    val ev = RegNext(d.e)
+    val flow = RegNext(d.flow)
+    val kind = RegNext(d.kind)
+    val ecn = RegNext(d.ecn)
     val now = RegNext(d.now)
     val inRange = RegNext(d.inRange)
     val isAck = RegNext(d.isAck); val isInit = RegNext(d.isInit)
@@ -330,8 +373,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val kFd = RegNext(d.kFd); val numFi = RegNext(d.numFi)
     val mdTerm = RegNext(d.mdTerm); val numMi = RegNext(d.numMi)
     val ok = valid && inRange
-    val addr = addrOf(ev.flow)
-    val ecn = ev.ecn
+    val addr = addrOf(flow)
 
     // The previous clock's write, forwarded: the same flow may come on consecutive clocks.
     val lastWrite = new Area {
@@ -341,20 +383,18 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     }
     val s = Mux(lastWrite.valid && lastWrite.addr === addr, lastWrite.state, stored)
 
-    def satAdd(x: UInt, y: UInt, max: BigInt): UInt = {
-      val sum = x.resize(64) + y.resize(64)
-      Mux(sum > U(max, 64 bits), U(max, x.getWidth bits), sum.resize(x.getWidth))
-    }
-    def satSub(x: UInt, y: UInt): UInt = Mux(y.resize(64) >= x.resize(64), U(0, x.getWidth bits), (x.resize(64) - y.resize(64)).resize(x.getWidth))
-
     val mtu = derived.mtu
     val sizeBytes = size.resize(B)
     val sizeFixed = (size << F).resize(cfg.cwndWidth)
-    val expired = !s.qaStarted || !(now - s.qaEnd).msb                                // Alg. 2 line 3
+    val sinceDeadlineFull = now - s.qaEnd
+    val expired = !s.qaStarted || !sinceDeadlineFull.msb                             // Alg. 2 line 3: now >= end
     val qaDeadline = (now + derived.targetRtt.resize(cfg.timeWidth)).resize(cfg.timeWidth) // Alg. 2 line 11
-    def qaValue(acked: UInt): UInt =                                                     // Alg. 2 line 7
-      ((acked.max(mtu.resize(B)) * csr.qaScaling) >> (gainFrac - F)).min(U(cwndMax)).resize(cfg.cwndWidth)
-    val inFlight = (s.cwnd >> F).resize(B) // Alg. 2 line 8: bytes in flight, taken as the window before QA
+    def qaValue(acked: UInt, name: String): UInt = {                                     // Alg. 2 line 7
+      val bytes = acked.max(mtu.resize(B)).setName(name + "_bytes")
+      val qaFull = (bytes * csr.qaScaling).setName(name + "_qaFull")
+      satTo(qaFull(qaFull.getWidth - 1 downto gainFrac - F), U(cwndMax, cfg.cwndWidth bits), cfg.cwndWidth)
+    }
+    val inFlight = s.cwnd(cfg.cwndWidth - 1 downto F) // Alg. 2 line 8: bytes in flight, taken as the window before QA
 
     val next = SmarttFlowState(cfg)
     next := s
@@ -374,21 +414,23 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
       // Sec. 3.6.1: avg = alpha x ecn + (1 - alpha) x avg with alpha = 2^-shift.
       val wtdSum = s.wtd.resize(wtdFrac + 1) - (s.wtd >> csr.wtdShift).resize(wtdFrac + 1) +
         Mux(ecn, U(1 << wtdFrac, wtdFrac + 1 bits) >> csr.wtdShift, U(0, wtdFrac + 1 bits))
-      val wtd1 = wtdSum.min(U((1 << wtdFrac) - 1)).resize(wtdFrac)
+      val wtd1 = satTo(wtdSum, U((1 << wtdFrac) - 1, wtdFrac bits), wtdFrac)
       val canDecrease = !csr.wtdEnable || wtd1 >= csr.wtdThreshold     // line 12
       val adapt = expired && s.triggerQa && s.qaStarted                 // Alg. 2 line 4
-      val c1 = Mux(adapt, qaValue(acked1), s.cwnd)
+      val c1 = Mux(adapt, qaValue(acked1, "e_ack"), s.cwnd)
       val clean = close && !ecn                                         // Alg. 3 line 2
       val count1 = Mux(clean, satAdd(s.fiCount, sizeBytes, byteMax), U(0, B bits))
-      val fast = clean && (count1 > (c1 >> F) || s.fiActive)            // Alg. 3 line 4
+      val fast = clean && (count1 > c1(cfg.cwndWidth - 1 downto F) || s.fiActive) // Alg. 3 line 4
       val c2 = Mux(fast, satAdd(c1, derived.fastIncreaseStep, cwndMax), c1)
 
       // Lines 19-27 from the stored window: 1/cwnd from the table.
-      val (cwndRecip, cwndMsb) = reciprocal(s.cwnd)
+      val (cwndRecip, cwndMsb) = reciprocal(s.cwnd, "e_cwndRecip")
       val incShift = (U(V, 6 bits) + cwndMsb.resize(6) - (2 * F - gainFrac)).resize(6)
-      val fdTerm = ((s.cwnd * kFd) >> 30).resize(cfg.cwndWidth)                          // Eq. 1
+      val fdFull = s.cwnd * kFd                                                          // Eq. 1
+      val fdTerm = fdFull(fdFull.getWidth - 1 downto 30)
       val incFi = (numFi * cwndRecip) >> incShift                                        // Eq. 3
-      val incMi = ((numMi * cwndRecip) >> incShift).min(sizeFixed.resize(64))             // Eq. 4
+      val incMiFull = (numMi * cwndRecip) >> incShift                                     // Eq. 4
+      val incMi = satTo(incMiFull, sizeFixed, cfg.cwndWidth)
       val mdDecrease = (mdTerm.resize(cfg.cwndWidth + 1) + fdTerm).min((mtu << F).resize(cfg.cwndWidth + 1)) // Eq. 2 + FD, <= MTU
       val cases = UInt(cfg.cwndWidth bits)
       when(ecn) {
@@ -403,7 +445,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
         when(above) {
           cases := satAdd(s.cwnd, incFi, cwndMax)
         } otherwise {
-          cases := satAdd(s.cwnd, incMi.resize(64) + incFi.resize(64), cwndMax)
+          cases := satAdd(s.cwnd, incMi.resize(incFi.getWidth + 1) + incFi.resize(incFi.getWidth + 1), cwndMax)
         }
       }
     }
@@ -471,7 +513,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
       next.ignoreBytes := loss.ignore1
       preClamp := satSub(s.cwnd, sizeFixed)                             // line 29
       when(loss.adapt) {
-        preClamp := qaValue(s.acked)
+        preClamp := qaValue(s.acked, "e_loss")
         next.triggerQa := False
         next.ignoreBytes := inFlight
         rule := Smartt.Rule.QUICK_ADAPT
@@ -493,18 +535,23 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     lastWrite.addr := addr
     lastWrite.state := next
   }
-  stateRam.write(Mux(sweep.active, sweep.addr, e.addr), Mux(sweep.active, e.initState, e.next), sweep.active || e.write)
-  cwndRam.write(Mux(sweep.active, sweep.addr, e.addr), Mux(sweep.active, e.initState.cwnd, e.next.cwnd) >> cfg.cwndFrac,
-    sweep.active || e.write)
+  val ramWrite = new Area {
+    val addr = Mux(sweep.active, sweep.addr, e.addr)
+    val state = Mux(sweep.active, e.initState, e.next)
+    val enable = sweep.active || e.write
+    val cwndBytes = state.cwnd(cfg.cwndWidth - 1 downto F)
+  }
+  stateRam.write(ramWrite.addr, ramWrite.state, ramWrite.enable)
+  cwndRam.write(ramWrite.addr, ramWrite.cwndBytes, ramWrite.enable)
 
   // ---------------------------------------------------------- outputs
   io.update.valid := RegNext(e.ok) init (False)
-  io.update.flow := RegNext(e.ev.flow)
-  io.update.cwnd := RegNext((e.next.cwnd >> F).resize(B))
+  io.update.flow := RegNext(e.flow)
+  io.update.cwnd := RegNext(e.next.cwnd(cfg.cwndWidth - 1 downto F))
   io.update.rule := RegNext(e.rule)
   io.retransmit.valid := RegNext(e.ok && !e.isAck && !e.isInit) init (False)
   io.retransmit.flow := io.update.flow
-  io.retransmit.timeout := RegNext(e.ev.kind === 2)
+  io.retransmit.timeout := RegNext(e.kind === 2)
 
   io.cwndReply.valid := RegNext(io.cwndQuery.valid) init (False)
   io.cwndReply.flow := RegNext(io.cwndQuery.payload)
@@ -517,8 +564,8 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     private val measured = ok && !e.isInit
     count(csr.EVENTS, ok)
     count(csr.ACKS, ok && e.isAck)
-    count(csr.NACKS, ok && e.ev.kind === 1)
-    count(csr.TIMEOUTS, ok && e.ev.kind === 2)
+    count(csr.NACKS, ok && e.kind === 1)
+    count(csr.TIMEOUTS, ok && e.kind === 2)
     count(csr.INITS, ok && e.isInit)
     count(csr.FAIR_DECREASES, ok && e.fd)
     count(csr.MULTIPLICATIVE_DECREASES, ok && e.mdCase)
