@@ -137,4 +137,19 @@ class HwgenTest {
                 cfg.stateBitsPerConnection(), cfg.ramBitsPerConnection());
         assertTrue(cfg.stateBitsPerConnection() <= 193);
     }
+
+    /** smartt-reps.txt Sec. 3.2.5: 19 bytes per flow. The state RAM word of the generated Verilog is the count. */
+    @Test
+    void smarttStateBitsPerFlowStayWithinThePaper() throws Exception {
+        Path out = tmp.resolve("smartt");
+        assertEquals(0, run("generate", "smartt", "--out", out.toString()));
+        String verilog = Files.readString(out.resolve("uehw_smartt.v"));
+        var m = java.util.regex.Pattern.compile("reg\\s+\\[(\\d+):0\\]\\s+stateRam\\s+\\[0:1023\\]").matcher(verilog);
+        assertTrue(m.find(), "no 1024-word state RAM in the Verilog");
+        int bits = Integer.parseInt(m.group(1)) + 1;
+        JsonNode manifest = new ObjectMapper().readTree(out.resolve("uehw_smartt.manifest.json").toFile());
+        assertEquals(String.valueOf(bits), manifest.get("facts").get("stateBitsPerConnection").asText());
+        System.out.printf("smartt state: %d bits per flow (smartt-reps.txt Sec. 3.2.5: 19 bytes = 152 bits)%n", bits);
+        assertTrue(bits <= 152, bits + " bits per flow");
+    }
 }

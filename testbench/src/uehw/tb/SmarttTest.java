@@ -313,6 +313,37 @@ class SmarttTest {
     }
 
     /**
+     * Sec. 3.3: without trimming, md is doubled. The same Multiplicative Decrease from the same
+     * window, with CONTROL.TRIMMING set and cleared, differs by exactly one more MD term.
+     */
+    @Test
+    void withoutTrimmingMdIsDoubled() {
+        withBench(DEFAULT, "md_doubled", (b, seed) -> {
+            SmarttParams p = b.model.p.clone();
+            p.initCwnd = 100_000;
+            p.wtdEnable = false;
+            b.writeParams(p);
+            long rtt = 20_000;
+            double mdTerm = (rtt - p.targetRtt()) / (double) rtt * SmarttParams.real(p.md) * MTU; // Eq. 2, below the caps
+            b.push(of(0, Kind.INIT, 0));
+            b.push(ack(0, MTU, rtt, true));
+            b.drain();
+            long withTrimming = cwnd(b, 0);
+            p.trimming = false;
+            b.writeParams(p);
+            b.push(of(1, Kind.INIT, 0));
+            b.push(ack(1, MTU, rtt, true));
+            b.drain();
+            long withoutTrimming = cwnd(b, 1);
+            System.out.printf("smartt MD from 100000 B: %d B with trimming, %d B without (one more MD term: %.1f B)%n",
+                    withTrimming, withoutTrimming, mdTerm);
+            assertEquals(mdTerm, withTrimming - withoutTrimming, 2.0);
+            assertEquals(2, b.counter(SmarttCsr.MULTIPLICATIVE_DECREASES));
+            assertCounters(b);
+        });
+    }
+
+    /**
      * Fig. 4 (Alg. 2): a 2:1 incast with a starting window of 4 packets. The first ACK opens the
      * QuickAdapt window; trimmed packets' NACKs arm it; after one target RTT the next ACK sets the
      * window to the bytes acknowledged in that window (two packets) times qa_scaling, and the ACKs
