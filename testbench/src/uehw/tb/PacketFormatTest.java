@@ -1,0 +1,77 @@
+package uehw.tb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HexFormat;
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+import uehw.hw.common.PacketFormat;
+import uehw.sim.Seeds;
+import uehw.sim.packet.InternetChecksum;
+import uehw.sim.packet.Packet;
+
+/** docs/packet-format.md: the shared offsets against the RFCs, the checksum routine, built packets. */
+class PacketFormatTest {
+    @Test
+    void offsetsAreTheRfcLayouts() {
+        int ip = 14; // after the Ethernet II header (IEEE 802.3: 6 + 6 + 2)
+        assertEquals(ip, PacketFormat.EthHeaderBytes());
+        assertEquals(ip + 1, PacketFormat.Ipv4Tos());          // RFC 791: version/IHL, TOS, total length ...
+        assertEquals(ip + 2, PacketFormat.Ipv4TotalLength());
+        assertEquals(ip + 9, PacketFormat.Ipv4Protocol());
+        assertEquals(ip + 10, PacketFormat.Ipv4Checksum());
+        assertEquals(ip + 12, PacketFormat.Ipv4Src());
+        assertEquals(ip + 16, PacketFormat.Ipv4Dst());
+        assertEquals(ip + 4, PacketFormat.Ipv6PayloadLength()); // RFC 8200
+        assertEquals(ip + 6, PacketFormat.Ipv6NextHeader());
+        assertEquals(ip + 8, PacketFormat.Ipv6Src());
+        assertEquals(ip + 24, PacketFormat.Ipv6Dst());
+        assertEquals(14 + 20 + 8 + 12, PacketFormat.Ipv4AllHeaderBytes());
+        assertEquals(14 + 40 + 8 + 12, PacketFormat.Ipv6AllHeaderBytes());
+    }
+
+    @Test
+    void checksumMatchesRfc1071AndAKnownIpv4Header() {
+        // RFC 1071 Sec. 3: the words 0001 f203 f4f5 f6f7 sum to ddf2.
+        byte[] rfc = HexFormat.of().parseHex("0001f203f4f5f6f7");
+        assertEquals(0xDDF2, InternetChecksum.sum(rfc, 0, rfc.length, 0));
+        assertEquals(0x220D, InternetChecksum.checksum(rfc, 0, rfc.length));
+        // A widely quoted IPv4 header whose checksum is b861.
+        byte[] header = HexFormat.of().parseHex("450000730000400040110000c0a80001c0a800c7");
+        assertEquals(0xB861, InternetChecksum.checksum(header, 0, header.length));
+        header[10] = (byte) 0xB8;
+        header[11] = 0x61;
+        assertTrue(InternetChecksum.verifies(header, 0, header.length));
+    }
+
+    @Test
+    void builtPacketsCarryTheirFieldsAndVerify() {
+        Random r = new Random(Seeds.next());
+        for (int i = 0; i < 2000; i++) {
+            boolean v6 = r.nextBoolean();
+            var f = new Packet.Fields(v6, r.nextInt(64), r.nextInt(4), r.nextInt(65536), r.nextInt(), r.nextInt(),
+                    r.nextInt(64), r.nextInt(16), r.nextInt(65536));
+            int payload = r.nextInt(9000 - PacketFormat.Ipv6AllHeaderBytes());
+            Packet p = Packet.transport(f, payload, r.nextInt());
+            int headers = v6 ? PacketFormat.Ipv6AllHeaderBytes() : PacketFormat.Ipv4AllHeaderBytes();
+            assertEquals(headers + payload, p.bytes.length);
+            assertEquals(v6, p.isIpv6());
+            assertEquals(f.ecn(), p.ecn());
+            assertEquals(f.dscp(), p.dscp());
+            assertEquals(f.flags(), p.flags());
+            assertEquals(f.entropy(), p.get16(p.udpOffset() + PacketFormat.UdpSrcPort()));
+            assertEquals(p.bytes.length - p.udpOffset(), p.get16(p.udpOffset() + PacketFormat.UdpLength()));
+            assertEquals(p.bytes.length - 14 - (v6 ? 40 : 0),
+                    p.get16(v6 ? PacketFormat.Ipv6PayloadLength() : PacketFormat.Ipv4TotalLength()));
+            assertTrue(p.ipv4HeaderVerifies());
+            assertTrue(p.udpVerifies());
+            // Any flipped bit in the checked bytes is caught.
+            int at = v6 ? p.udpOffset() + r.nextInt(p.bytes.length - p.udpOffset()) : 14 + r.nextInt(20);
+            p.bytes[at] ^= (byte) (1 << r.nextInt(8));
+            assertFalse(v6 ? p.udpVerifies() : p.ipv4HeaderVerifies(), "flip at " + at + " not detected");
+        }
+    }
+}
