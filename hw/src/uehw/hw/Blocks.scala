@@ -8,6 +8,7 @@ import uehw.hw.common._
 import uehw.hw.dart._
 import uehw.hw.reps._
 import uehw.hw.smartt._
+import uehw.hw.trim._
 
 /** A port of a generated top, for the manifest. */
 case class PortInfo(name: String, direction: String, width: Int)
@@ -94,7 +95,21 @@ object Blocks {
       "latencyCycles" -> Smartt.latency.toString)
   }
 
-  val all: Seq[BlockSpec] = Seq(reps, dartDft, smartt)
+  val trimQueue: BlockSpec = new ConfiguredBlock[TrimQueueConfig]("trim-queue",
+    "Trimming egress queue (switch): strict-priority control queue, trim-on-overflow, RED/ECN marking at dequeue, AXI4-Stream",
+    TrimQueueConfig.params) {
+    def config(values: ParamValues): TrimQueueConfig = TrimQueueConfig.fromParams(values)
+    def build(cfg: TrimQueueConfig) = new TrimQueue(cfg)
+    def factsOf(cfg: TrimQueueConfig): Map[String, String] = Map(
+      "dataRamBeats" -> cfg.dataRamBeats.toString,
+      "controlRamBeats" -> cfg.controlRamBeats.toString,
+      "dataDescriptors" -> cfg.dataDescriptors.toString,
+      "headerBytes" -> cfg.headerBytes.toString,
+      "keptBytesIpv4" -> cfg.trimBytes.toString,
+      "keptBytesIpv6" -> cfg.keptMax.toString)
+  }
+
+  val all: Seq[BlockSpec] = Seq(reps, dartDft, smartt, trimQueue)
   def allJava: java.util.List[BlockSpec] = all.asJava
   def find(name: String): BlockSpec = all.find(_.name == name).orNull
 }
