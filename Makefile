@@ -4,13 +4,15 @@ MVN ?= mvn -B -q
 BUILD := build
 JAR := $(BUILD)/maven/uehw-0.1.0.jar
 HWGEN := java -jar $(JAR)
-BLOCKS := reps dart-dft smartt
+BLOCKS := reps dart-dft smartt trim-queue
 # Extra generations that `make rtl` lints: the modes the defaults do not cover.
-VARIANTS := reps-lite reps-ops dart-p48-e64 smartt-narrow
+VARIANTS := reps-lite reps-ops dart-p48-e64 smartt-narrow trim-queue-64bit
 VARIANT_reps-lite := reps --mode reps-lite
 VARIANT_reps-ops := reps --mode ops
 # Dart: a non-power-of-two port count above 32 (the *_HI mask CSRs), the largest table and flow id.
 VARIANT_dart-p48-e64 := dart-dft --ports 48 --entries 64 --flow-id-width 64
+# Trimming queue: the narrowest bus (64 bits), IPv6-length trims, small queues.
+VARIANT_trim-queue-64bit := trim-queue --data-bytes 8 --capacity-bytes 32768 --control-bytes 4096 --trim-bytes 96
 # SMaRTT: N not a power of two, the narrowest widths and tables.
 VARIANT_smartt-narrow := smartt --flows 100 --flow-id-width 8 --byte-width 18 --rtt-width 16 --time-width 16 --recip-index-bits 6 --recip-value-bits 8 --mtu 1500 --link-gbps 10 --base-rtt-ns 20000
 LINT_WAIVERS := hw/lint/spinal-waivers.vlt

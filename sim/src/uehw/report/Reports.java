@@ -65,6 +65,12 @@ public final class Reports {
                 s.put("smartt N=4096", Map.of("flows", "4096"));
                 s.put("smartt N=1024, 2048-entry reciprocal", Map.of("recip-index-bits", "11"));
             }
+            case "trim-queue" -> {
+                s.put("trim-queue 64-bit", Map.of("data-bytes", "8"));
+                s.put("trim-queue 128-bit", Map.of("data-bytes", "16"));
+                s.put("trim-queue 256-bit", Map.of("data-bytes", "32"));
+                s.put("trim-queue 512-bit (default)", Map.of());
+            }
             default -> s.put(block + " (default)", Map.of());
         }
         return s;

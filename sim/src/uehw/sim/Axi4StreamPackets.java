@@ -92,8 +92,10 @@ public final class Axi4StreamPackets {
             beats.beforeEdge();
         }
 
-        public void afterEdge() {
-            beats.afterEdge();
+        /** Returns true when the last beat of a packet was taken at this edge. */
+        public boolean afterEdge() {
+            Beat b = beats.afterEdge();
+            return b != null && b.last();
         }
     }
 

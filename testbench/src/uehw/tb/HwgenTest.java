@@ -28,6 +28,7 @@ import uehw.hw.reps.RepsConfig;
 import uehw.sim.dart.DartCsr;
 import uehw.sim.reps.RepsCsr;
 import uehw.sim.smartt.SmarttCsr;
+import uehw.sim.trim.TrimQueueCsr;
 
 /** The generator CLI: manifests, constraints, register docs, and bad parameters rejected by name. */
 class HwgenTest {
@@ -82,6 +83,7 @@ class HwgenTest {
                     run("generate", "dart-dft", "--occupancy-width", "12", "--threshold", "15000", "--out", out.toString()));
             assertEquals(Hwgen.EXIT_BAD_PARAMETER,
                     run("generate", "smartt", "--link-gbps", "800", "--byte-width", "20", "--out", out.toString()));
+            assertEquals(Hwgen.EXIT_BAD_PARAMETER, run("generate", "trim-queue", "--data-bytes", "24", "--out", out.toString()));
         } finally {
             System.setErr(oldErr);
         }
@@ -93,6 +95,7 @@ class HwgenTest {
         assertTrue(msg.contains("'entries' = '65'") && msg.contains("1..64"), msg);
         assertTrue(msg.contains("'threshold'") && msg.contains("occupancy-width 12"), msg);
         assertTrue(msg.contains("'byte-width'") && msg.contains("1.25 BDP"), msg);
+        assertTrue(msg.contains("'data-bytes'") && msg.contains("8, 16, 32 or 64"), msg);
         assertFalse(Files.exists(out), "nothing may be written for a rejected parameter");
     }
 
@@ -110,7 +113,9 @@ class HwgenTest {
                 Arguments.of("reps", RepsCsr.class, "uehw_reps_regs.h", "REPS", new String[] {"--connections", "16"}),
                 // 64 ports: the *_HI mask registers exist only above 32 ports.
                 Arguments.of("dart-dft", DartCsr.class, "uehw_dart_dft_regs.h", "DART", new String[] {"--ports", "64"}),
-                Arguments.of("smartt", SmarttCsr.class, "uehw_smartt_regs.h", "SMARTT", new String[] {"--flows", "16"}));
+                Arguments.of("smartt", SmarttCsr.class, "uehw_smartt_regs.h", "SMARTT", new String[] {"--flows", "16"}),
+                Arguments.of("trim-queue", TrimQueueCsr.class, "uehw_trim_queue_regs.h", "TRIMQ",
+                        new String[] {"--data-bytes", "8", "--capacity-bytes", "32768"}));
     }
 
     /** The Java CSR address classes (used by every test) must match the map regif generated. */

@@ -141,9 +141,13 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val DROP_NON_ECT = counter("Dropped at dequeue: non-ECN-capable IP frame at or above KMAX with DROP_NON_ECT")
     val NON_ECT_ABOVE_KMAX = counter("Non-ECN-capable IP frames that left at or above KMAX unmarked")
     val NON_IP = counter("Frames that are not IPv4/IPv6 (forwarded unmarked, never trimmed)")
+    val INTERNAL_OVERRUN = counter("Descriptor or trim FIFO pushed while full: the admission rules prevent it, so 0")
   }
 
-  private def beatsOf(length: UInt): UInt = ((length + (W - 1)) >> log2Up(W)).resize(cfg.lengthWidth)
+  private def beatsOf(length: UInt, name: String): UInt = {
+    val roundedFull = (length.resize(cfg.lengthWidth + 1) + (W - 1)).setName(name + "_roundedFull")
+    roundedFull(cfg.lengthWidth downto log2Up(W)).resize(cfg.lengthWidth)
+  }
   private def inc(p: UInt, depth: Int): UInt = Mux(p === depth - 1, U(0, p.getWidth bits), p + 1)
 
   // ------------------------------------------------------- input, per beat
@@ -160,7 +164,7 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val lengthFull = bytesSoFar.resize(cfg.lengthWidth + 1) + keepCount
     val length = Mux(lengthFull.msb, U(cfg.maxFrameBytes + W, cfg.lengthWidth bits), lengthFull.resize(cfg.lengthWidth))
     val oversize = oversizeSoFar || length > cfg.maxFrameBytes
-    val bad = badSoFar || beat.user(0)
+    val bad = badSoFar || beat.user.orR // one tuser bit per byte lane: any of them marks the frame bad
     val malformed = malformedSoFar || beatMalformed
     val lastFire = fire && beat.last
     when(fire) {
@@ -189,17 +193,20 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
   val classify = new Area {
     private val v = in.view
     def byteAt(o: Int): UInt = v(o).asUInt
+    /** Header bytes of which only some bits are fields. */
+    val versionIhl = byteAt(PF.Ipv4VersionIhl)
+    val tosFull = byteAt(PF.Ipv4Tos)
     def u16(o: Int): UInt = (v(o) ## v(o + 1)).asUInt
     val length = in.length
     val ethType = u16(PF.EthType)
     val ipv4Type = ethType === PF.EthTypeIpv4
     val ipv6Type = ethType === PF.EthTypeIpv6
-    val version = byteAt(PF.Ipv4VersionIhl)(7 downto 4)
+    val version = versionIhl(7 downto 4)
     val runtEth = length < PF.EthHeaderBytes || (ipv4Type && length < PF.Ipv4UdpOffset) || (ipv6Type && length < PF.Ipv6UdpOffset)
     val ipv4 = ipv4Type && version === 4
     val ipv6 = ipv6Type && version === 6
     val ip = ipv4 || ipv6
-    val udp4 = ipv4 && byteAt(PF.Ipv4VersionIhl)(3 downto 0) === 5 && byteAt(PF.Ipv4Protocol) === PF.ProtocolUdp
+    val udp4 = ipv4 && versionIhl(3 downto 0) === 5 && byteAt(PF.Ipv4Protocol) === PF.ProtocolUdp
     val udp6 = ipv6 && byteAt(PF.Ipv6NextHeader) === PF.ProtocolUdp
     val dstPort = Mux(ipv6, u16(PF.Ipv6UdpOffset + PF.UdpDstPort), u16(PF.Ipv4UdpOffset + PF.UdpDstPort))
     val transport = (udp4 || udp6) && dstPort === csr.udpPort
@@ -207,19 +214,19 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val runt = runtEth || (transport && length < headerLength)
     val flags = Mux(ipv6, byteAt(PF.Ipv6TransportOffset + PF.TpFlags), byteAt(PF.Ipv4TransportOffset + PF.TpFlags))
     val control = transport && (flags & PF.ControlFlags) =/= 0
-    val ecn = Mux(ipv6, byteAt(PF.Ipv6TcFlow)(5 downto 4), byteAt(PF.Ipv4Tos)(1 downto 0))
+    val ecn = Mux(ipv6, tosFull(5 downto 4), tosFull(1 downto 0)) // IPv6: ECN in bits 5:4 of the same byte
     val ecnCapable = ip && ecn =/= PF.EcnNotEct
-    val beats = beatsOf(length)
+    val beats = beatsOf(length, "classify_beats")
   }
 
   // ------------------------------------------------------ queue state
   /** Occupancies, changed at admission (tlast) and when a packet starts to leave. */
   val occ = new Area {
     val dataBytes = Reg(UInt(cfg.occupancyWidth + 1 bits)) init (0)
-    val dataBeats = Reg(UInt(log2Up(cfg.dataBeatLimit + 1) + 1 bits)) init (0)
+    val dataBeats = Reg(UInt(scala.math.max(log2Up(cfg.dataBeatLimit + 1) + 1, cfg.lengthWidth) bits)) init (0)
     val dataDescs = Reg(UInt(log2Up(cfg.dataDescriptors + 1) bits)) init (0)
     val controlBytes = Reg(UInt(21 bits)) init (0)
-    val controlBeats = Reg(UInt(log2Up(cfg.controlBeatLimit + 1) + 1 bits)) init (0)
+    val controlBeats = Reg(UInt(scala.math.max(log2Up(cfg.controlBeatLimit + 1) + 1, cfg.lengthWidth) bits)) init (0)
     val controlDescs = Reg(UInt(log2Up(cfg.controlDescriptors + 1) bits)) init (0)
     val trimCount = Reg(UInt(11 bits)) init (0)
     val dataHighWater = Reg(UInt(cfg.occupancyWidth bits)) init (0)
@@ -270,7 +277,8 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
   class PacketRam(depth: Int, maxBeats: Int, commit: Bool) extends Area {
     val ram = Mem(Bits(ramWidth bits), depth)
     val tentative, committed, read = Reg(UInt(log2Up(depth) bits)) init (0)
-    val lastCount = (in.keepCount - 1).resize(countWidth)
+    val lastCountFull = in.keepCount - 1
+    val lastCount = lastCountFull(countWidth - 1 downto 0)
     val write = in.fire && in.index < maxBeats
     ram.write(tentative, in.beat.data ## lastCount ## in.beat.last, write)
     val afterWrite = Mux(write, inc(tentative, depth), tentative)
@@ -321,8 +329,8 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val frameLength = RegNextWhen(classify.length, admit.toTrim)
     val ipv6 = RegNextWhen(classify.ipv6, admit.toTrim)
     val keepTarget = Mux(ipv6, U(scala.math.max(cfg.trimBytes, PF.Ipv6AllHeaderBytes)), U(cfg.trimBytes))
-    val kept = Mux(frameLength < keepTarget.resize(cfg.lengthWidth), frameLength, keepTarget.resize(cfg.lengthWidth))
-      .resize(log2Up(cfg.headerBytes + 1))
+    val keptFull = Mux(frameLength < keepTarget.resize(cfg.lengthWidth), frameLength, keepTarget.resize(cfg.lengthWidth))
+    val kept = keptFull(log2Up(cfg.headerBytes + 1) - 1 downto 0) // at most keptMax
     val out = Vec(Bits(8 bits), cfg.headerBytes)
     for (k <- 0 until cfg.headerBytes) out(k) := Mux(k < kept, raw(k), B(0, 8 bits))
     private def put16(o: Int, value: UInt): Unit = { out(o) := value(15 downto 8).asBits; out(o + 1) := value(7 downto 0).asBits }
@@ -373,10 +381,11 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val active = RegInit(False)
     val beat = Reg(UInt(log2Up(cfg.headerBeats + 1) bits)) init (0)
     val stream = Stream(Fragment(TrimOutBeat(cfg)))
-    val lastBeat = ((current.length - 1) >> log2Up(W)).resize(beat.getWidth)
+    val lengthMinusOneFull = current.length - 1
+    val lastBeat = lengthMinusOneFull(lengthMinusOneFull.getWidth - 1 downto log2Up(W)).resize(beat.getWidth)
     val isLast = beat === lastBeat
-    val words = Vec((0 until cfg.headerBeats).map(b => Cat((0 until W).reverse.map(j => current.bytes(b * W + j)))))
-    val tailBytes = (current.length - 1).resize(countWidth)
+    val words = Vec((0 until cfg.headerBeats).map(b => Cat((0 until W).map(j => current.bytes(b * W + j))))) // Cat: first = LSB
+    val tailBytes = lengthMinusOneFull(countWidth - 1 downto 0)
     stream.valid := active
     stream.fragment.data := words(beat.resize(log2Up(cfg.headerBeats).max(1)))
     stream.fragment.keep := Mux(isLast, (U((BigInt(1) << W) - 1, W bits) >> (U(W - 1, countWidth bits) - tailBytes)).asBits,
@@ -474,16 +483,14 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     }
   }
 
-  val output = arbiter.throwWhen(dequeue.drop).translateWith {
-    val b = TrimOutBeat(cfg)
-    b.data := patch.outData
-    b.keep := arbiter.fragment.keep
-    b.queue := arbiter.fragment.queue
+  val output = arbiter.translateWith {
     val f = Fragment(TrimOutBeat(cfg))
-    f.fragment := b
+    f.fragment.data := patch.outData
+    f.fragment.keep := arbiter.fragment.keep
+    f.fragment.queue := arbiter.fragment.queue
     f.last := arbiter.last
     f
-  }.m2sPipe()
+  }.throwWhen(dequeue.drop).m2sPipe()
   io.m_axis.valid := output.valid
   output.ready := io.m_axis.ready
   io.m_axis.payload.data := output.fragment.data
@@ -506,11 +513,11 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     private def amount(when: Bool, value: UInt, width: Int): UInt = Mux(when, value.resize(width), U(0, width bits))
     private val dw = occ.dataBeats.getWidth
     private val cw = occ.controlBeats.getWidth
-    occ.dataBeats := occ.dataBeats + amount(admit.toData, c.beats, dw) - amount(dataStart, beatsOf(d.desc.length), dw)
+    occ.dataBeats := occ.dataBeats + amount(admit.toData, c.beats, dw) - amount(dataStart, beatsOf(d.desc.length, "dataOut_beats"), dw)
     occ.dataDescs := occ.dataDescs + admit.toData.asUInt - dataStart.asUInt
     val nextControl = occ.controlBytes + controlIn - controlOut
     occ.controlBytes := nextControl
-    occ.controlBeats := occ.controlBeats + amount(admit.toControl, c.beats, cw) - amount(controlStart, beatsOf(controlLengths.io.pop.payload), cw)
+    occ.controlBeats := occ.controlBeats + amount(admit.toControl, c.beats, cw) - amount(controlStart, beatsOf(controlLengths.io.pop.payload, "controlOut_beats"), cw)
     occ.controlDescs := occ.controlDescs + admit.toControl.asUInt - controlStart.asUInt
     occ.trimCount := occ.trimCount + admit.toTrim.asUInt - trim.popped.asUInt
     when(nextData.resize(cfg.occupancyWidth) > occ.dataHighWater) { occ.dataHighWater := nextData.resize(cfg.occupancyWidth) }
@@ -554,6 +561,7 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     count(csr.DROP_TRIM_FULL, end && o === Outcome.DROP_TRIM_FULL)
     count(csr.DROP_NON_ECT, dequeue.starting && dequeue.drop)
     count(csr.NON_ECT_ABOVE_KMAX, dequeue.starting && dequeue.isData && dequeue.nonEctAboveKmax && !dequeue.drop)
+    count(csr.INTERNAL_OVERRUN, dataDescriptors.io.push.isStall || controlLengths.io.push.isStall || trim.fifo.io.push.isStall)
     count(csr.NON_IP, end && !in.bad && !in.oversize && !in.malformed && !classify.runt && !classify.ip)
   }
 

@@ -1,0 +1,183 @@
+package uehw.sim.trim;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.List;
+import java.util.Random;
+
+import uehw.hw.trim.TrimQueue;
+import uehw.hw.trim.TrimQueueConfig;
+import uehw.hw.trim.TrimQueueIo;
+import uehw.sim.AxiLite4Master;
+import uehw.sim.Axi4StreamPackets;
+import uehw.sim.facade.Sim;
+import uehw.sim.packet.Packet;
+
+/**
+ * Drives a TrimQueue next to a TrimQueueModel. Frames go in through the AXI4-Stream driver (random
+ * idle); every clock the model applies the frame whose tlast was taken and the dequeue the RTL
+ * reported, and every frame leaving m_axis (random backpressure) must be the next frame of exactly
+ * one of the model's three queues, with valid checksums.
+ */
+public final class TrimQueueBench {
+    public final Sim<TrimQueue> sim;
+    public final TrimQueueIo io;
+    public final TrimQueueConfig cfg;
+    public final TrimQueueModel model;
+    public final AxiLite4Master csr;
+    private final Deque<Axi4StreamPackets.Packet> sent = new ArrayDeque<>();
+    private Axi4StreamPackets.Driver driver;
+    private Axi4StreamPackets.Monitor monitor;
+    private byte[] lastAdmitted;
+    private boolean lastBad;
+    public long outData, outControl, outTrimmed, outDataBytes, outControlBytes, outTrimmedBytes;
+    /** Queue of each frame that left, in output order (0 control, 1 trimmed, 2 data). */
+    public final List<Integer> outputOrder = new ArrayList<>();
+    /** The clock of every output beat, when recording. */
+    public final List<Long> outputBeatClocks = new ArrayList<>();
+    public boolean recordBeats;
+    private long clocks;
+
+    public TrimQueueBench(Sim<TrimQueue> sim) {
+        this.sim = sim;
+        this.io = sim.dut().io();
+        this.cfg = sim.dut().cfg();
+        this.model = new TrimQueueModel(cfg.dataBytes(), cfg.capacityBytes(), cfg.controlBytes(), cfg.trimEntries(),
+                cfg.trimBytes(), cfg.maxFrameBytes(), cfg.maxControlBytes(), cfg.udpPort(), cfg.trimDscp(), cfg.prngSeed());
+        patterns(new Random(1), 0, 0);
+        this.csr = new AxiLite4Master(sim, io.ctrl());
+        sim.reset(2);
+    }
+
+    /** Input idle and output backpressure probabilities (only between bursts: every frame taken). */
+    public void patterns(Random random, double idle, double backpressure) {
+        if (driver != null && !driver.idle()) {
+            throw new IllegalStateException("change patterns only when every frame was taken");
+        }
+        driver = new Axi4StreamPackets.Driver(sim, io.s_axis(), random, idle);
+        monitor = new Axi4StreamPackets.Monitor(sim, io.m_axis(), this::onOutput, random, backpressure);
+    }
+
+    /** New output backpressure while frames are still coming in: only while the output has sent nothing of a frame. */
+    public void outputBackpressure(Random random, double backpressure) {
+        monitor = new Axi4StreamPackets.Monitor(sim, io.m_axis(), this::onOutput, random, backpressure);
+    }
+
+    public void send(byte[] frame, boolean badFrame) {
+        Axi4StreamPackets.Packet p = new Axi4StreamPackets.Packet(frame, badFrame ? 1 : 0);
+        sent.add(p);
+        driver.send(p);
+    }
+
+    public boolean inputIdle() {
+        return driver.idle();
+    }
+
+    public long clocks() {
+        return clocks;
+    }
+
+    public void step() {
+        driver.beforeEdge();
+        monitor.beforeEdge();
+        sim.step();
+        clocks++;
+        boolean tookLast = driver.afterEdge();
+        // The dequeue Flow is registered: what it shows now happened at the previous edge, the
+        // same edge as the previous step's admission.
+        TrimQueueModel.Dequeue d = null;
+        if (sim.peekBool(io.dequeue().valid())) {
+            var p = io.dequeue().payload();
+            d = new TrimQueueModel.Dequeue(sim.peekBool(p.start()), (int) sim.peek(p.queue()), sim.peek(p.occupancy()),
+                    sim.peekBool(p.marked()), sim.peekBool(p.dropped()), sim.peekBool(p.trimPop()));
+        }
+        model.clock(d, lastAdmitted, lastBad, false);
+        lastAdmitted = null;
+        if (tookLast) {
+            Axi4StreamPackets.Packet p = sent.poll();
+            lastAdmitted = p.data();
+            lastBad = p.user() != 0;
+        }
+        if (recordBeats && sim.peekBool(io.m_axis().valid()) && sim.peekBool(io.m_axis().ready())) {
+            outputBeatClocks.add(clocks);
+        }
+        monitor.afterEdge();
+    }
+
+    private void onOutput(Axi4StreamPackets.Packet p) {
+        byte[] f = p.data();
+        int queue;
+        if (!model.expectedControl.isEmpty() && Arrays.equals(model.expectedControl.peek(), f)) {
+            model.expectedControl.poll();
+            queue = 0;
+            outControl++;
+            outControlBytes += f.length;
+        } else if (!model.expectedTrimmed.isEmpty() && Arrays.equals(model.expectedTrimmed.peek(), f)) {
+            model.expectedTrimmed.poll();
+            queue = 1;
+            outTrimmed++;
+            outTrimmedBytes += f.length;
+        } else if (!model.expectedData.isEmpty() && Arrays.equals(model.expectedData.peek(), f)) {
+            model.expectedData.poll();
+            queue = 2;
+            outData++;
+            outDataBytes += f.length;
+        } else {
+            throw new AssertionError("frame of " + f.length + " bytes left that no queue expected next (control "
+                    + model.expectedControl.size() + ", trimmed " + model.expectedTrimmed.size() + ", data "
+                    + model.expectedData.size() + " waiting); against the heads: control " + diff(model.expectedControl.peek(), f)
+                    + ", trimmed " + diff(model.expectedTrimmed.peek(), f) + ", data " + diff(model.expectedData.peek(), f));
+        }
+        outputOrder.add(queue);
+        Packet pk = new Packet(f);
+        if (pk.isIpv4() && f.length >= 34 && !pk.ipv4HeaderVerifies()) {
+            throw new AssertionError("IPv4 header checksum fails on a frame from queue " + queue);
+        }
+        if (queue == 1 && !pk.udpVerifies()) {
+            throw new AssertionError("UDP checksum fails on a trimmed header");
+        }
+    }
+
+    private static String diff(byte[] expected, byte[] got) {
+        if (expected == null) {
+            return "-";
+        }
+        int i = Arrays.mismatch(expected, got);
+        if (i < 0) {
+            return "same";
+        }
+        var hex = java.util.HexFormat.of();
+        return String.format("%d vs %d bytes, first difference at byte %d:%n  expected %s%n  got      %s", expected.length,
+                got.length, i, hex.formatHex(expected, 0, Math.min(expected.length, 80)), hex.formatHex(got, 0, Math.min(got.length, 80)));
+    }
+
+    /** Steps until every frame was taken and every expected frame left; returns the clocks. */
+    public long drain() {
+        long n = 0;
+        while (!driver.idle() || !model.expectedControl.isEmpty() || !model.expectedTrimmed.isEmpty()
+                || !model.expectedData.isEmpty() || model.dataDescs > 0 || model.controlDescs > 0 || model.trimWaiting > 0
+                || lastAdmitted != null) {
+            step();
+            if (++n > 20_000_000) {
+                throw new AssertionError("the queue stopped draining");
+            }
+        }
+        for (int i = 0; i < 8; i++) {
+            step();
+        }
+        return n;
+    }
+
+    public long counter(int address) {
+        return csr.read(address);
+    }
+
+    static {
+        // TrimQueue.queueControl() etc. must match the model's numbering.
+        if (TrimQueue.queueControl() != TrimQueueModel.QUEUE_CONTROL || TrimQueue.queueData() != TrimQueueModel.QUEUE_DATA) {
+            throw new AssertionError("queue numbering differs between RTL and model");
+        }
+    }
+}

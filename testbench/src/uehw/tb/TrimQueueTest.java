@@ -1,0 +1,382 @@
+package uehw.tb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import uehw.hw.common.PacketFormat;
+import uehw.hw.trim.TrimQueue;
+import uehw.hw.trim.TrimQueueConfig;
+import uehw.sim.Seeds;
+import uehw.sim.Simulation;
+import uehw.sim.packet.Packet;
+import uehw.sim.trim.TrimQueueBench;
+import uehw.sim.trim.TrimQueueCsr;
+import uehw.sim.trim.TrimQueueModel;
+import uehw.sim.trim.TrimQueueModel.Outcome;
+
+/** Trimming egress queue: every frame accounted for against the model, the paper's scenarios, line rate. */
+class TrimQueueTest {
+    static TrimQueueConfig small(int dataBytes) {
+        return new TrimQueueConfig(dataBytes, 32768, 4096, 8, 64, 9216, 256, PacketFormat.TransportUdpPort(), 46, 0x7A1D5EEDL);
+    }
+
+    static Simulation<TrimQueue> compile(TrimQueueConfig cfg) {
+        String name = "w" + cfg.dataBytes() + "_c" + cfg.capacityBytes();
+        return Simulation.compile(TrimQueueTest.class, name, () -> new TrimQueue(cfg));
+    }
+
+    @FunctionalInterface
+    interface BenchBody {
+        void run(TrimQueueBench bench, long seed) throws Exception;
+    }
+
+    static void withBench(TrimQueueConfig cfg, String testName, BenchBody body) {
+        long seed = Seeds.next();
+        compile(cfg).run(testName, seed, sim -> body.run(new TrimQueueBench(sim), seed));
+    }
+
+    // ------------------------------------------------------------ traffic
+
+    static byte[] dataFrame(Random r, boolean v6, int ecn, int payload) {
+        var f = new Packet.Fields(v6, r.nextInt(64), ecn, r.nextInt(65536), r.nextInt(), r.nextInt(),
+                r.nextBoolean() ? PacketFormat.FlagMessageStart() : 0, r.nextInt(5), 0);
+        return Packet.transport(f, payload, r.nextInt()).bytes;
+    }
+
+    static byte[] controlFrame(Random r, boolean v6, int payload) {
+        int[] flags = {PacketFormat.FlagAck(), PacketFormat.FlagNack(), PacketFormat.FlagTrimmed(),
+            PacketFormat.FlagAck() | PacketFormat.FlagEcnEcho()};
+        var f = new Packet.Fields(v6, r.nextInt(64), r.nextInt(4), r.nextInt(65536), r.nextInt(), r.nextInt(),
+                flags[r.nextInt(flags.length)], 0, r.nextInt(65536));
+        return Packet.transport(f, payload, r.nextInt()).bytes;
+    }
+
+    /** A random frame of every kind the queue must handle; returns {frame, bad?}. */
+    static Object[] randomFrame(Random r, int maxFrame) {
+        int k = r.nextInt(1000);
+        boolean v6 = r.nextInt(10) < 3;
+        int headers = v6 ? PacketFormat.Ipv6AllHeaderBytes() : PacketFormat.Ipv4AllHeaderBytes();
+        if (k < 560) {
+            int payload = switch (r.nextInt(20)) {
+                case 0 -> maxFrame - headers - r.nextInt(100);
+                case 1, 2, 3, 4 -> 400 + r.nextInt(1100);
+                default -> r.nextInt(400);
+            };
+            return new Object[] {dataFrame(r, v6, r.nextInt(4), payload), false};
+        }
+        if (k < 720) {
+            return new Object[] {controlFrame(r, v6, r.nextInt(10) == 0 ? 300 : r.nextInt(40)), false};
+        }
+        if (k < 820) {
+            // IP but not the transport: another UDP port, or TCP.
+            Packet p = new Packet(dataFrame(r, v6, r.nextInt(4), r.nextInt(600)));
+            if (v6 || r.nextBoolean()) {
+                int udp = p.udpOffset();
+                p.bytes[udp + PacketFormat.UdpDstPort()] ^= 0x40;
+                p.fixChecksums();
+            } else {
+                p.bytes[PacketFormat.Ipv4Protocol()] = 6;
+                p.fixChecksums();
+            }
+            return new Object[] {p.bytes, false};
+        }
+        if (k < 890) {
+            byte[] f = new byte[60 + r.nextInt(600)];
+            r.nextBytes(f);
+            f[PacketFormat.EthType()] = (byte) 0x88;
+            f[PacketFormat.EthType() + 1] = (byte) 0xB5; // local experimental EtherType: not IP
+            return new Object[] {f, false};
+        }
+        if (k < 920) {
+            Object[] any = randomFrame(r, maxFrame);
+            return new Object[] {any[0], true}; // bad frame (e.g. FCS error) flagged on tuser
+        }
+        if (k < 960) {
+            byte[] f = r.nextBoolean() ? new byte[1 + r.nextInt(13)] : new byte[14 + r.nextInt(20)];
+            r.nextBytes(f);
+            if (f.length >= 14) {
+                f[PacketFormat.EthType()] = 0x08;
+                f[PacketFormat.EthType() + 1] = 0x00; // IPv4 EtherType, shorter than an IPv4 header
+            }
+            return new Object[] {f, false};
+        }
+        if (k < 970) {
+            return new Object[] {dataFrame(r, v6, 2, maxFrame - headers + 1 + r.nextInt(100)), false}; // oversize
+        }
+        // A transport frame cut short of its headers.
+        byte[] f = dataFrame(r, v6, 1, 0);
+        return new Object[] {java.util.Arrays.copyOf(f, headers - 1 - r.nextInt(10)), false};
+    }
+
+    /** Every RTL counter against the model's, and the output tallies. */
+    static void assertCounters(TrimQueueBench b) {
+        TrimQueueModel m = b.model;
+        long[][] pairs = {
+            {m.inPackets, TrimQueueCsr.IN_PACKETS}, {m.inBytes, TrimQueueCsr.IN_BYTES},
+            {b.outData, TrimQueueCsr.OUT_DATA_PACKETS}, {b.outDataBytes, TrimQueueCsr.OUT_DATA_BYTES},
+            {b.outControl, TrimQueueCsr.OUT_CONTROL_PACKETS}, {b.outControlBytes, TrimQueueCsr.OUT_CONTROL_BYTES},
+            {b.outTrimmed, TrimQueueCsr.OUT_TRIMMED_PACKETS}, {b.outTrimmedBytes, TrimQueueCsr.OUT_TRIMMED_BYTES},
+            {m.outcome(Outcome.TRIM), TrimQueueCsr.TRIMMED}, {m.marked, TrimQueueCsr.MARKED},
+            {m.outcome(Outcome.DROP_BAD_FRAME), TrimQueueCsr.DROP_BAD_FRAME},
+            {m.outcome(Outcome.DROP_OVERSIZE), TrimQueueCsr.DROP_OVERSIZE},
+            {m.outcome(Outcome.DROP_MALFORMED), TrimQueueCsr.DROP_MALFORMED},
+            {m.outcome(Outcome.DROP_RUNT), TrimQueueCsr.DROP_RUNT},
+            {m.outcome(Outcome.DROP_CONTROL_FULL), TrimQueueCsr.DROP_CONTROL_FULL},
+            {m.outcome(Outcome.DROP_CONTROL_OVERSIZE), TrimQueueCsr.DROP_CONTROL_OVERSIZE},
+            {m.outcome(Outcome.DROP_DATA_FULL), TrimQueueCsr.DROP_DATA_FULL},
+            {m.outcome(Outcome.DROP_TRIM_FULL), TrimQueueCsr.DROP_TRIM_FULL},
+            {m.droppedNonEct, TrimQueueCsr.DROP_NON_ECT}, {m.nonEctAboveKmax, TrimQueueCsr.NON_ECT_ABOVE_KMAX},
+            {m.nonIp, TrimQueueCsr.NON_IP}, {m.dataHighWater, TrimQueueCsr.DATA_HIGH_WATER},
+            {m.controlHighWater, TrimQueueCsr.CONTROL_HIGH_WATER}, {m.dataBytes, TrimQueueCsr.DATA_OCCUPANCY},
+        };
+        String[] names = {"IN_PACKETS", "IN_BYTES", "OUT_DATA_PACKETS", "OUT_DATA_BYTES", "OUT_CONTROL_PACKETS",
+            "OUT_CONTROL_BYTES", "OUT_TRIMMED_PACKETS", "OUT_TRIMMED_BYTES", "TRIMMED", "MARKED", "DROP_BAD_FRAME",
+            "DROP_OVERSIZE", "DROP_MALFORMED", "DROP_RUNT", "DROP_CONTROL_FULL", "DROP_CONTROL_OVERSIZE", "DROP_DATA_FULL",
+            "DROP_TRIM_FULL", "DROP_NON_ECT", "NON_ECT_ABOVE_KMAX", "NON_IP", "DATA_HIGH_WATER", "CONTROL_HIGH_WATER",
+            "DATA_OCCUPANCY"};
+        for (int i = 0; i < pairs.length; i++) {
+            assertEquals(pairs[i][0] & 0xFFFFFFFFL, b.counter((int) pairs[i][1]), names[i]);
+        }
+        // Conservation, from the RTL's own counters: every frame in is counted exactly once.
+        long accounted = b.counter(TrimQueueCsr.OUT_DATA_PACKETS) + b.counter(TrimQueueCsr.DROP_NON_ECT)
+                + b.counter(TrimQueueCsr.OUT_CONTROL_PACKETS) + b.counter(TrimQueueCsr.TRIMMED);
+        for (int a = TrimQueueCsr.DROP_BAD_FRAME; a <= TrimQueueCsr.DROP_TRIM_FULL; a += 4) {
+            accounted += b.counter(a);
+        }
+        assertEquals(b.counter(TrimQueueCsr.IN_PACKETS), accounted, "IN_PACKETS = forwarded + control + trimmed + drops");
+        assertEquals(b.counter(TrimQueueCsr.TRIMMED), b.counter(TrimQueueCsr.OUT_TRIMMED_PACKETS), "every trimmed header sent");
+        assertEquals(0, b.counter(TrimQueueCsr.INTERNAL_OVERRUN), "a FIFO overran: the admission rules failed");
+    }
+
+    // ------------------------------------------------------------ randomized
+
+    static Stream<Arguments> randomConfigs() {
+        int scale = Seeds.scale();
+        return Stream.of(Arguments.of(64, 100_000 * scale), Arguments.of(32, 10_000 * scale),
+                Arguments.of(16, 6_000 * scale), Arguments.of(8, 4_000 * scale));
+    }
+
+    /**
+     * Random frames of every kind with random input idle and output backpressure in phases (the
+     * backpressure makes the 32 KB data queue fill, trim and mark), DROP_NON_ECT and RED
+     * thresholds changed between phases. Every frame that leaves is the next one of the queue the
+     * model says, byte for byte, with valid checksums; every counter equals the model's; the RED
+     * marks follow the configured line.
+     */
+    @ParameterizedTest(name = "{0} bytes per beat, {1} frames")
+    @MethodSource("randomConfigs")
+    void everyFrameIsAccountedForExactlyOnce(int dataBytes, int frames) {
+        TrimQueueConfig cfg = small(dataBytes);
+        withBench(cfg, "random_w" + dataBytes, (b, seed) -> {
+            Random r = new Random(seed);
+            int phases = 8;
+            for (int phase = 0; phase < phases; phase++) {
+                b.patterns(r, new double[] {0, 0.1, 0.5}[phase % 3], new double[] {0.6, 0.3, 0, 0.8}[phase % 4]);
+                for (int i = 0; i < frames / phases; i++) {
+                    Object[] f = randomFrame(r, cfg.maxFrameBytes());
+                    b.send((byte[]) f[0], (Boolean) f[1]);
+                    while (!b.inputIdle()) {
+                        b.step();
+                    }
+                }
+                b.drain();
+                boolean dropNonEct = phase % 2 == 1;
+                b.csr.write(TrimQueueCsr.CONTROL, dropNonEct ? 1 : 0);
+                b.model.dropNonEct = dropNonEct;
+                long kMin = cfg.capacityBytes() / 10 * (1 + r.nextInt(3));
+                long kMax = kMin + cfg.capacityBytes() / 10 * (1 + r.nextInt(5));
+                b.csr.write(TrimQueueCsr.KMIN, kMin);
+                b.csr.write(TrimQueueCsr.KMAX, kMax);
+                b.model.kMin = kMin;
+                b.model.kMax = kMax;
+            }
+            b.drain();
+            assertCounters(b);
+            TrimQueueModel m = b.model;
+            System.out.printf("trim queue W=%d: %d frames (seed %d): %d data, %d control, %d trimmed, %d marked, drops: bad %d,"
+                            + " oversize %d, runt %d, control full %d, control oversize %d, data full %d, trim full %d, non-ECT %d;"
+                            + " data high water %d B%n", dataBytes, frames, seed, b.outData, b.outControl, b.outTrimmed, m.marked,
+                    m.outcome(Outcome.DROP_BAD_FRAME), m.outcome(Outcome.DROP_OVERSIZE), m.outcome(Outcome.DROP_RUNT),
+                    m.outcome(Outcome.DROP_CONTROL_FULL), m.outcome(Outcome.DROP_CONTROL_OVERSIZE),
+                    m.outcome(Outcome.DROP_DATA_FULL), m.outcome(Outcome.DROP_TRIM_FULL), m.droppedNonEct, m.dataHighWater);
+            assertTrue(b.outTrimmed > 0 && m.marked > 0, "the traffic must trim and mark");
+            if (dataBytes == 64) {
+                assertRedFollowsTheLine(m, cfg);
+            }
+        });
+    }
+
+    /**
+     * RED (Sec. 3.5): binned by (occupancy - KMIN) / (KMAX - KMIN), the fraction of ECN-capable
+     * frames marked matches the line within 5 standard deviations (plus the bin's width); none is
+     * marked at or below KMIN and every one at or above KMAX.
+     */
+    static void assertRedFollowsTheLine(TrimQueueModel m, TrimQueueConfig cfg) {
+        int bins = 6;
+        long[] n = new long[bins], marks = new long[bins];
+        int checked = 0;
+        for (long[] s : m.redSamples) {
+            long occ = s[0], kMin = s[2], kMax = s[3];
+            if (occ <= kMin || occ >= kMax) {
+                assertEquals(occ >= kMax ? 1 : 0, s[1], "outside (KMIN, KMAX) the decision is certain");
+                continue;
+            }
+            int bin = (int) ((occ - kMin) * bins / (kMax - kMin));
+            n[bin]++;
+            marks[bin] += s[1];
+        }
+        for (int i = 0; i < bins; i++) {
+            if (n[i] < 100) {
+                continue;
+            }
+            double mid = (i + 0.5) / bins;
+            double got = (double) marks[i] / n[i];
+            double sigma = Math.sqrt(mid * (1 - mid) / n[i]);
+            System.out.printf("  RED bin %.2f..%.2f of [KMIN, KMAX]: %d frames, %.3f marked (line %.3f)%n",
+                    (double) i / bins, (double) (i + 1) / bins, n[i], got, mid);
+            assertTrue(Math.abs(got - mid) < 5 * sigma + 0.5 / bins, "bin " + i + ": " + got + " vs " + mid);
+            checked++;
+        }
+        assertTrue(checked >= 2, "too few frames between KMIN and KMAX to check the line");
+    }
+
+    // ------------------------------------------------------------ directed
+
+    /**
+     * Line rate at 512 bits: one frame of every size from 64 to 9000 bytes, back to back. The input
+     * takes a beat every clock throughout. The output is held until about 20 KB (more than the
+     * largest frame) are queued, so that store and forward never leaves it waiting for a frame's
+     * tlast; released and always ready, it then sends a beat every clock from its first beat to
+     * its last across every frame boundary: no per-frame overhead.
+     */
+    @Test
+    void lineRateEverySizeFrom64To9000() {
+        TrimQueueConfig cfg = new TrimQueueConfig(64, 150000, 8192, 32, 64, 9216, 256, PacketFormat.TransportUdpPort(), 46, 0x7A1D5EEDL);
+        withBench(cfg, "line_rate", (b, seed) -> {
+            Random r = new Random(seed);
+            List<Integer> sizes = new ArrayList<>();
+            for (int s = 64; s <= 9000; s++) {
+                sizes.add(s);
+            }
+            Collections.shuffle(sizes, r);
+            long beats = 0;
+            b.patterns(r, 0, 1.0); // output held
+            for (int s : sizes) {
+                b.send(dataFrame(r, false, 0, s - PacketFormat.Ipv4AllHeaderBytes()), false);
+                beats += (s + 63) / 64;
+            }
+            b.recordBeats = true;
+            long start = b.clocks();
+            while (b.model.dataBytes < 20_000) {
+                b.step();
+            }
+            b.outputBackpressure(r, 0);
+            while (!b.inputIdle()) {
+                b.step();
+            }
+            long inputClocks = b.clocks() - start;
+            b.drain();
+            long first = b.outputBeatClocks.get(0), last = b.outputBeatClocks.get(b.outputBeatClocks.size() - 1);
+            System.out.printf("trim queue line rate: %d frames, %d beats in over %d clocks, %d beats out over %d clocks%n",
+                    sizes.size(), beats, inputClocks, b.outputBeatClocks.size(), last - first + 1);
+            assertEquals(beats, inputClocks, "the input took a beat every clock");
+            assertEquals(beats, b.outputBeatClocks.size());
+            assertEquals(beats, last - first + 1, "the output sent a beat every clock, no idle between frames");
+            assertEquals(sizes.size(), b.outData);
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * Sec. 2.1: an incast burst of four times the queue's capacity into a port sending one clock in
+     * eight produces trimmed headers, not lost data: every frame leaves whole or trimmed.
+     */
+    @Test
+    void incastBurstIsTrimmedNotLost() {
+        // The default 32 trim entries: trimmed headers wait while a whole data frame leaves at one beat in eight.
+        TrimQueueConfig cfg = new TrimQueueConfig(64, 32768, 4096, 32, 64, 9216, 256, PacketFormat.TransportUdpPort(), 46, 0x7A1D5EEDL);
+        withBench(cfg, "incast", (b, seed) -> {
+            Random r = new Random(seed);
+            b.patterns(r, 0, 7.0 / 8);
+            long bytes = 0;
+            int frames = 0;
+            while (bytes < 4L * 32768) {
+                byte[] f = dataFrame(r, r.nextBoolean(), 2, 1000 + r.nextInt(500));
+                b.send(f, false);
+                bytes += f.length;
+                frames++;
+            }
+            b.drain();
+            System.out.printf("trim queue incast: %d frames (%d B) into 32 KB: %d forwarded whole, %d trimmed%n",
+                    frames, bytes, b.outData, b.outTrimmed);
+            assertTrue(b.outTrimmed > 0, "no trims");
+            assertEquals(frames, b.outData + b.outTrimmed, "every frame forwarded whole or trimmed");
+            assertEquals(0, b.counter(TrimQueueCsr.DROP_DATA_FULL) + b.counter(TrimQueueCsr.DROP_TRIM_FULL));
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * Sec. 3: control frames overtake queued data (strict priority at frame boundaries); with the
+     * output held, control frames beyond the control queue's 4 KB are dropped and counted, never
+     * trimmed.
+     */
+    @Test
+    void controlOvertakesQueuedDataAndIsDroppedWhenFull() {
+        withBench(small(16), "priority", (b, seed) -> {
+            Random r = new Random(seed);
+            b.patterns(r, 0, 1.0); // the output holds everything
+            for (int i = 0; i < 10; i++) {
+                b.send(dataFrame(r, false, 0, 1000), false);
+            }
+            for (int i = 0; i < 3; i++) {
+                b.send(controlFrame(r, false, 0), false);
+            }
+            while (!b.inputIdle()) {
+                b.step();
+            }
+            for (int i = 0; i < 20; i++) {
+                b.step();
+            }
+            b.patterns(r, 0, 0);
+            b.drain();
+            List<Integer> order = b.outputOrder;
+            System.out.println("trim queue priority: output order " + order);
+            // At most the data frame already leaving when the control frames arrived goes first.
+            int lastControl = order.lastIndexOf(0);
+            assertTrue(lastControl <= 3, "control frames waited behind queued data: " + order);
+            assertCounters(b);
+
+            b.patterns(r, 0, 1.0);
+            int sentControl = 0;
+            for (long bytes = 0; bytes < 2 * 4096; ) {
+                byte[] c = controlFrame(r, r.nextBoolean(), 0);
+                b.send(c, false);
+                bytes += c.length;
+                sentControl++;
+            }
+            while (!b.inputIdle()) {
+                b.step();
+            }
+            b.patterns(r, 0, 0);
+            b.drain();
+            long dropped = b.counter(TrimQueueCsr.DROP_CONTROL_FULL);
+            System.out.printf("trim queue control full: %d control frames into a held 4 KB queue: %d sent, %d dropped%n",
+                    sentControl, b.outControl - 3, dropped);
+            assertTrue(dropped > 0, "no control frame dropped");
+            assertEquals(sentControl, b.outControl - 3 + dropped);
+            assertEquals(0, b.counter(TrimQueueCsr.TRIMMED));
+            assertCounters(b);
+        });
+    }
+}
