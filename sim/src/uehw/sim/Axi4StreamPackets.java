@@ -84,6 +84,17 @@ public final class Axi4StreamPackets {
             beats(packet, bytesPerBeat).forEach(beats::push);
         }
 
+        /** A malformed packet of two beats or more: its first beat has byte lane 1 off in tkeep. */
+        public void sendWithKeepHole(Packet packet) {
+            List<Beat> b = beats(packet, bytesPerBeat);
+            if (b.size() < 2) {
+                throw new IllegalArgumentException("a keep hole needs a packet of two beats or more");
+            }
+            Beat first = b.get(0);
+            b.set(0, new Beat(first.data(), first.keep().clearBit(1), first.last(), first.user()));
+            b.forEach(beats::push);
+        }
+
         public boolean idle() {
             return beats.idle();
         }

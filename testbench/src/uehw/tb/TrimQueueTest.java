@@ -188,6 +188,10 @@ class TrimQueueTest {
                     while (!b.inputIdle()) {
                         b.step();
                     }
+                    if (r.nextInt(200) == 0) {
+                        // A partial beat before tlast: dropped as malformed.
+                        b.sendMalformed(dataFrame(r, false, 1, 2 * dataBytes + r.nextInt(200)));
+                    }
                 }
                 b.drain();
                 boolean dropNonEct = phase % 2 == 1;
@@ -204,12 +208,14 @@ class TrimQueueTest {
             assertCounters(b);
             TrimQueueModel m = b.model;
             System.out.printf("trim queue W=%d: %d frames (seed %d): %d data, %d control, %d trimmed, %d marked, drops: bad %d,"
-                            + " oversize %d, runt %d, control full %d, control oversize %d, data full %d, trim full %d, non-ECT %d;"
+                            + " oversize %d, malformed %d, runt %d, control full %d, control oversize %d, data full %d, trim full %d, non-ECT %d;"
                             + " data high water %d B%n", dataBytes, frames, seed, b.outData, b.outControl, b.outTrimmed, m.marked,
-                    m.outcome(Outcome.DROP_BAD_FRAME), m.outcome(Outcome.DROP_OVERSIZE), m.outcome(Outcome.DROP_RUNT),
+                    m.outcome(Outcome.DROP_BAD_FRAME), m.outcome(Outcome.DROP_OVERSIZE), m.outcome(Outcome.DROP_MALFORMED),
+                    m.outcome(Outcome.DROP_RUNT),
                     m.outcome(Outcome.DROP_CONTROL_FULL), m.outcome(Outcome.DROP_CONTROL_OVERSIZE),
                     m.outcome(Outcome.DROP_DATA_FULL), m.outcome(Outcome.DROP_TRIM_FULL), m.droppedNonEct, m.dataHighWater);
             assertTrue(b.outTrimmed > 0 && m.marked > 0, "the traffic must trim and mark");
+            assertTrue(m.outcome(Outcome.DROP_MALFORMED) > 0, "no malformed frame was sent");
             if (dataBytes == 64) {
                 assertRedFollowsTheLine(m, cfg);
             }

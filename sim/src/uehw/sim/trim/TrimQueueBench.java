@@ -27,11 +27,12 @@ public final class TrimQueueBench {
     public final TrimQueueConfig cfg;
     public final TrimQueueModel model;
     public final AxiLite4Master csr;
-    private final Deque<Axi4StreamPackets.Packet> sent = new ArrayDeque<>();
+    private final Deque<Sent> sent = new ArrayDeque<>();
     private Axi4StreamPackets.Driver driver;
     private Axi4StreamPackets.Monitor monitor;
     private byte[] lastAdmitted;
     private boolean lastBad;
+    private boolean lastMalformed;
     public long outData, outControl, outTrimmed, outDataBytes, outControlBytes, outTrimmedBytes;
     /** Queue of each frame that left, in output order (0 control, 1 trimmed, 2 data). */
     public final List<Integer> outputOrder = new ArrayList<>();
@@ -67,8 +68,18 @@ public final class TrimQueueBench {
 
     public void send(byte[] frame, boolean badFrame) {
         Axi4StreamPackets.Packet p = new Axi4StreamPackets.Packet(frame, badFrame ? 1 : 0);
-        sent.add(p);
+        sent.add(new Sent(p, false));
         driver.send(p);
+    }
+
+    /** A frame whose first beat has a hole in tkeep (a partial beat before tlast). */
+    public void sendMalformed(byte[] frame) {
+        Axi4StreamPackets.Packet p = new Axi4StreamPackets.Packet(frame, 0);
+        sent.add(new Sent(p, true));
+        driver.sendWithKeepHole(p);
+    }
+
+    private record Sent(Axi4StreamPackets.Packet packet, boolean malformed) {
     }
 
     public boolean inputIdle() {
@@ -93,12 +104,14 @@ public final class TrimQueueBench {
             d = new TrimQueueModel.Dequeue(sim.peekBool(p.start()), (int) sim.peek(p.queue()), sim.peek(p.occupancy()),
                     sim.peekBool(p.marked()), sim.peekBool(p.dropped()), sim.peekBool(p.trimPop()));
         }
-        model.clock(d, lastAdmitted, lastBad, false);
+        model.clock(d, lastAdmitted, lastBad, lastMalformed,
+                lastAdmitted == null ? 0 : lastAdmitted.length - (lastMalformed ? 1 : 0)); // sendMalformed turns one lane off
         lastAdmitted = null;
         if (tookLast) {
-            Axi4StreamPackets.Packet p = sent.poll();
-            lastAdmitted = p.data();
-            lastBad = p.user() != 0;
+            Sent s = sent.poll();
+            lastAdmitted = s.packet().data();
+            lastBad = s.packet().user() != 0;
+            lastMalformed = s.malformed();
         }
         if (recordBeats && sim.peekBool(io.m_axis().valid()) && sim.peekBool(io.m_axis().ready())) {
             outputBeatClocks.add(clocks);

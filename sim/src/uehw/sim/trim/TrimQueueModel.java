@@ -137,9 +137,9 @@ public final class TrimQueueModel {
     }
 
     /** Admission of a frame whose tlast was taken this clock; call inside {@link #clock}. */
-    private Outcome admit(byte[] f, boolean bad, boolean malformed) {
+    private Outcome admit(byte[] f, boolean bad, boolean malformed, long wireBytes) {
         inPackets++;
-        inBytes += f.length;
+        inBytes += wireBytes;
         long n = f.length;
         Outcome o;
         Parsed p = parse(f);
@@ -171,9 +171,10 @@ public final class TrimQueueModel {
 
     /**
      * One clock: the dequeue the RTL reported for it (or null), and the frame whose tlast it took
-     * (or null). Decisions use the occupancies before the clock; returns the admission outcome.
+     * (or null) with the bytes it took on the bus (its length, less any byte lanes a malformed
+     * frame left off). Decisions use the occupancies before the clock; returns the admission outcome.
      */
-    public Outcome clock(Dequeue d, byte[] frame, boolean bad, boolean malformed) {
+    public Outcome clock(Dequeue d, byte[] frame, boolean bad, boolean malformed, long wireBytes) {
         long dataOut = 0, dataBeatsOut = 0, dataDescOut = 0, controlOut = 0, controlBeatsOut = 0, controlDescOut = 0, trimOut = 0;
         if (d != null && d.start()) {
             if (d.queue() == QUEUE_DATA) {
@@ -220,7 +221,7 @@ public final class TrimQueueModel {
         Outcome o = null;
         long dataIn = 0, controlIn = 0, trimIn = 0;
         if (frame != null) {
-            o = admit(frame, bad, malformed);
+            o = admit(frame, bad, malformed, wireBytes);
             Parsed p = parse(frame);
             switch (o) {
                 case DATA -> {
