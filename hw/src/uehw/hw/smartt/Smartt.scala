@@ -53,6 +53,21 @@ case class SmarttFlowState(cfg: SmarttConfig) extends Bundle {
   val wtd = UInt(Smartt.wtdFrac bits)       // Sec. 3.6.1 avg_wtd, u0.10
 }
 
+/** What the pre-stages carry along for the update stage: the clamped event and its classification. */
+case class SmarttCarry(cfg: SmarttConfig) extends Bundle {
+  val flow = UInt(cfg.flowIdWidth bits)
+  val kind = UInt(2 bits)
+  val ecn = Bool()
+  val now = UInt(cfg.timeWidth bits)
+  val inRange = Bool()
+  val size = UInt(16 bits)    // at most MTU
+  val sizeOver = Bool()
+  val rttZero = Bool()
+  val rttBelow = Bool()
+  val above = Bool()          // rtt > trtt
+  val close = Bool()          // rtt <= brtt + closeness (Alg. 3 line 2)
+}
+
 class SmarttIo(cfg: SmarttConfig) extends Bundle {
   val event = slave(Stream(SmarttEvent(cfg)))
   /** Free-running time in ns; sampled when an event is accepted. */
@@ -274,8 +289,6 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val e = RegNext(io.event.payload)
     val now = RegNext(io.now)
     val inRange = if (isPow2(N) && cfg.flowIdWidth == cfg.flowAddrWidth) True else e.flow < N
-    val isAck = e.kind === 0
-    val isInit = e.kind === 3
     val mtu = derived.mtu
     val sizeOver = e.size > mtu
     val size = Mux(sizeOver, mtu, e.size)                      // a packet is at most one MTU
@@ -287,20 +300,17 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val diff = Mux(above, rtt.resize(cfg.trttWidth) - trtt, trtt - rtt.resize(cfg.trttWidth))
     val (rttRecip, rttMsb) = reciprocal(rtt, "a_rttRecip")
     val close = rtt.resize(cfg.rttWidth + 1) <= derived.closeLimit // Alg. 3 line 2
+    val carry = SmarttCarry(cfg)
+    carry.flow := e.flow; carry.kind := e.kind; carry.ecn := e.ecn; carry.now := now; carry.inRange := inRange
+    carry.size := size; carry.sizeOver := sizeOver; carry.rttZero := rttZero; carry.rttBelow := rttBelow
+    carry.above := above; carry.close := close
   }
 
   /** Stage B: |rtt - trtt| / rtt in u.16 (at most 1), and the gain products. */
   val b = new Area {
     val valid = RegNext(a.valid) init (False)
-    val flow = RegNext(a.e.flow)
-    val kind = RegNext(a.e.kind)
-    val ecn = RegNext(a.e.ecn)
-    val now = RegNext(a.now)
-    val inRange = RegNext(a.inRange)
-    val isAck = RegNext(a.isAck); val isInit = RegNext(a.isInit)
-    val size = RegNext(a.size); val sizeOver = RegNext(a.sizeOver)
-    val rttZero = RegNext(a.rttZero); val rttBelow = RegNext(a.rttBelow)
-    val above = RegNext(a.above); val close = RegNext(a.close)
+    val carry = RegNext(a.carry)
+    private val size = carry.size
     val diffTimesRecip = RegNext(a.diff * a.rttRecip)
     val shift = RegNext(U(V, 6 bits) + a.rttMsb.resize(6))
     val fracFull = (diffTimesRecip << 16) >> shift
@@ -313,15 +323,8 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   /** Stage C. */
   val c = new Area {
     val valid = RegNext(b.valid) init (False)
-    val flow = RegNext(b.flow)
-    val kind = RegNext(b.kind)
-    val ecn = RegNext(b.ecn)
-    val now = RegNext(b.now)
-    val inRange = RegNext(b.inRange)
-    val isAck = RegNext(b.isAck); val isInit = RegNext(b.isInit)
-    val size = RegNext(b.size); val sizeOver = RegNext(b.sizeOver)
-    val rttZero = RegNext(b.rttZero); val rttBelow = RegNext(b.rttBelow)
-    val above = RegNext(b.above); val close = RegNext(b.close)
+    val carry = RegNext(b.carry)
+    private val size = carry.size
     val frac16 = RegNext(b.frac16)
     val sizeFd = RegNext(b.sizeFd); val sizeMtu = RegNext(b.sizeMtu); val sizeMi = RegNext(b.sizeMi)
     // Eq. 1: kFD = size x fd / bdp in u0.30, at most 1 - 2^-30.
@@ -336,15 +339,8 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   /** Stage D: the last event-only products; reads the flow's state. */
   val d = new Area {
     val valid = RegNext(c.valid) init (False)
-    val flow = RegNext(c.flow)
-    val kind = RegNext(c.kind)
-    val ecn = RegNext(c.ecn)
-    val now = RegNext(c.now)
-    val inRange = RegNext(c.inRange)
-    val isAck = RegNext(c.isAck); val isInit = RegNext(c.isInit)
-    val size = RegNext(c.size); val sizeOver = RegNext(c.sizeOver)
-    val rttZero = RegNext(c.rttZero); val rttBelow = RegNext(c.rttBelow)
-    val above = RegNext(c.above); val close = RegNext(c.close)
+    val carry = RegNext(c.carry)
+    private val size = carry.size
     val kFd = RegNext(c.kFd); val numFi = RegNext(c.numFi)
     val fracSize = RegNext(c.fracSize); val miFrac = RegNext(c.miFrac)
     // Eq. 2: min(size, (rtt - trtt)/rtt x md x size), 2^-8 bytes.
@@ -356,20 +352,16 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   val stateRam = Mem(SmarttFlowState(cfg), N)
   val cwndRam = Mem(UInt(B bits), N)
   private def addrOf(flow: UInt): UInt = flow.resize(cfg.flowAddrWidth)
-  val stored = stateRam.readSync(addrOf(d.flow))
+  val stored = stateRam.readSync(addrOf(d.carry.flow))
 
   // ------------------------------------------------- stage E: Alg. 1
   val e = new Area {
     val valid = RegNext(d.valid) init (False)
-    val flow = RegNext(d.flow)
-    val kind = RegNext(d.kind)
-    val ecn = RegNext(d.ecn)
-    val now = RegNext(d.now)
-    val inRange = RegNext(d.inRange)
-    val isAck = RegNext(d.isAck); val isInit = RegNext(d.isInit)
-    val size = RegNext(d.size); val sizeOver = RegNext(d.sizeOver)
-    val rttZero = RegNext(d.rttZero); val rttBelow = RegNext(d.rttBelow)
-    val above = RegNext(d.above); val close = RegNext(d.close)
+    val carry = RegNext(d.carry)
+    val flow = carry.flow; val kind = carry.kind; val ecn = carry.ecn; val now = carry.now; val inRange = carry.inRange
+    val isAck = kind === 0; val isInit = kind === 3
+    val size = carry.size; val sizeOver = carry.sizeOver; val rttZero = carry.rttZero; val rttBelow = carry.rttBelow
+    val above = carry.above; val close = carry.close
     val kFd = RegNext(d.kFd); val numFi = RegNext(d.numFi)
     val mdTerm = RegNext(d.mdTerm); val numMi = RegNext(d.numMi)
     val ok = valid && inRange
