@@ -26,6 +26,7 @@ help:
 	@echo "make lint   - verilator --lint-only -Wall on every generated top (fails on any warning)"
 	@echo "make soak   - the long randomized runs (UEHW_SCALE=10 by default)"
 	@echo "make reports - Yosys/nextpnr resources and Fmax for every block and sweep -> build/reports/, docs/resources.md"
+	@echo "               (REPORT_BLOCKS=a,b runs only those again and reuses the others' build/reports/*.json)"
 	@echo "make cli    - build the hwgen jar: java -jar $(JAR) --help"
 	@echo "make clean  - remove build/"
 
@@ -72,7 +73,7 @@ soak: tools
 	mvn -B test -Psoak -Duehw.scale=$${UEHW_SCALE:-10}
 
 reports: tools $(JAR)
-	java -cp "$(JAR):$(BUILD)/maven/lib/*" uehw.report.Reports $(BUILD)/reports docs/resources.md
+	java -cp "$(JAR):$(BUILD)/maven/lib/*" uehw.report.Reports $(BUILD)/reports docs/resources.md "$(REPORT_BLOCKS)"
 
 clean:
 	rm -rf $(BUILD)
