@@ -113,9 +113,11 @@ class TrimQueueTest {
         if (k < 970) {
             return new Object[] {dataFrame(r, v6, 2, maxFrame - headers + 1 + r.nextInt(100)), false}; // oversize
         }
-        // A transport frame cut short of its headers.
+        // A transport frame cut short of its headers, or even of its UDP header.
         byte[] f = dataFrame(r, v6, 1, 0);
-        return new Object[] {java.util.Arrays.copyOf(f, headers - 1 - r.nextInt(10)), false};
+        int udpEnd = (v6 ? PacketFormat.Ipv6UdpOffset() : PacketFormat.Ipv4UdpOffset()) + PacketFormat.UdpHeaderBytes();
+        int cut = r.nextBoolean() ? headers - 1 - r.nextInt(10) : udpEnd - 1 - r.nextInt(8);
+        return new Object[] {java.util.Arrays.copyOf(f, cut), false};
     }
 
     /** Every RTL counter against the model's, and the output tallies. */

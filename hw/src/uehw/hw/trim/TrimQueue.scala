@@ -211,7 +211,10 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val dstPort = Mux(ipv6, u16(PF.Ipv6UdpOffset + PF.UdpDstPort), u16(PF.Ipv4UdpOffset + PF.UdpDstPort))
     val transport = (udp4 || udp6) && dstPort === csr.udpPort
     val headerLength = Mux(ipv6, U(PF.Ipv6AllHeaderBytes, 7 bits), U(PF.Ipv4AllHeaderBytes, 7 bits))
-    val runt = runtEth || (transport && length < headerLength)
+    // A UDP packet must hold its UDP header (else its port would be read from the previous frame's
+    // bytes), and a transport packet all its headers.
+    val udpRunt = (udp4 && length < PF.Ipv4TransportOffset) || (udp6 && length < PF.Ipv6TransportOffset)
+    val runt = runtEth || udpRunt || (transport && length < headerLength)
     val flags = Mux(ipv6, byteAt(PF.Ipv6TransportOffset + PF.TpFlags), byteAt(PF.Ipv4TransportOffset + PF.TpFlags))
     val control = transport && (flags & PF.ControlFlags) =/= 0
     val ecn = Mux(ipv6, tosFull(5 downto 4), tosFull(1 downto 0)) // IPv6: ECN in bits 5:4 of the same byte

@@ -125,6 +125,9 @@ public final class TrimQueueModel {
         boolean udp = v4 && (f[Ipv4VersionIhl()] & 0xF) == 5 && (f[Ipv4Protocol()] & 0xFF) == ProtocolUdp()
                 || v6 && (f[Ipv6NextHeader()] & 0xFF) == ProtocolUdp();
         int udpAt = v6 ? Ipv6UdpOffset() : Ipv4UdpOffset();
+        if (udp && n < udpAt + UdpHeaderBytes()) {
+            return new Parsed(true, true, v4, v6, false, false, false); // shorter than its UDP header
+        }
         boolean transport = udp && u16(f, udpAt + UdpDstPort()) == udpPort;
         int headers = v6 ? Ipv6AllHeaderBytes() : Ipv4AllHeaderBytes();
         if (transport && n < headers) {
