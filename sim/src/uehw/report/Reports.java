@@ -155,7 +155,9 @@ public final class Reports {
         }
         Map<String, Long> cells = ToolOutput.yosysCells(Files.readString(dir.resolve("xilinx.stat")));
         r.put("resources", ToolOutput.xilinxResources(cells));
-        r.put("logicLevels", ToolOutput.xilinxLogicLevels(Files.readString(dir.resolve("xilinx.netlist.json")), top));
+        ToolOutput.DeepestPath path = ToolOutput.xilinxDeepestPath(Files.readString(dir.resolve("xilinx.netlist.json")), top);
+        r.put("logicLevels", path.levels());
+        r.put("deepestPath", path.nets());
         r.put("cells", cells);
         return r;
     }
@@ -244,6 +246,14 @@ public final class Reports {
                         facts.getOrDefault("stateBitsPerConnection", "-") + " ("
                                 + facts.getOrDefault("paperStateBitsPerConnection", "-") + ")"));
             }
+            // The deepest path of the configuration with the most levels, by the nets it drives.
+            e.getValue().stream()
+                    .filter(row -> ((Map<String, Object>) row.get("xcup")).get("deepestPath") instanceof List<?> l && !l.isEmpty())
+                    .max(java.util.Comparator.comparingInt(row -> ((Number) ((Map<String, Object>) row.get("xcup"))
+                            .getOrDefault("logicLevels", 0)).intValue()))
+                    .ifPresent(row -> sb.append("\nDeepest path (").append(row.get("label")).append("), by the named nets it drives: `")
+                            .append(String.join("` -> `", (List<String>) ((Map<String, Object>) row.get("xcup")).get("deepestPath")))
+                            .append("`.\n"));
             sb.append('\n');
         }
         return sb.toString();

@@ -62,6 +62,30 @@ class ReportsTest {
         assertTrue(ram[0] > ram[1], "RAM used " + ram[0] + " of " + ram[1]);
     }
 
+    /**
+     * The deepest-path walk on a hand-made netlist: FF -> LUT a -> LUT b -> LUT c -> FF, with a
+     * one-LUT side branch; the path is the three named nets in order, 3 levels.
+     */
+    @Test
+    void deepestPathFollowsTheLongestChain() throws Exception {
+        String lut = "{\"type\": \"LUT2\", \"port_directions\": {\"I0\": \"input\", \"I1\": \"input\", \"O\": \"output\"},"
+                + " \"connections\": {\"I0\": [%d], \"I1\": [%d], \"O\": [%d]}}";
+        String ff = "{\"type\": \"FDRE\", \"port_directions\": {\"D\": \"input\", \"Q\": \"output\"},"
+                + " \"connections\": {\"D\": [%d], \"Q\": [%d]}}";
+        String json = "{\"modules\": {\"top\": {\"cells\": {"
+                + "\"q\": " + String.format(ff, 5, 2) + ", "
+                + "\"la\": " + String.format(lut, 2, 2, 3) + ", "
+                + "\"lb\": " + String.format(lut, 3, 2, 4) + ", "
+                + "\"lc\": " + String.format(lut, 4, 3, 5) + ", "
+                + "\"side\": " + String.format(lut, 2, 2, 6) + ", "
+                + "\"q2\": " + String.format(ff, 6, 7)
+                + "}, \"netnames\": {\"a\": {\"bits\": [3]}, \"b\": {\"bits\": [4]}, \"c\": {\"bits\": [5]},"
+                + " \"$auto\": {\"bits\": [6]}}}}}";
+        ToolOutput.DeepestPath p = ToolOutput.xilinxDeepestPath(json, "top");
+        assertEquals(3, p.levels());
+        assertEquals(java.util.List.of("a", "b", "c"), p.nets());
+    }
+
     /** The reference and one small REPS configuration through Yosys and nextpnr, to JSON and Markdown. */
     @Test
     void smallReportEndToEnd() throws Exception {
@@ -73,6 +97,7 @@ class ReportsTest {
         Map<String, Object> ref = (Map<String, Object>) reports.reference().get("xcup");
         // 32-bit add: one LUT2 level feeding a chain of 8 CARRY4 (32 / 4 bits).
         assertEquals(9, ref.get("logicLevels"));
+        assertTrue(ref.containsKey("deepestPath"));
         @SuppressWarnings("unchecked")
         Map<String, Object> ice = (Map<String, Object>) row.get("ice40");
         assertEquals(Boolean.TRUE, ice.get("fits"));

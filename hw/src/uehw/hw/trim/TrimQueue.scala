@@ -523,8 +523,9 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     occ.controlBeats := occ.controlBeats + amount(admit.toControl, c.beats, cw) - amount(controlStart, beatsOf(controlLengths.io.pop.payload, "controlOut_beats"), cw)
     occ.controlDescs := occ.controlDescs + admit.toControl.asUInt - controlStart.asUInt
     occ.trimCount := occ.trimCount + admit.toTrim.asUInt - trim.popped.asUInt
-    when(nextData.resize(cfg.occupancyWidth) > occ.dataHighWater) { occ.dataHighWater := nextData.resize(cfg.occupancyWidth) }
-    when(nextControl > occ.controlHighWater) { occ.controlHighWater := nextControl }
+    // From the registered occupancies (one clock later, the same maximum): off the admission path.
+    when(occ.dataBytes.resize(cfg.occupancyWidth) > occ.dataHighWater) { occ.dataHighWater := occ.dataBytes.resize(cfg.occupancyWidth) }
+    when(occ.controlBytes > occ.controlHighWater) { occ.controlHighWater := occ.controlBytes }
   }
 
   io.dequeue.valid := RegNext(dequeue.starting && dequeue.queue =/= queueTrim || trim.popped) init (False)
