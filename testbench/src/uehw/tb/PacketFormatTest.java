@@ -49,7 +49,8 @@ class PacketFormatTest {
 
     @Test
     void builtPacketsCarryTheirFieldsAndVerify() {
-        Random r = new Random(Seeds.next());
+        long seed = Seeds.next();
+        Random r = new Random(seed);
         for (int i = 0; i < 2000; i++) {
             boolean v6 = r.nextBoolean();
             var f = new Packet.Fields(v6, r.nextInt(64), r.nextInt(4), r.nextInt(65536), r.nextInt(), r.nextInt(),
@@ -66,12 +67,30 @@ class PacketFormatTest {
             assertEquals(p.bytes.length - p.udpOffset(), p.get16(p.udpOffset() + PacketFormat.UdpLength()));
             assertEquals(p.bytes.length - 14 - (v6 ? 40 : 0),
                     p.get16(v6 ? PacketFormat.Ipv6PayloadLength() : PacketFormat.Ipv4TotalLength()));
-            assertTrue(p.ipv4HeaderVerifies());
-            assertTrue(p.udpVerifies());
+            assertTrue(p.ipv4HeaderVerifies(), "seed " + seed);
+            assertTrue(p.udpVerifies(), "seed " + seed);
             // Any flipped bit in the checked bytes is caught.
             int at = v6 ? p.udpOffset() + r.nextInt(p.bytes.length - p.udpOffset()) : 14 + r.nextInt(20);
             p.bytes[at] ^= (byte) (1 << r.nextInt(8));
-            assertFalse(v6 ? p.udpVerifies() : p.ipv4HeaderVerifies(), "flip at " + at + " not detected");
+            assertFalse(v6 ? p.udpVerifies() : p.ipv4HeaderVerifies(), "seed " + seed + ": flip at " + at + " not detected");
+        }
+    }
+
+    @Test
+    void aUdpLengthOutsideTheFrameDoesNotVerify() {
+        for (boolean v6 : new boolean[] {false, true}) {
+            var f = new Packet.Fields(v6, 0, 0, 0x1234, 7, 9, 0, 0, 0xBEEF);
+            Packet p = Packet.transport(f, 100, 1);
+            assertTrue(p.udpVerifies());
+            int lengthAt = p.udpOffset() + PacketFormat.UdpLength();
+            int udpLength = p.get16(lengthAt);
+            // One byte past the frame (the defect a flipped high length bit once turned into an exception).
+            p.bytes[lengthAt] = (byte) ((udpLength + 1) >> 8);
+            p.bytes[lengthAt + 1] = (byte) (udpLength + 1);
+            assertFalse(p.udpVerifies());
+            p.bytes[lengthAt] = 0;
+            p.bytes[lengthAt + 1] = 7; // shorter than the UDP header itself
+            assertFalse(p.udpVerifies());
         }
     }
 }

@@ -5,27 +5,71 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
 import uehw.sim.Seeds;
 import uehw.sim.Simulation;
 import uehw.sim.net.IncastExperiment;
 import uehw.sim.net.IncastExperiment.Outcome;
+import uehw.sim.net.IncastSpread;
 
 /**
  * smartt-reps.txt Sec. 3 closed loop on the fixed-point model: an 8:1 incast of 2 MiB flows into
  * a 1-BDP queue with RED and trimming (and, for comparison, drops and timeouts). Prints each
  * flow's completion time against the ideal fair share, the max/min throughput ratio and the peak
- * queue, and writes a CSV time series of the queue and the windows.
+ * queue for the first run, writes its CSV time series of the queue and the windows, and then
+ * judges the distribution over many seeds: one incast is a single draw whose fairness without
+ * trimming has a long tail (a flow no loss reached keeps its larger window).
  */
 class SmarttIncastExperimentTest {
-    @ParameterizedTest(name = "trimming {0}")
-    @ValueSource(booleans = {true, false})
-    void incastCompletesFairlyWithABoundedQueue(boolean trimming) throws Exception {
+    static final int RUNS = 40;
+
+    @Test
+    void incastCompletesFairlyWithABoundedQueueAndTrimmingIsFairer() throws Exception {
         long seed = Seeds.next();
+        IncastSpread trim = runMany(true, seed);
+        IncastSpread timeout = runMany(false, seed);
+        // `IncastSpread 1000 40 777` (docs/smartt.md): over 1000 groups of 40 runs, the worst group's
+        // median / 90th percentile: last flow 1.016 / 1.027 x ideal with trimming and 1.038 / 1.076 without; max/min throughput
+        // 1.32 / 1.49 with trimming and 1.79 / 2.45 without. Single runs have long tails (worst of 40,000:
+        // 1.077 and 3.64), so the bounds judge the distribution; they leave room for the seed, not for a regression.
+        assertBelow(IncastSpread.median(trim.lastOverIdeal()), 1.03, seed, "median last flow with trimming (port underused)");
+        assertBelow(IncastSpread.quantile(trim.lastOverIdeal(), 0.9), 1.04, seed, "p90 last flow with trimming");
+        assertBelow(IncastSpread.median(timeout.lastOverIdeal()), 1.06, seed, "median last flow without trimming");
+        assertBelow(IncastSpread.quantile(timeout.lastOverIdeal(), 0.9), 1.10, seed, "p90 last flow without trimming");
+        assertBelow(IncastSpread.median(trim.ratio()), 1.4, seed, "median max/min throughput with trimming");
+        assertBelow(IncastSpread.quantile(trim.ratio(), 0.9), 1.6, seed, "p90 max/min throughput with trimming");
+        assertBelow(IncastSpread.median(timeout.ratio()), 2.0, seed, "median max/min throughput without trimming");
+        // Sec. 3.3: trimming (and QuickAdapt on every trim) shares the port more fairly than timeouts.
+        assertTrue(IncastSpread.median(trim.ratio()) < IncastSpread.median(timeout.ratio()),
+                "seed " + seed + ": trimming was not fairer than timeouts");
+    }
+
+    static void assertBelow(double value, double bound, long seed, String what) {
+        assertTrue(value <= bound, String.format("seed %d: %s %.3f above %.3f", seed, what, value, bound));
+    }
+
+    /** RUNS incasts with seeds drawn from seed; every run is checked for completion and conservation. */
+    static IncastSpread runMany(boolean trimming, long seed) throws Exception {
         IncastExperiment x = new IncastExperiment();
         Path csv = Simulation.projectRoot().resolve("build/experiments/smartt-incast-" + (trimming ? "trim" : "timeout") + ".csv");
-        Outcome o = x.run(trimming, seed, csv);
+        int[] run = {0};
+        IncastSpread spread = IncastSpread.measure(x, trimming, seed, RUNS, csv, (runSeed, o) -> {
+            if (run[0]++ == 0) {
+                print(x, o, trimming, runSeed, csv);
+            }
+            for (long f : o.fctNs()) {
+                assertTrue(f > 0, "run seed " + runSeed + ": a flow never finished");
+            }
+            // Conservation: every packet sent was delivered, trimmed or dropped.
+            assertEquals(o.packetsSent(), o.packetsDelivered() + o.trims() + o.drops(), "run seed " + runSeed);
+            assertTrue(o.quickAdapts() > 0, "run seed " + runSeed + ": QuickAdapt never fired");
+        });
+        System.out.printf("  over %d seeds (from %d), %s: %s%n", RUNS, seed, trimming ? "trimming" : "no trimming",
+                spread.summary());
+        return spread;
+    }
+
+    static void print(IncastExperiment x, Outcome o, boolean trimming, long seed, Path csv) {
         System.out.printf("SMaRTT %d:1 incast, %d KiB flows, %s (seed %d): ideal FCT %.1f us%n", x.senders, x.flowBytes >> 10,
                 trimming ? "trimming" : "no trimming (timeouts, md doubled)", seed, o.idealNs() / 1000.0);
         for (int i = 0; i < x.senders; i++) {
@@ -34,18 +78,5 @@ class SmarttIncastExperimentTest {
         System.out.printf("  max/min throughput %.3f, mean FCT %.3f x ideal, peak queue %d B of %d, %d trims, %d drops,"
                         + " %d timeouts, %d marks, %d QuickAdapts; time series: %s%n", o.throughputRatio(), o.meanSlowdown(),
                 o.peakQueueBytes(), x.queueBytes, o.trims(), o.drops(), o.timeouts(), o.marks(), o.quickAdapts(), csv);
-        for (long f : o.fctNs()) {
-            assertTrue(f > 0, "seed " + seed + ": a flow never finished");
-        }
-        // Conservation: every packet sent was delivered, trimmed or dropped.
-        assertEquals(o.packetsSent(), o.packetsDelivered() + o.trims() + o.drops(), "seed " + seed);
-        assertTrue(o.quickAdapts() > 0, "seed " + seed + ": QuickAdapt never fired");
-        // The port stays busy: the last flow ends close to the ideal. Measured over 30 seeds (docs/smartt.md):
-        // at most 1.032 x ideal with trimming and 1.082 x without; fairness (max/min throughput) at most
-        // 1.46 and 2.28. The bounds leave room for the seed, not for a regression.
-        long last = java.util.Arrays.stream(o.fctNs()).max().getAsLong();
-        assertTrue(last <= (trimming ? 1.06 : 1.12) * o.idealNs(), "seed " + seed + ": port underused, last flow at "
-                + (double) last / o.idealNs() + " x ideal");
-        assertTrue(o.throughputRatio() < (trimming ? 1.7 : 2.6), "seed " + seed + ": unfair, ratio " + o.throughputRatio());
     }
 }

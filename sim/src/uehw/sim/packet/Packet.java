@@ -109,10 +109,16 @@ public final class Packet {
         return !isIpv4() || InternetChecksum.verifies(bytes, EthHeaderBytes(), Ipv4HeaderBytes());
     }
 
-    /** The UDP checksum verifies over the pseudo-header and the UDP length (IPv4: 0 means none). */
+    /**
+     * The UDP checksum verifies over the pseudo-header and the UDP length (IPv4: 0 means none).
+     * A UDP length below the 8-byte UDP header or past the end of the frame (RFC 768) never verifies.
+     */
     public boolean udpVerifies() {
         int udp = udpOffset();
         int length = get16(udp + UdpLength());
+        if (length < UdpHeaderBytes() || udp + length > bytes.length) {
+            return false;
+        }
         if (isIpv4() && get16(udp + UdpChecksum()) == 0) {
             return true;
         }

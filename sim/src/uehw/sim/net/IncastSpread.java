@@ -1,0 +1,94 @@
+package uehw.sim.net;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Random;
+
+import uehw.sim.net.IncastExperiment.Outcome;
+
+/**
+ * The spread of {@link IncastExperiment} over many seeds. One incast is a single draw whose
+ * fairness has a long tail (a flow that no loss reached keeps its larger window), so claims are
+ * made about the median and the 90th percentile of a group of runs.
+ *
+ * <p>{@code java -cp ... uehw.sim.net.IncastSpread [groups] [runs] [seed]} measures the worst
+ * group's statistics over many groups: the figures docs/smartt.md quotes and the test's bounds
+ * come from {@code IncastSpread 1000 40 777}.
+ */
+public record IncastSpread(double[] lastOverIdeal, double[] ratio) {
+    /** Called with each run's seed and outcome, e.g. to check it. */
+    @FunctionalInterface
+    public interface RunCheck {
+        void check(long runSeed, Outcome outcome) throws IOException;
+    }
+
+    /** runs incasts with run seeds drawn from seed; the first run writes csv if not null. */
+    public static IncastSpread measure(IncastExperiment x, boolean trimming, long seed, int runs, Path firstCsv,
+                                       RunCheck check) throws IOException {
+        Random seeds = new Random(seed);
+        double[] last = new double[runs], ratio = new double[runs];
+        for (int run = 0; run < runs; run++) {
+            long runSeed = seeds.nextInt(Integer.MAX_VALUE);
+            Outcome o = x.run(trimming, runSeed, run == 0 ? firstCsv : null);
+            check.check(runSeed, o);
+            last[run] = (double) Arrays.stream(o.fctNs()).max().getAsLong() / o.idealNs();
+            ratio[run] = o.throughputRatio();
+        }
+        return new IncastSpread(last, ratio);
+    }
+
+    public static double quantile(double[] v, double q) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return s[Math.min(s.length - 1, (int) (q * s.length))];
+    }
+
+    public static double median(double[] v) {
+        return quantile(v, 0.5);
+    }
+
+    public static double max(double[] v) {
+        return Arrays.stream(v).max().getAsDouble();
+    }
+
+    public String summary() {
+        return String.format("last flow median %.3f p90 %.3f worst %.3f x ideal; max/min throughput median %.3f p90 %.3f worst %.3f",
+                median(lastOverIdeal), quantile(lastOverIdeal, 0.9), max(lastOverIdeal),
+                median(ratio), quantile(ratio, 0.9), max(ratio));
+    }
+
+    public static void main(String[] args) throws IOException {
+        int groups = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
+        int runs = args.length > 1 ? Integer.parseInt(args[1]) : 40;
+        Random groupSeeds = new Random(args.length > 2 ? Long.parseLong(args[2]) : 777);
+        IncastExperiment x = new IncastExperiment();
+        // Per mode (trimming, timeouts): the worst group's median, 90th percentile and single run.
+        double[][] worst = new double[2][6];
+        int trimmingNotFairer = 0;
+        for (int g = 0; g < groups; g++) {
+            long seed = groupSeeds.nextInt(Integer.MAX_VALUE);
+            IncastSpread[] s = new IncastSpread[2];
+            for (int mode = 0; mode < 2; mode++) {
+                s[mode] = measure(x, mode == 0, seed, runs, null, (runSeed, o) -> { });
+                double[] w = worst[mode];
+                w[0] = Math.max(w[0], median(s[mode].lastOverIdeal));
+                w[1] = Math.max(w[1], quantile(s[mode].lastOverIdeal, 0.9));
+                w[2] = Math.max(w[2], max(s[mode].lastOverIdeal));
+                w[3] = Math.max(w[3], median(s[mode].ratio));
+                w[4] = Math.max(w[4], quantile(s[mode].ratio, 0.9));
+                w[5] = Math.max(w[5], max(s[mode].ratio));
+            }
+            if (median(s[0].ratio) >= median(s[1].ratio)) {
+                trimmingNotFairer++;
+            }
+        }
+        System.out.printf("%d groups of %d incasts; worst group median / p90 / single worst run:%n", groups, runs);
+        for (int mode = 0; mode < 2; mode++) {
+            double[] w = worst[mode];
+            System.out.printf("  %-11s last flow %.3f / %.3f / %.3f x ideal; max/min throughput %.3f / %.3f / %.3f%n",
+                    mode == 0 ? "trimming" : "timeouts", w[0], w[1], w[2], w[3], w[4], w[5]);
+        }
+        System.out.printf("  groups whose median ratio was not lower with trimming: %d%n", trimmingNotFairer);
+    }
+}
