@@ -126,7 +126,7 @@ class SmarttErrorBoundTest {
         long rtt = r.nextInt(8) == 0 ? brtt + r.nextInt((int) p.fastIncreaseCloseness + 1) // close to the base RTT
                 : (long) (brtt * (0.9 + 2.1 * r.nextDouble()));
         long now = s.qaEnd + r.nextInt(1 << 16) - (1 << 15); // around the QuickAdapt deadline
-        return new Event(0, kind, size, rtt, r.nextBoolean(), now & 0xFFFFFFFFL);
+        return new Event(0, kind, size, rtt, r.nextBoolean(), r.nextInt((int) (2 * p.maxCwnd)), now & 0xFFFFFFFFL);
     }
 
     /** The reciprocal table is the reciprocal at each bin's middle, within its rounding. */

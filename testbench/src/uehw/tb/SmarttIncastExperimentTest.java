@@ -29,16 +29,17 @@ class SmarttIncastExperimentTest {
         IncastSpread trim = runMany(true, seed);
         IncastSpread timeout = runMany(false, seed);
         // `IncastSpread 1000 40 777` (docs/smartt.md): over 1000 groups of 40 runs, the worst group's
-        // median / 90th percentile: last flow 1.016 / 1.027 x ideal with trimming and 1.038 / 1.076 without; max/min throughput
-        // 1.32 / 1.49 with trimming and 1.79 / 2.45 without. Single runs have long tails (worst of 40,000:
-        // 1.077 and 3.64), so the bounds judge the distribution; they leave room for the seed, not for a regression.
+        // median / 90th percentile: last flow 1.015 / 1.024 x ideal with trimming and 1.030 / 1.062 without;
+        // max/min throughput 1.20 / 1.32 with trimming and 1.62 / 2.08 without. Single runs have long tails
+        // (worst of 40,000: 1.129 and 3.29), so the bounds judge the distribution; they leave room for the
+        // seed, not for a regression.
         assertBelow(IncastSpread.median(trim.lastOverIdeal()), 1.03, seed, "median last flow with trimming (port underused)");
         assertBelow(IncastSpread.quantile(trim.lastOverIdeal(), 0.9), 1.04, seed, "p90 last flow with trimming");
-        assertBelow(IncastSpread.median(timeout.lastOverIdeal()), 1.06, seed, "median last flow without trimming");
-        assertBelow(IncastSpread.quantile(timeout.lastOverIdeal(), 0.9), 1.10, seed, "p90 last flow without trimming");
-        assertBelow(IncastSpread.median(trim.ratio()), 1.4, seed, "median max/min throughput with trimming");
-        assertBelow(IncastSpread.quantile(trim.ratio(), 0.9), 1.6, seed, "p90 max/min throughput with trimming");
-        assertBelow(IncastSpread.median(timeout.ratio()), 2.0, seed, "median max/min throughput without trimming");
+        assertBelow(IncastSpread.median(timeout.lastOverIdeal()), 1.05, seed, "median last flow without trimming");
+        assertBelow(IncastSpread.quantile(timeout.lastOverIdeal(), 0.9), 1.09, seed, "p90 last flow without trimming");
+        assertBelow(IncastSpread.median(trim.ratio()), 1.3, seed, "median max/min throughput with trimming");
+        assertBelow(IncastSpread.quantile(trim.ratio(), 0.9), 1.45, seed, "p90 max/min throughput with trimming");
+        assertBelow(IncastSpread.median(timeout.ratio()), 1.8, seed, "median max/min throughput without trimming");
         // Sec. 3.3: trimming (and QuickAdapt on every trim) shares the port more fairly than timeouts.
         assertTrue(IncastSpread.median(trim.ratio()) < IncastSpread.median(timeout.ratio()),
                 "seed " + seed + ": trimming was not fairer than timeouts");

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import uehw.hw.smartt.Smartt;
 import uehw.hw.smartt.SmarttConfig;
 import uehw.sim.Seeds;
@@ -51,11 +52,16 @@ class SmarttTest {
     static final long BRTT = 12_000;
 
     static Event ack(int flow, int size, long rtt, boolean ecn) {
-        return new Event(flow, Kind.ACK, size, rtt, ecn, 0);
+        return ack(flow, size, rtt, ecn, 0);
+    }
+
+    /** An ACK from a sender with `unacked` bytes still in flight (Alg. 2 line 8). */
+    static Event ack(int flow, int size, long rtt, boolean ecn, long unacked) {
+        return new Event(flow, Kind.ACK, size, rtt, ecn, unacked, 0);
     }
 
     static Event of(int flow, Kind kind, int size) {
-        return new Event(flow, kind, size, 0, false, 0);
+        return new Event(flow, kind, size, 0, false, 0, 0);
     }
 
     /** Every model counter against its CSR. */
@@ -144,7 +150,10 @@ class SmarttTest {
                 assertCounters(b);
                 SmarttParams p = b.model.p.clone();
                 switch (phase % 5) {
-                    case 0 -> p.trimming = !p.trimming;
+                    case 0 -> {
+                        p.trimming = !p.trimming;
+                        p.unackedFromWindow = r.nextBoolean();
+                    }
                     case 1 -> {
                         p.wtdEnable = r.nextBoolean();
                         p.wtdAlphaShift = 1 + r.nextInt(5);
@@ -220,7 +229,12 @@ class SmarttTest {
             case 5 -> r.nextInt(1 << 24);
             default -> (long) (brtt * (1 + 1.5 * r.nextDouble()));
         };
-        return new Event(flow, kind, size, Math.min(rtt, (1 << 24) - 1), r.nextDouble() < ecnRate, 0);
+        long unacked = switch (r.nextInt(10)) {
+            case 0 -> 0;
+            case 1 -> (1 << 24) - 1; // the largest the 24-bit port takes
+            default -> r.nextInt(4 * (int) Math.min(p.maxCwnd, 1 << 22));
+        };
+        return new Event(flow, kind, size, Math.min(rtt, (1 << 24) - 1), r.nextDouble() < ecnRate, unacked, 0);
     }
 
     // ------------------------------------------------------------ line rate
@@ -347,17 +361,21 @@ class SmarttTest {
      * Fig. 4 (Alg. 2): a 2:1 incast with a starting window of 4 packets. The first ACK opens the
      * QuickAdapt window; trimmed packets' NACKs arm it; after one target RTT the next ACK sets the
      * window to the bytes acknowledged in that window (two packets) times qa_scaling, and the ACKs
-     * of the bytes that were in flight are then ignored.
+     * of the bytes that were unacknowledged when it fired are then ignored (line 8): the bytes the
+     * sender reports in flight, or, with CONTROL.UNACKED_FROM_WINDOW, the window before it.
      */
-    @Test
-    void quickAdaptFigure4() {
-        withBench(DEFAULT, "quick_adapt", (b, seed) -> {
+    @ParameterizedTest(name = "unacked from the window: {0}")
+    @ValueSource(booleans = {false, true})
+    void quickAdaptFigure4(boolean unackedFromWindow) {
+        withBench(DEFAULT, "quick_adapt_" + unackedFromWindow, (b, seed) -> {
             SmarttParams p = b.model.p.clone();
             p.initCwnd = 4L * MTU;
+            p.unackedFromWindow = unackedFromWindow;
             b.writeParams(p);
             long t0 = b.now() + 100;
             long trtt = p.targetRtt();
             long rtt = 20_000; // above the target: no FastIncrease, no Multiplicative Increase
+            long unacked = 3L * MTU + 100; // three packets and a short one still out: 3 ACKs ignored
             run(b, new long[] {t0, t0 + 10, t0 + 1000, t0 + 5000, t0 + 6000},
                     of(0, Kind.INIT, 0),
                     ack(0, MTU, rtt, false),           // opens the window (acked restarts at 0)
@@ -365,20 +383,28 @@ class SmarttTest {
                     ack(0, MTU, rtt, false),           // one packet acknowledged in the window
                     of(0, Kind.NACK, MTU));
             long windowBefore = cwnd(b, 0);
-            run(b, new long[] {t0 + trtt + 100}, ack(0, MTU, rtt, false)); // after trtt: QuickAdapt, counting this packet
+            // After trtt: QuickAdapt, counting this packet; the sender still has `unacked` bytes out.
+            run(b, new long[] {t0 + trtt + 100}, ack(0, MTU, rtt, false, unacked));
             long adapted = cwnd(b, 0);
             long expected = 2L * MTU * p.qaScaling / 2048; // acked x qa_scaling (0.7998 as the CSR holds it)
             System.out.printf("smartt QuickAdapt: window %d B after one target RTT (2 packets x qa_scaling = %d B)%n",
                     adapted, expected);
             assertEquals(expected, adapted);
             assertEquals(1, b.counter(SmarttCsr.QUICK_ADAPTS));
-            // Alg. 2 line 8: the ACKs of the bytes in flight when it fired (the window before it) are
-            // ignored: ceil(window / MTU) - 1 ACKs of one MTU, leaving the window alone.
-            long ignoredExpected = (windowBefore + MTU - 1) / MTU - 1;
+            // Alg. 1 lines 5, 8: bytes_ignored grows by each ACK's size and the ACK is ignored while it
+            // stays below bytes_to_ignore: ceil(bytes_to_ignore / MTU) - 1 marked ACKs of one MTU leave
+            // the window alone; the next one is acted on.
+            long toIgnore = unackedFromWindow ? windowBefore : unacked;
+            long ignoredExpected = (toIgnore + MTU - 1) / MTU - 1;
             for (int i = 0; i <= ignoredExpected; i++) {
                 run(b, new long[] {t0 + trtt + 200 + 10L * i}, ack(0, MTU, rtt, true));
+                assertEquals(Math.min(i + 1, ignoredExpected), b.counter(SmarttCsr.IGNORED), "ACK " + i + " after QuickAdapt");
+                if (i < ignoredExpected) {
+                    assertEquals(adapted, cwnd(b, 0), "an ignored ACK changed the window");
+                }
             }
-            assertEquals(ignoredExpected, b.counter(SmarttCsr.IGNORED));
+            System.out.printf("smartt QuickAdapt then ignored %d ACKs (%d B to ignore, %s)%n", ignoredExpected, toIgnore,
+                    unackedFromWindow ? "the window before it" : "the unacked bytes of the event");
             // At most once per target RTT: a trim right after does not adapt again.
             run(b, new long[] {t0 + trtt + 1000, t0 + trtt + 1100}, of(0, Kind.NACK, MTU), ack(0, MTU, rtt, false));
             assertEquals(1, b.counter(SmarttCsr.QUICK_ADAPTS));

@@ -17,6 +17,12 @@ case class SmarttEvent(cfg: SmarttConfig) extends Bundle {
   val rtt = UInt(cfg.rttWidth bits)
   /** ECN-echo of the ACK. */
   val ecn = Bool()
+  /**
+   * Bytes the sender has sent and not yet seen acknowledged, NACKed or timed out, this event's
+   * packet excluded: Alg. 2 line 8 `unacked`, the congestion signal QuickAdapt then ignores.
+   * Unused when CONTROL.UNACKED_FROM_WINDOW is set.
+   */
+  val unacked = UInt(cfg.byteWidth bits)
 }
 
 /** The window after one event, for the transmit scheduler. */
@@ -58,6 +64,7 @@ case class SmarttCarry(cfg: SmarttConfig) extends Bundle {
   val flow = UInt(cfg.flowIdWidth bits)
   val kind = UInt(2 bits)
   val ecn = Bool()
+  val unacked = UInt(cfg.byteWidth bits)
   val now = UInt(cfg.timeWidth bits)
   val inRange = Bool()
   val size = UInt(16 bits)    // at most MTU
@@ -143,6 +150,9 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val trimming = control.field(Bool(), AccessType.RW, 1,
       doc = "The network trims: 0 doubles md, losses are timeouts (Sec. 3.3, QuickAdapt without trimming)")(SymbolName("TRIMMING"))
     val wtdEnable = control.field(Bool(), AccessType.RW, 1, doc = "Wait-to-Decrease (Sec. 3.6.1)")(SymbolName("WTD_ENABLE"))
+    val unackedFromWindow = control.field(Bool(), AccessType.RW, 0,
+      doc = "QuickAdapt ignores the window before it instead of the event's unacked bytes (a transport that does not count them)")(
+      SymbolName("UNACKED_FROM_WINDOW"))
 
     val mtu = value("MTU", 0x0C, "MTU in bytes (below 64 acts as 64)", UInt(16 bits), cfg.mtu, "Bytes")
     private val bdpReg = reg("BDP", 0x10, "Bandwidth-delay product at the base RTT (below 1024 acts as 1024)")
@@ -301,7 +311,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val (rttRecip, rttMsb) = reciprocal(rtt, "a_rttRecip")
     val close = rtt.resize(cfg.rttWidth + 1) <= derived.closeLimit // Alg. 3 line 2
     val carry = SmarttCarry(cfg)
-    carry.flow := e.flow; carry.kind := e.kind; carry.ecn := e.ecn; carry.now := now; carry.inRange := inRange
+    carry.flow := e.flow; carry.kind := e.kind; carry.ecn := e.ecn; carry.unacked := e.unacked; carry.now := now; carry.inRange := inRange
     carry.size := size; carry.sizeOver := sizeOver; carry.rttZero := rttZero; carry.rttBelow := rttBelow
     carry.above := above; carry.close := close
   }
@@ -386,7 +396,8 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
       val qaFull = (bytes * csr.qaScaling).setName(name + "_qaFull")
       satTo(qaFull(qaFull.getWidth - 1 downto gainFrac - F), U(cwndMax, cfg.cwndWidth bits), cfg.cwndWidth)
     }
-    val inFlight = s.cwnd(cfg.cwndWidth - 1 downto F) // Alg. 2 line 8: bytes in flight, taken as the window before QA
+    // Alg. 2 line 8: bytes_to_ignore = unacked, from the transport, or the window before QA for one that does not count it.
+    val inFlight = Mux(csr.unackedFromWindow, s.cwnd(cfg.cwndWidth - 1 downto F), carry.unacked)
 
     val next = SmarttFlowState(cfg)
     next := s

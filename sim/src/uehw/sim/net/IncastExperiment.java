@@ -32,6 +32,8 @@ public final class IncastExperiment {
     public final long queueBytes = 150_000;             // one BDP
     public final double kMin = 0.2, kMax = 0.8;         // RED (Sec. 3.5)
     public final long rtoNs = 3 * baseRttNs;            // timeout without trimming (aggressive, Sec. 3.3)
+    /** CONTROL.UNACKED_FROM_WINDOW: QuickAdapt ignores the window before it, not the senders' bytes in flight. */
+    public boolean unackedFromWindow = false;
 
     private final double nsPerByte = 8 / gbps;
     private final long serialization = Math.round(mtu * nsPerByte);
@@ -95,12 +97,13 @@ public final class IncastExperiment {
     public Outcome run(boolean trimming, long seed, Path csv) throws IOException {
         SmarttParams p = new SmarttParams();
         p.trimming = trimming;
+        p.unackedFromWindow = unackedFromWindow;
         SmarttFixedModel cc = new SmarttFixedModel(senders, 24, 32, 10, 14, p);
         Random random = new Random(seed);
         Sender[] s = new Sender[senders];
         for (int i = 0; i < senders; i++) {
             s[i] = new Sender(i);
-            cc.apply(new Event(i, Kind.INIT, 0, 0, false, 0));
+            cc.apply(new Event(i, Kind.INIT, 0, 0, false, 0, 0));
             at(0, Type.SEND, i, 0, 0, false);
         }
         ArrayDeque<Ev> queue = new ArrayDeque<>();
@@ -186,7 +189,8 @@ public final class IncastExperiment {
                     x.outstanding.remove(e.seq());
                     x.inFlight -= mtu;
                     Kind kind = e.type() == Type.ACK ? Kind.ACK : e.type() == Type.NACK ? Kind.NACK : Kind.TIMEOUT;
-                    cc.apply(new Event(x.id, kind, mtu, now - e.sentAt(), e.ecn(), now & 0xFFFFFFFFL));
+                    // unacked (Alg. 2 line 8): what is still in flight once this packet left it.
+                    cc.apply(new Event(x.id, kind, mtu, now - e.sentAt(), e.ecn(), x.inFlight, now & 0xFFFFFFFFL));
                     if (kind == Kind.ACK) {
                         x.acked += mtu;
                         if (x.acked >= flowBytes && x.finished < 0) {

@@ -12,9 +12,9 @@ import uehw.sim.net.IncastExperiment.Outcome;
  * fairness has a long tail (a flow that no loss reached keeps its larger window), so claims are
  * made about the median and the 90th percentile of a group of runs.
  *
- * <p>{@code java -cp ... uehw.sim.net.IncastSpread [groups] [runs] [seed]} measures the worst
- * group's statistics over many groups: the figures docs/smartt.md quotes and the test's bounds
- * come from {@code IncastSpread 1000 40 777}.
+ * <p>{@code java -cp ... uehw.sim.net.IncastSpread [groups] [runs] [seed] [window]} measures the
+ * worst group's statistics over many groups: the figures docs/smartt.md quotes and the test's
+ * bounds come from {@code IncastSpread 1000 40 777}; {@code window} sets CONTROL.UNACKED_FROM_WINDOW.
  */
 public record IncastSpread(double[] lastOverIdeal, double[] ratio) {
     /** Called with each run's seed and outcome, e.g. to check it. */
@@ -63,6 +63,7 @@ public record IncastSpread(double[] lastOverIdeal, double[] ratio) {
         int runs = args.length > 1 ? Integer.parseInt(args[1]) : 40;
         Random groupSeeds = new Random(args.length > 2 ? Long.parseLong(args[2]) : 777);
         IncastExperiment x = new IncastExperiment();
+        x.unackedFromWindow = args.length > 3 && args[3].equals("window");
         // Per mode (trimming, timeouts): the worst group's median, 90th percentile and single run.
         double[][] worst = new double[2][6];
         int trimmingNotFairer = 0;
@@ -83,7 +84,8 @@ public record IncastSpread(double[] lastOverIdeal, double[] ratio) {
                 trimmingNotFairer++;
             }
         }
-        System.out.printf("%d groups of %d incasts; worst group median / p90 / single worst run:%n", groups, runs);
+        System.out.printf("%d groups of %d incasts, QuickAdapt ignores %s; worst group median / p90 / single worst run:%n",
+                groups, runs, x.unackedFromWindow ? "the window before it" : "the senders' unacked bytes");
         for (int mode = 0; mode < 2; mode++) {
             double[] w = worst[mode];
             System.out.printf("  %-11s last flow %.3f / %.3f / %.3f x ideal; max/min throughput %.3f / %.3f / %.3f%n",

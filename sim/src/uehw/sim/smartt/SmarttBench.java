@@ -89,6 +89,7 @@ public final class SmarttBench {
             s.poke(in.size(), (long) e.size());
             s.poke(in.rtt(), e.rtt());
             s.poke(in.ecn(), e.ecn());
+            s.poke(in.unacked(), e.unacked());
         }, random, idle);
     }
 
@@ -117,7 +118,7 @@ public final class SmarttBench {
         Event taken = driver.afterEdge();
         if (taken != null) {
             Event e = new Event(taken.flow(), taken.kind(), taken.size(), taken.rtt(), taken.ecn(),
-                    now & ((1L << cfg.timeWidth()) - 1));
+                    taken.unacked(), now & ((1L << cfg.timeWidth()) - 1));
             Update u = model.apply(e);
             if (u != null) {
                 updates.expect(new Update(u.flow(), u.cwnd(), u.rule(), false));
@@ -177,7 +178,7 @@ public final class SmarttBench {
 
     /** Writes the CSRs from model parameters (pipeline drained) and waits for the divider. */
     public void writeParams(SmarttParams p) {
-        csr.write(SmarttCsr.CONTROL, (p.trimming ? 1 : 0) | (p.wtdEnable ? 2 : 0));
+        csr.write(SmarttCsr.CONTROL, (p.trimming ? 1 : 0) | (p.wtdEnable ? 2 : 0) | (p.unackedFromWindow ? 4 : 0));
         csr.write(SmarttCsr.MTU, p.mtu);
         csr.write(SmarttCsr.BDP, p.bdp);
         csr.write(SmarttCsr.MAX_CWND, p.maxCwnd);
@@ -198,6 +199,7 @@ public final class SmarttBench {
         SmarttParams m = model.p;
         m.trimming = p.trimming;
         m.wtdEnable = p.wtdEnable;
+        m.unackedFromWindow = p.unackedFromWindow;
         m.mtu = p.mtu;
         m.bdp = p.bdp;
         m.maxCwnd = p.maxCwnd;

@@ -79,7 +79,7 @@ public final class SmarttExactModel {
                 if (s.qaStarted) {
                     c = Math.max(s.acked, mtu) * qa;
                     s.triggerQa = false;
-                    s.ignoreBytes = Math.floor(before);
+                    s.ignoreBytes = p.unackedFromWindow ? Math.floor(before) : e.unacked(); // Alg. 2 line 8
                     rule = Rule.QUICK_ADAPT;
                 }
                 s.qaEnd = (e.now() + p.targetRtt()) & mask;
@@ -106,7 +106,7 @@ public final class SmarttExactModel {
         double c1 = adapt ? Math.max(acked1, mtu) * qa : s.cwnd;
         if (adapt) {
             s.triggerQa = false;
-            s.ignoreBytes = Math.floor(before);
+            s.ignoreBytes = p.unackedFromWindow ? Math.floor(before) : e.unacked(); // Alg. 2 line 8
         }
         if (expired) {
             s.qaEnd = (e.now() + p.targetRtt()) & mask;

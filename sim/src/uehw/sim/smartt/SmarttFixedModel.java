@@ -15,8 +15,11 @@ public final class SmarttFixedModel {
     public enum Rule { INIT, IGNORED, HELD, FAIR_DECREASE, MULTIPLICATIVE_DECREASE, FAIR_INCREASE,
         MULTIPLICATIVE_INCREASE, QUICK_ADAPT, FAST_INCREASE, LOSS }
 
-    /** One event: rtt in ns (ACKs), size in bytes, now in ns modulo 2^timeWidth. */
-    public record Event(int flow, Kind kind, int size, long rtt, boolean ecn, long now) {
+    /**
+     * One event: rtt in ns (ACKs), size in bytes, unacked = the sender's bytes in flight without
+     * this packet (Alg. 2 line 8, below 2^byteWidth), now in ns modulo 2^timeWidth.
+     */
+    public record Event(int flow, Kind kind, int size, long rtt, boolean ecn, long unacked, long now) {
     }
 
     /** The window update for one in-range event. */
@@ -158,6 +161,11 @@ public final class SmarttFixedModel {
             size = mtu; // a packet is at most one MTU
         }
         final long cBefore = s.cwnd;
+        // Alg. 2 line 8: bytes_to_ignore = unacked, or the window before QuickAdapt (CONTROL.UNACKED_FROM_WINDOW).
+        if (e.unacked() < 0 || e.unacked() > byteMax()) {
+            throw new IllegalArgumentException("unacked " + e.unacked() + " does not fit the " + byteWidth + "-bit port");
+        }
+        final long unacked = p.unackedFromWindow ? cBefore >>> F : e.unacked();
         final long trtt = p.targetRtt();
         final long now = e.now() & timeMask();
         final boolean expired = !s.qaStarted || ((now - s.qaEnd) & timeMask()) < (1L << (timeWidth - 1));
@@ -199,7 +207,7 @@ public final class SmarttFixedModel {
                 long c1 = adapt ? qaOnAck : s.cwnd;                             // Alg. 2 line 7
                 if (adapt) {
                     s.triggerQa = false;
-                    s.ignoreBytes = cBefore >>> F; // line 8: the bytes in flight, taken as the window before QA
+                    s.ignoreBytes = unacked;                                    // Alg. 2 line 8
                     quickAdapts++;
                 }
                 if (expired) {                                                  // Alg. 2 lines 11-12
@@ -248,7 +256,7 @@ public final class SmarttFixedModel {
             if (adapt) {
                 c = qaValue;
                 s.triggerQa = false;
-                s.ignoreBytes = cBefore >>> F;
+                s.ignoreBytes = unacked;
                 quickAdapts++;
                 rule = Rule.QUICK_ADAPT;
             }

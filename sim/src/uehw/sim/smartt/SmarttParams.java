@@ -16,6 +16,7 @@ public final class SmarttParams implements Cloneable {
 
     public boolean trimming = true;   // CONTROL.TRIMMING: 0 doubles md (Sec. 3.3, QuickAdapt without trimming)
     public boolean wtdEnable = true;  // CONTROL.WTD_ENABLE (Sec. 3.6.1)
+    public boolean unackedFromWindow = false; // CONTROL.UNACKED_FROM_WINDOW: QuickAdapt ignores the window, not the event's unacked
     public int mtu = 4096;
     public long bdp = 150_000;        // 100 Gb/s x 12 us
     public long maxCwnd = 187_500;    // 1.25 BDP (Sec. 3.5)
