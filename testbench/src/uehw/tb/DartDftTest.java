@@ -184,7 +184,9 @@ class DartDftTest {
             long allocations = b.counter(DartCsr.ALLOCATIONS);
             assertEquals(allocations, b.counter(DartCsr.FREES) + b.counter(DartCsr.FLUSHED),
                     "ALLOCATIONS = FREES + FLUSHED once the table is empty");
-            assertTrue(allocations > packets / 200, "too few allocations to mean anything: " + allocations);
+            // Observed 586..48,221 allocations over the configurations and seeds (CSR phases vary a lot): a
+            // guard against traffic that stopped exercising allocation, not a measurement.
+            assertTrue(allocations > packets / 1000, "too few allocations to mean anything: " + allocations);
             long randomRefusedFull = b.counter(DartCsr.REFUSED_FULL);
             long randomRefusedNoTokens = b.counter(DartCsr.REFUSED_NO_TOKENS);
             // The random traffic does not always fill a large table (E = 64 stayed below full for some

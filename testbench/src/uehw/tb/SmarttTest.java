@@ -232,7 +232,7 @@ class SmarttTest {
         long unacked = switch (r.nextInt(10)) {
             case 0 -> 0;
             case 1 -> (1 << 24) - 1; // the largest the 24-bit port takes
-            default -> r.nextInt(4 * (int) Math.min(p.maxCwnd, 1 << 22));
+            default -> r.nextInt((int) Math.min(p.maxCwnd, 1 << 22) + 1);
         };
         return new Event(flow, kind, size, Math.min(rtt, (1 << 24) - 1), r.nextDouble() < ecnRate, unacked, 0);
     }
