@@ -42,9 +42,7 @@ public final class DeflectionExperiment {
                           long reordered, long longPacketsServed, long longPacketsDeflected, long peakQueueBytes,
                           long refusedFull, long dftEntriesLeft) {
         public double percentile(double p) {
-            double[] s = latencySlots.clone();
-            Arrays.sort(s);
-            return s[Math.min(s.length - 1, (int) Math.ceil(p / 100 * s.length) - 1)];
+            return Percentiles.of(latencySlots, p);
         }
 
         public double mean() {

@@ -38,24 +38,16 @@ public record IncastSpread(double[] lastOverIdeal, double[] ratio) {
         return new IncastSpread(last, ratio);
     }
 
-    public static double quantile(double[] v, double q) {
-        double[] s = v.clone();
-        Arrays.sort(s);
-        return s[Math.min(s.length - 1, (int) (q * s.length))];
-    }
-
-    public static double median(double[] v) {
-        return quantile(v, 0.5);
-    }
-
-    public static double max(double[] v) {
-        return Arrays.stream(v).max().getAsDouble();
+    /** Median, 90th percentile and worst of the last flow over ideal, then of the max/min throughput ratio. */
+    public double[] figures() {
+        return new double[] {Percentiles.of(lastOverIdeal, 50), Percentiles.of(lastOverIdeal, 90), Percentiles.max(lastOverIdeal),
+            Percentiles.of(ratio, 50), Percentiles.of(ratio, 90), Percentiles.max(ratio)};
     }
 
     public String summary() {
+        double[] f = figures();
         return String.format("last flow median %.3f p90 %.3f worst %.3f x ideal; max/min throughput median %.3f p90 %.3f worst %.3f",
-                median(lastOverIdeal), quantile(lastOverIdeal, 0.9), max(lastOverIdeal),
-                median(ratio), quantile(ratio, 0.9), max(ratio));
+                f[0], f[1], f[2], f[3], f[4], f[5]);
     }
 
     public static void main(String[] args) throws IOException {
@@ -72,15 +64,12 @@ public record IncastSpread(double[] lastOverIdeal, double[] ratio) {
             IncastSpread[] s = new IncastSpread[2];
             for (int mode = 0; mode < 2; mode++) {
                 s[mode] = measure(x, mode == 0, seed, runs, null, (runSeed, o) -> { });
-                double[] w = worst[mode];
-                w[0] = Math.max(w[0], median(s[mode].lastOverIdeal));
-                w[1] = Math.max(w[1], quantile(s[mode].lastOverIdeal, 0.9));
-                w[2] = Math.max(w[2], max(s[mode].lastOverIdeal));
-                w[3] = Math.max(w[3], median(s[mode].ratio));
-                w[4] = Math.max(w[4], quantile(s[mode].ratio, 0.9));
-                w[5] = Math.max(w[5], max(s[mode].ratio));
+                double[] f = s[mode].figures();
+                for (int i = 0; i < f.length; i++) {
+                    worst[mode][i] = Math.max(worst[mode][i], f[i]);
+                }
             }
-            if (median(s[0].ratio) >= median(s[1].ratio)) {
+            if (Percentiles.of(s[0].ratio, 50) >= Percentiles.of(s[1].ratio, 50)) {
                 trimmingNotFairer++;
             }
         }
