@@ -134,9 +134,19 @@ public final class Packet {
     /** Recomputes the IPv4 header checksum and the UDP checksum. */
     public void fixChecksums() {
         if (isIpv4()) {
-            put16(bytes, Ipv4Checksum(), 0);
-            put16(bytes, Ipv4Checksum(), InternetChecksum.checksum(bytes, EthHeaderBytes(), Ipv4HeaderBytes()));
+            fixIpv4HeaderChecksum();
         }
+        fixUdpChecksum();
+    }
+
+    /** Recomputes the IPv4 header checksum (RFC 791, 20-byte header). */
+    public void fixIpv4HeaderChecksum() {
+        put16(bytes, Ipv4Checksum(), 0);
+        put16(bytes, Ipv4Checksum(), InternetChecksum.checksum(bytes, EthHeaderBytes(), Ipv4HeaderBytes()));
+    }
+
+    /** Recomputes the UDP checksum over the pseudo-header and the UDP length's bytes (RFC 768, RFC 8200 Sec. 8.1). */
+    public void fixUdpChecksum() {
         int udp = udpOffset();
         int length = get16(udp + UdpLength());
         put16(bytes, udp + UdpChecksum(), 0);

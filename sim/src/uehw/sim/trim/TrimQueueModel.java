@@ -10,12 +10,13 @@ import java.util.Map;
 
 import uehw.sim.model.Xorshift32;
 import uehw.sim.packet.InternetChecksum;
+import uehw.sim.packet.Packet;
 
 /**
  * Golden model of the trimming egress queue (docs/trimming-queue.md), written from the rules,
  * not from the RTL: frame classification, admission by bytes / beats / descriptors, the trimmed
- * header (built here with its own checksum routine), RED at dequeue with the same xorshift32
- * draw per data packet, CE marking with the IPv4 checksum recomputed in full. The queues'
+ * header (its checksums by uehw.sim.packet.Packet, not by the RTL's method), RED at dequeue
+ * with the same xorshift32 draw per data packet, CE marking with the IPv4 checksum recomputed in full. The queues'
  * contents are the frames each queue will send, in order. Occupancies change at admission
  * (tlast) and when a packet starts to leave; {@link #clock} applies one clock's events together,
  * every decision seeing the occupancies from before that clock.
@@ -269,19 +270,14 @@ public final class TrimQueueModel {
             put16(t, Ipv6PayloadLength(), keep - Ipv6UdpOffset());
             put16(t, Ipv6UdpOffset() + UdpLength(), keep - Ipv6UdpOffset());
             t[Ipv6TransportOffset() + TpFlags()] |= (byte) FlagTrimmed();
-            put16(t, Ipv6UdpOffset() + UdpChecksum(), 0);
-            int sum = InternetChecksum.sum(t, Ipv6Src(), 32, keep - Ipv6UdpOffset() + ProtocolUdp());
-            sum = InternetChecksum.sum(t, Ipv6UdpOffset(), keep - Ipv6UdpOffset(), sum);
-            int c = ~sum & 0xFFFF;
-            put16(t, Ipv6UdpOffset() + UdpChecksum(), c == 0 ? 0xFFFF : c);
+            new Packet(t).fixUdpChecksum();
         } else {
             t[Ipv4Tos()] = (byte) (trimDscp << 2 | t[Ipv4Tos()] & 3);
             put16(t, Ipv4TotalLength(), keep - EthHeaderBytes());
             put16(t, Ipv4UdpOffset() + UdpLength(), keep - Ipv4UdpOffset());
             put16(t, Ipv4UdpOffset() + UdpChecksum(), 0);
             t[Ipv4TransportOffset() + TpFlags()] |= (byte) FlagTrimmed();
-            put16(t, Ipv4Checksum(), 0);
-            put16(t, Ipv4Checksum(), InternetChecksum.checksum(t, EthHeaderBytes(), Ipv4HeaderBytes()));
+            new Packet(t).fixIpv4HeaderChecksum();
         }
         return t;
     }
