@@ -17,32 +17,49 @@ VARIANT_trim-queue-64bit := trim-queue --data-bytes 8 --capacity-bytes 32768 --c
 VARIANT_smartt-narrow := smartt --flows 100 --flow-id-width 8 --byte-width 18 --rtt-width 16 --time-width 16 --recip-index-bits 6 --recip-value-bits 8 --mtu 1500 --link-gbps 10 --base-rtt-ns 20000
 LINT_WAIVERS := hw/lint/spinal-waivers.vlt
 DEB_TOOLS := verilator yosys nextpnr-ice40 fpga-icestorm iverilog
+# Node and npm run YoWASP; installed from Debian only where the machine has none of its own.
+DEB_NODE := nodejs npm
+# YoWASP Yosys 0.55 (WebAssembly under Node), pinned by sim/tools/yowasp/package-lock.json: the
+# UltraScale+ synthesis and sta of the reports.
+YOWASP := $(BUILD)/yowasp
+YOWASP_STAMP := $(YOWASP)/node_modules/@yowasp/yosys/package.json
 
-.PHONY: help tools rtl lint test soak clean cli reports
+.PHONY: help tools yowasp rtl lint test soak clean cli reports reports-full
 
 help:
 	@echo "make rtl    - generate every block with its default parameters into build/rtl/, then lint"
 	@echo "make test   - the full regression (Verilator cycle simulations against the Java models)"
 	@echo "make lint   - verilator --lint-only -Wall on every generated top (fails on any warning)"
 	@echo "make soak   - the long randomized runs (UEHW_SCALE=10 by default)"
-	@echo "make reports - Yosys/nextpnr resources and Fmax for every block and sweep -> build/reports/, docs/resources.md"
-	@echo "               (REPORT_BLOCKS=a,b runs only those again and reuses the others' build/reports/*.json)"
+	@echo "make reports - every block's default configuration: UltraScale+ cells and critical path (ns), iCE40 Fmax,"
+	@echo "               next to the reference designs -> build/reports/ (REPORT_BLOCKS=a,b runs only those again)"
+	@echo "make reports-full - every configuration of every block's sweep, and docs/resources.md"
 	@echo "make cli    - build the hwgen jar: java -jar $(JAR) --help"
 	@echo "make clean  - remove build/"
 
 # Installs missing Debian tools when root, otherwise prints the exact command.
 tools:
 	@missing=""; \
+	pkgs=""; \
 	for t in verilator yosys nextpnr-ice40 icepack iverilog; do command -v $$t >/dev/null || missing="$$missing $$t"; done; \
+	[ -z "$$missing" ] || pkgs="$(DEB_TOOLS)"; \
+	for t in node npm; do command -v $$t >/dev/null || { missing="$$missing $$t"; pkgs="$$pkgs $(DEB_NODE)"; }; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "tools: installing $(DEB_TOOLS)"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_TOOLS) >/dev/null; \
+	    echo "tools: installing $$pkgs"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$pkgs >/dev/null; \
 	  else \
-	    echo "tools: missing:$$missing. Install with: sudo apt-get install -y $(DEB_TOOLS)"; exit 1; \
+	    echo "tools: missing:$$missing. Install with: sudo apt-get install -y $$pkgs"; exit 1; \
 	  fi; \
 	fi; \
 	command -v java >/dev/null && command -v mvn >/dev/null || { echo "tools: a JDK 17 and Maven are required"; exit 1; }
+
+$(YOWASP_STAMP): sim/tools/yowasp/package.json sim/tools/yowasp/package-lock.json sim/tools/yowasp/yosys.mjs
+	mkdir -p $(YOWASP) && cp sim/tools/yowasp/package.json sim/tools/yowasp/package-lock.json sim/tools/yowasp/yosys.mjs $(YOWASP)/
+	cd $(YOWASP) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+yowasp: tools $(YOWASP_STAMP)
 
 $(JAR): pom.xml $(shell find hw sim -type f 2>/dev/null)
 	$(MVN) package -DskipTests
@@ -66,14 +83,17 @@ lint:
 	  done; \
 	done; exit $$status
 
-test: tools
+test: tools $(YOWASP_STAMP)
 	mvn -B test
 
 soak: tools
 	mvn -B test -Psoak -Duehw.scale=$${UEHW_SCALE:-10}
 
-reports: tools $(JAR)
-	java -cp "$(JAR):$(BUILD)/maven/lib/*" uehw.report.Reports $(BUILD)/reports docs/resources.md "$(REPORT_BLOCKS)"
+reports: tools $(YOWASP_STAMP) $(JAR)
+	java -cp "$(JAR):$(BUILD)/maven/lib/*" uehw.report.Reports $(BUILD)/reports - "$(REPORT_BLOCKS)"
+
+reports-full: tools $(YOWASP_STAMP) $(JAR)
+	java -cp "$(JAR):$(BUILD)/maven/lib/*" uehw.report.Reports $(BUILD)/reports-full docs/resources.md "$(REPORT_BLOCKS)" sweep
 
 clean:
 	rm -rf $(BUILD)

@@ -4,6 +4,7 @@ import java.io.File
 import scala.jdk.CollectionConverters._
 
 import spinal.core._
+import spinal.lib.{master, slave}
 import uehw.hw.common._
 import uehw.hw.dart._
 import uehw.hw.reps._
@@ -128,6 +129,63 @@ class ReferenceAccumulator extends Component {
 class ReferenceAccumulatorIo extends Bundle {
   val value = in UInt (32 bits)
   val sum = out UInt (32 bits)
+}
+
+/** A 512-bit Stream through three register stages (m2sPipe, s2mPipe, m2sPipe): a NIC datapath's registers. */
+class ReferencePipeline512 extends Component {
+  setDefinitionName("uehw_ref_pipe512")
+  val io = new Bundle {
+    val input = slave(spinal.lib.Stream(Bits(512 bits)))
+    val output = master(spinal.lib.Stream(Bits(512 bits)))
+  }
+  io.output << io.input.m2sPipe().s2mPipe().m2sPipe()
+}
+
+/** spinal.lib's StreamFifo, 512 entries of 32 bits (block RAM). */
+class ReferenceStreamFifo extends Component {
+  setDefinitionName("uehw_ref_fifo512x32")
+  val io = new Bundle {
+    val input = slave(spinal.lib.Stream(Bits(32 bits)))
+    val output = master(spinal.lib.Stream(Bits(32 bits)))
+  }
+  io.output << io.input.queue(512)
+}
+
+/** Calibration: a registered 27x18 signed multiply (one DSP48E2, registers before and after). */
+class ReferenceMultiply extends Component {
+  setDefinitionName("uehw_ref_mul27x18")
+  val io = new Bundle {
+    val a = in SInt (27 bits)
+    val b = in SInt (18 bits)
+    val product = out SInt (45 bits)
+  }
+  io.product := RegNext(RegNext(io.a) * RegNext(io.b))
+}
+
+/** Calibration: a 1024 x 32 block RAM read into a register (no output register in the RAM). */
+class ReferenceRamRead extends Component {
+  setDefinitionName("uehw_ref_bram1kx32")
+  val io = new Bundle {
+    val write = slave(spinal.lib.Flow(new Bundle { val address = UInt(10 bits); val data = Bits(32 bits) }))
+    val address = in UInt (10 bits)
+    val data = out Bits (32 bits)
+  }
+  val ram = Mem(Bits(32 bits), 1024)
+  ram.write(io.write.address, io.write.data, io.write.valid)
+  io.data := RegNext(ram.readSync(io.address))
+}
+
+/** The reference designs every report measures in the same run, next to the blocks. */
+object References {
+  val all: Seq[(String, () => Component)] = Seq(
+    "32-bit registered accumulator" -> (() => new ReferenceAccumulator),
+    "512-bit Stream register pipeline (3 stages)" -> (() => new ReferencePipeline512),
+    "spinal.lib StreamFifo 512 x 32 bits" -> (() => new ReferenceStreamFifo),
+    "calibration: registered 27x18 multiply" -> (() => new ReferenceMultiply),
+    "calibration: block RAM 1024 x 32, registered read" -> (() => new ReferenceRamRead))
+  def labels: java.util.List[String] = all.map(_._1).asJava
+  def top(label: String): Component = all.find(_._1 == label).map(_._2()).getOrElse(
+    throw new IllegalArgumentException(s"no reference design '$label'"))
 }
 
 object Generator {

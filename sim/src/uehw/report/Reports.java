@@ -22,20 +22,27 @@ import uehw.hw.ReferenceAccumulator;
 import uehw.hw.common.ParamValues;
 
 /**
- * Resource and timing reports from real tools: Yosys synth_xilinx for UltraScale+ (cells and
- * logic depth) and Yosys + nextpnr-ice40 (Fmax, or "does not fit" with the utilisation). Every
- * Fmax is also given as a ratio to a 32-bit registered accumulator placed on the same device in
- * the same run, so the figures survive a noisy machine.
+ * Resource and timing reports from real tools. UltraScale+: YoWASP Yosys 0.55 {@code synth_xilinx
+ * -family xcup -abc9} for the cells, and {@code sta} against the delay library of
+ * {@link XilinxTiming} for a critical path in ns at three LUT delays. iCE40: Yosys +
+ * nextpnr-ice40, real place and route (Fmax, or "does not fit" with the utilisation). Reference
+ * designs are measured in the same run, so every figure can be read against them.
  */
 public final class Reports {
     public static final String ICE40_DEVICE = "hx8k";
     public static final String ICE40_PACKAGE = "ct256";
     private static final double PNR_TARGET_MHZ = 100;
+    /** The Node runner of the pinned YoWASP Yosys that `make yowasp` installs. */
+    public static final Path YOWASP_RUNNER = Path.of(System.getProperty("uehw.yowasp", "build/yowasp/yosys.mjs"))
+            .toAbsolutePath();
+    /** NIC clocks the verdicts are given for: Corundum's 250 MHz core clock, the 322 MHz CMAC clock. */
+    public static final double[] NIC_CLOCKS_MHZ = {250, 322};
 
     private final Path outDir;
     private final PrintStream progress;
     private final long start = System.nanoTime();
     private Map<String, Object> reference;
+    private List<Map<String, Object>> references;
 
     public Reports(Path outDir, PrintStream progress) {
         this.outDir = outDir;
@@ -76,15 +83,30 @@ public final class Reports {
         return s;
     }
 
+    /** Only the default configuration of a block (what `make reports` runs without REPORT_SWEEPS). */
+    public static Map<String, Map<String, String>> defaults(String block) {
+        Map<String, Map<String, String>> s = new LinkedHashMap<>();
+        sweep(block).forEach((label, params) -> {
+            if (label.contains("(default)")) {
+                s.put(label, params);
+            }
+        });
+        return s;
+    }
+
     public static void checkTools() {
-        for (String tool : new String[] {"yosys", "nextpnr-ice40"}) {
+        if (!Files.isRegularFile(YOWASP_RUNNER)) {
+            throw new IllegalStateException("YoWASP Yosys is missing (" + YOWASP_RUNNER + "): run `make yowasp` "
+                    + "(npm ci of the pinned @yowasp/yosys into build/yowasp; needs node and npm)");
+        }
+        for (String tool : new String[] {"yosys", "nextpnr-ice40", "node"}) {
             try {
-                Process p = new ProcessBuilder(tool, "-V").redirectErrorStream(true).start();
+                Process p = new ProcessBuilder(tool, tool.equals("node") ? "--version" : "-V").redirectErrorStream(true).start();
                 p.getInputStream().readAllBytes();
                 p.waitFor();
             } catch (IOException | InterruptedException e) {
                 throw new IllegalStateException(tool + " is missing: install it with "
-                        + "`apt-get install yosys nextpnr-ice40 fpga-icestorm` (or run `make tools` as root)");
+                        + "`apt-get install yosys nextpnr-ice40 fpga-icestorm nodejs npm` (or run `make tools` as root)");
             }
         }
     }
@@ -93,13 +115,28 @@ public final class Reports {
         progress.printf(Locale.ROOT, "[%6.1f s] %s%n", (System.nanoTime() - start) / 1e9, what);
     }
 
-    /** Measures the reference accumulator once per run. */
-    public Map<String, Object> reference() throws IOException, InterruptedException {
-        if (reference == null) {
-            Path dir = outDir.resolve("work/reference");
-            say("reference: 32-bit registered accumulator");
-            reference = measure("reference", dir, ReferenceAccumulator::new);
+    /** Measures the reference designs once per run; the accumulator also on iCE40 (the Fmax ratio). */
+    public List<Map<String, Object>> references() throws IOException, InterruptedException {
+        if (references == null) {
+            references = new ArrayList<>();
+            for (String label : uehw.hw.References.labels()) {
+                Path dir = outDir.resolve("work/reference").resolve(label.replaceAll("[^A-Za-z0-9=.-]+", "_"));
+                say("reference: " + label);
+                Map<String, Object> r = new LinkedHashMap<>();
+                r.put("label", label);
+                r.putAll(measure("reference " + label, dir, () -> uehw.hw.References.top(label), reference == null));
+                references.add(r);
+                if (reference == null) {
+                    reference = r;
+                }
+            }
         }
+        return references;
+    }
+
+    /** The 32-bit accumulator, the reference of the iCE40 Fmax ratio. */
+    public Map<String, Object> reference() throws IOException, InterruptedException {
+        references();
         return reference;
     }
 
@@ -114,7 +151,7 @@ public final class Reports {
         r.put("parameters", values.asJava());
         r.put("facts", block.facts(values));
         r.putAll(measure(block.name() + " " + label, outDir.resolve("work").resolve(block.name()).resolve(dirName),
-                () -> block.top(values)));
+                () -> block.top(values), true));
         @SuppressWarnings("unchecked")
         Map<String, Object> ice = (Map<String, Object>) r.get("ice40");
         @SuppressWarnings("unchecked")
@@ -125,29 +162,43 @@ public final class Reports {
         return r;
     }
 
-    private Map<String, Object> measure(String what, Path dir, java.util.function.Supplier<spinal.core.Component> top)
-            throws IOException, InterruptedException {
-        Files.createDirectories(dir);
+    private Map<String, Object> measure(String what, Path dir, java.util.function.Supplier<spinal.core.Component> top,
+                                        boolean ice) throws IOException, InterruptedException {
+        Path xdir = dir.resolve("xcup");
+        Files.createDirectories(xdir);
         Map<String, Object> r = new LinkedHashMap<>();
         say(what + ": generating bench-wrapped Verilog");
-        var xTop = Generator.benchVerilog(top::get, "ffio", dir.toFile(), "xilinx");
-        var iTop = Generator.benchVerilog(top::get, "pins", dir.toFile(), "ice40");
+        var xTop = Generator.benchVerilog(top::get, "ffio", xdir.toFile(), "xilinx");
         r.put("ioBits", xTop.ioBits());
-        say(what + ": yosys synth_xilinx -family xcup");
-        r.put("xcup", xilinx(dir, xTop.module()));
-        say(what + ": yosys synth_ice40 + nextpnr-ice40 --" + ICE40_DEVICE);
-        r.put("ice40", ice40(dir, iTop.module()));
+        say(what + ": YoWASP yosys synth_xilinx -family xcup -abc9, sta at LUT " + bandText() + " ns");
+        r.put("xcup", xilinx(xdir, xTop.module()));
+        if (ice) {
+            var iTop = Generator.benchVerilog(top::get, "pins", dir.toFile(), "ice40");
+            say(what + ": yosys synth_ice40 + nextpnr-ice40 --" + ICE40_DEVICE);
+            r.put("ice40", ice40(dir, iTop.module()));
+        }
         say(what + ": done");
         return r;
     }
 
+    private static String bandText() {
+        List<String> b = new ArrayList<>();
+        for (double l : XilinxTiming.LUT_BANDS_NS) {
+            b.add(String.format(Locale.ROOT, "%.2f", l));
+        }
+        return String.join("/", b);
+    }
+
     private Map<String, Object> xilinx(Path dir, String top) throws IOException, InterruptedException {
         String script = "read_verilog xilinx.v\n"
-                + "synth_xilinx -family xcup -flatten -top " + top + "\n"
+                // No I/O or clock buffers: the clock reaches every register at time 0 for sta. No
+                // SRL inference: the I/O wrapper's register chains would become SRL16s whose
+                // clock-to-out would time the wrapper, not the block.
+                + "synth_xilinx -family xcup -abc9 -flatten -noiopad -noclkbuf -nosrl -top " + top + "\n"
                 + "tee -q -o xilinx.stat stat\n"
                 + "write_json xilinx.netlist.json\n";
         Files.writeString(dir.resolve("xilinx.ys"), script);
-        int rc = run(dir, "xilinx.yosys.log", "yosys", "-q", "-s", "xilinx.ys");
+        int rc = run(dir, "xilinx.yosys.log", "node", YOWASP_RUNNER.toString(), "-q", "-l", "xilinx.full.log", "-s", "xilinx.ys");
         Map<String, Object> r = new LinkedHashMap<>();
         if (rc != 0) {
             r.put("error", "yosys exited " + rc + ", see " + dir.resolve("xilinx.yosys.log"));
@@ -155,10 +206,30 @@ public final class Reports {
         }
         Map<String, Long> cells = ToolOutput.yosysCells(Files.readString(dir.resolve("xilinx.stat")));
         r.put("resources", ToolOutput.xilinxResources(cells));
-        ToolOutput.DeepestPath path = ToolOutput.xilinxDeepestPath(Files.readString(dir.resolve("xilinx.netlist.json")), top);
-        r.put("logicLevels", path.levels());
-        r.put("deepestPath", path.nets());
         r.put("cells", cells);
+        String netlist = Files.readString(dir.resolve("xilinx.netlist.json"));
+        Map<String, String> registerNames = XilinxTiming.outputNetNames(netlist, top);
+        Map<String, Double> ns = new LinkedHashMap<>();
+        for (double lut : XilinxTiming.LUT_BANDS_NS) {
+            XilinxTiming.Path path;
+            try {
+                path = staPath(dir, netlist, top, lut, registerNames);
+            } catch (IllegalStateException e) {
+                r.put("error", e.getMessage());
+                return r;
+            }
+            ns.put(String.format(Locale.ROOT, "%.2f", lut), path.ns());
+            if (lut == XilinxTiming.LUT_NOMINAL_NS) {
+                Map<String, Object> lp = new LinkedHashMap<>();
+                lp.put("from", path.startNet());
+                lp.put("to", path.endNet());
+                lp.put("through", path.composition());
+                lp.put("namedNets", path.namedNets());
+                r.put("limitingPath", lp);
+            }
+        }
+        r.put("criticalPathNs", ns);
+        Files.deleteIfExists(dir.resolve("xilinx.netlist.json"));
         return r;
     }
 
@@ -189,6 +260,26 @@ public final class Reports {
         return r;
     }
 
+    /**
+     * Times a synthesised netlist with YoWASP Yosys `sta` at one LUT delay; leaves the library
+     * (sta-L.v) and the log (sta-L.log) in dir. Throws IllegalStateException when Yosys fails.
+     */
+    public static XilinxTiming.Path staPath(Path dir, String netlist, String top, double lut,
+                                            Map<String, String> registerNames) throws IOException, InterruptedException {
+        String tag = String.format(Locale.ROOT, "%.2f", lut);
+        XilinxTiming.Prepared p = XilinxTiming.prepare(netlist, top, lut);
+        Files.writeString(dir.resolve("sta-" + tag + ".json"), p.netlistJson());
+        Files.writeString(dir.resolve("sta-" + tag + ".v"), p.libraryVerilog());
+        Files.deleteIfExists(dir.resolve("sta-" + tag + ".log"));
+        int rc = run(dir, "sta-" + tag + ".out", "node", YOWASP_RUNNER.toString(), "-q", "-l", "sta-" + tag + ".log", "-p",
+                "read_verilog -specify -lib sta-" + tag + ".v; read_json sta-" + tag + ".json; sta");
+        Files.deleteIfExists(dir.resolve("sta-" + tag + ".json"));
+        if (rc != 0) {
+            throw new IllegalStateException("yosys sta exited " + rc + ", see " + dir.resolve("sta-" + tag + ".out"));
+        }
+        return XilinxTiming.parseSta(Files.readString(dir.resolve("sta-" + tag + ".log")), registerNames);
+    }
+
     private static int run(Path dir, String logName, String... cmd) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(dir.resolve(logName).toFile()).start();
@@ -204,30 +295,84 @@ public final class Reports {
         Files.createDirectories(outDir);
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("block", block);
-        doc.put("reference", reference);
+        doc.put("references", references);
         doc.put("configurations", rows);
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(outDir.resolve(block + ".json").toFile(), doc);
     }
 
+    private static String nsBand(Map<String, Object> x) {
+        @SuppressWarnings("unchecked")
+        Map<String, Double> ns = (Map<String, Double>) x.get("criticalPathNs");
+        if (ns == null) {
+            return x.containsKey("error") ? "error: " + x.get("error") : "?";
+        }
+        return String.join(" / ", ns.values().stream().map(v -> String.format(Locale.ROOT, "%.2f", v)).toList());
+    }
+
+    /** The critical path at the nominal LUT delay, or NaN. */
+    @SuppressWarnings("unchecked")
+    public static double nominalNs(Map<String, Object> row) {
+        Map<String, Object> x = (Map<String, Object>) row.get("xcup");
+        Map<String, Double> ns = x == null ? null : (Map<String, Double>) x.get("criticalPathNs");
+        return ns == null ? Double.NaN : ns.getOrDefault(String.format(Locale.ROOT, "%.2f", XilinxTiming.LUT_NOMINAL_NS), Double.NaN);
+    }
+
+    private static String verdict(double ns, double mhz) {
+        return Double.isNaN(ns) ? "?" : ns <= 1e3 / mhz + 1e-9 ? "yes" : "no";
+    }
+
+    @SuppressWarnings("unchecked")
+    private static String pathLine(Map<String, Object> row) {
+        Map<String, Object> lp = (Map<String, Object>) ((Map<String, Object>) row.get("xcup")).get("limitingPath");
+        if (lp == null) {
+            return "";
+        }
+        List<String> nets = (List<String>) lp.get("namedNets");
+        return String.format(Locale.ROOT, "- %s (%.2f ns): `%s` -> `%s` through %s%s%n", row.get("label"), nominalNs(row),
+                lp.get("from"), lp.get("to"), lp.get("through"),
+                nets == null || nets.isEmpty() ? "" : "; via `" + String.join("` -> `", nets) + "`");
+    }
+
     /** The Markdown summary (also docs/resources.md). */
     @SuppressWarnings("unchecked")
-    public String summary(Map<String, List<Map<String, Object>>> byBlock) {
+    public String summary(Map<String, List<Map<String, Object>>> byBlock) throws IOException, InterruptedException {
+        String band = bandText().replace("/", " / ");
         StringBuilder sb = new StringBuilder();
         sb.append("# Resources and timing\n\n")
-          .append("Generated by `make reports` (`hwgen report`); do not edit by hand. Yosys `synth_xilinx -family xcup`\n")
-          .append("(UltraScale+) cell counts, logic levels = longest path through LUT/MUXF/CARRY cells between\n")
-          .append("registers; iCE40 = Yosys `synth_ice40` + nextpnr-ice40 on ").append(ICE40_DEVICE.toUpperCase())
-          .append(" (").append(ICE40_PACKAGE).append("), seed 1. Every top is wrapped with registered I/O (`Rtl.ffIo`; on iCE40 inputs\n")
-          .append("also come through one shift chain and outputs are XOR-ed to one pin), so FF counts include\n")
-          .append("the wrapper's 3 registers per I/O bit (some become SRL16 shift registers, counted as LUTRAM)\n")
-          .append("and Fmax is the block's internal one.\n\n");
+          .append("Generated by `make reports` (`hwgen report`); do not edit by hand.\n\n")
+          .append("- **UltraScale+ cells**: YoWASP Yosys 0.55 `synth_xilinx -family xcup -abc9` of the top wrapped with\n")
+          .append("  registered I/O (`Rtl.ffIo`), so FF counts include the wrapper's 3 registers per I/O bit (some become\n")
+          .append("  SRL16 shift registers, counted as LUTRAM).\n")
+          .append("- **Critical path (ns)**: Yosys `sta` on that netlist against the UltraScale+ -2 delay model at the end\n")
+          .append("  of this page, at LUT delays of ").append(band).append(" ns (LUT plus its input route). This is logic\n")
+          .append("  synthesis without placement: no placed routes, no Vivado optimisation (retiming, replication,\n")
+          .append("  register packing beyond what the model reproduces). Treat it as an estimate to compare designs and to\n")
+          .append("  find the limiting path; no vendor-tool run was available to calibrate it against.\n")
+          .append("  **250 / 322 MHz**: the path at 0.40 ns fits 4.0 / 3.1 ns.\n")
+          .append("- **iCE40**: Yosys `synth_ice40` + nextpnr-ice40 on ").append(ICE40_DEVICE.toUpperCase()).append(" (")
+          .append(ICE40_PACKAGE).append("), seed 1: real place and route, for the configurations that fit; inputs\n")
+          .append("  through one shift chain and outputs XOR-ed to one pin, so Fmax is the block's internal one.\n\n");
+        sb.append("## Reference designs (same run)\n\n");
+        sb.append("| design | LUT | FF | BRAM36 | DSP | CARRY | LUTRAM | critical path (ns) at LUT ").append(band).append(" |\n");
+        sb.append("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        StringBuilder refPaths = new StringBuilder();
+        for (Map<String, Object> ref : references()) {
+            Map<String, Object> x = (Map<String, Object>) ref.get("xcup");
+            Map<String, Double> res = (Map<String, Double>) x.getOrDefault("resources", Map.of());
+            sb.append(String.format(Locale.ROOT, "| %s | %.0f | %.0f | %.1f | %.0f | %.0f | %.0f | %s |%n", ref.get("label"),
+                    res.getOrDefault("LUT", 0.0), res.getOrDefault("FF", 0.0), res.getOrDefault("BRAM36", 0.0),
+                    res.getOrDefault("DSP", 0.0), res.getOrDefault("CARRY", 0.0), res.getOrDefault("LUTRAM", 0.0), nsBand(x)));
+            refPaths.append(pathLine(ref));
+        }
         Map<String, Object> refIce = (Map<String, Object>) reference.get("ice40");
-        sb.append(String.format(Locale.ROOT, "Reference (32-bit registered accumulator, same device, same run): %.1f MHz.%n%n",
-                (double) refIce.get("fmaxMhz")));
+        sb.append(String.format(Locale.ROOT, "%nLimiting paths at LUT 0.40 ns:%n%n%s%niCE40 reference (the accumulator): %.1f MHz.%n%n",
+                refPaths, (double) refIce.get("fmaxMhz")));
         for (var e : byBlock.entrySet()) {
             sb.append("## ").append(e.getKey()).append("\n\n");
-            sb.append("| configuration | I/O bits | LUT | FF | BRAM36 | URAM | DSP | CARRY | LUTRAM | logic levels | iCE40 Fmax (MHz) | / reference | state bits (paper) |\n");
-            sb.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+            sb.append("| configuration | I/O bits | LUT | FF | BRAM36 | URAM | DSP | CARRY | LUTRAM | critical path (ns) at LUT ")
+              .append(band).append(" | 250 MHz | 322 MHz | iCE40 Fmax (MHz) | / reference | state bits (paper) |\n");
+            sb.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+            StringBuilder paths = new StringBuilder();
             for (Map<String, Object> row : e.getValue()) {
                 Map<String, Object> x = (Map<String, Object>) row.get("xcup");
                 Map<String, Double> res = (Map<String, Double>) x.getOrDefault("resources", Map.of());
@@ -238,23 +383,29 @@ public final class Reports {
                         ? String.format(Locale.ROOT, "%.1f", (double) ice.get("fmaxMhz"))
                         : "does not fit: " + overUsed((Map<String, String>) ice.get("utilisation"));
                 Object ratio = ice.get("fmaxRatioToReference");
-                sb.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %.0f | %.1f | %.0f | %.0f | %.0f | %.0f | %s | %s | %s | %s |%n",
+                double ns = nominalNs(row);
+                sb.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %.0f | %.1f | %.0f | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s | %s |%n",
                         row.get("label"), row.get("ioBits"), res.getOrDefault("LUT", 0.0), res.getOrDefault("FF", 0.0),
                         res.getOrDefault("BRAM36", 0.0), res.getOrDefault("URAM", 0.0), res.getOrDefault("DSP", 0.0),
-                        res.getOrDefault("CARRY", 0.0), res.getOrDefault("LUTRAM", 0.0), x.getOrDefault("logicLevels", "?"),
+                        res.getOrDefault("CARRY", 0.0), res.getOrDefault("LUTRAM", 0.0), nsBand(x),
+                        verdict(ns, NIC_CLOCKS_MHZ[0]), verdict(ns, NIC_CLOCKS_MHZ[1]),
                         fmax, ratio == null ? "-" : String.format(Locale.ROOT, "%.2f", (double) ratio),
                         facts.getOrDefault("stateBitsPerConnection", "-") + " ("
                                 + facts.getOrDefault("paperStateBitsPerConnection", "-") + ")"));
+                paths.append(pathLine(row));
             }
-            // The deepest path of the configuration with the most levels, by the nets it drives.
-            e.getValue().stream()
-                    .filter(row -> ((Map<String, Object>) row.get("xcup")).get("deepestPath") instanceof List<?> l && !l.isEmpty())
-                    .max(java.util.Comparator.comparingInt(row -> ((Number) ((Map<String, Object>) row.get("xcup"))
-                            .getOrDefault("logicLevels", 0)).intValue()))
-                    .ifPresent(row -> sb.append("\nDeepest path (").append(row.get("label")).append("), by the named nets it drives: `")
-                            .append(String.join("` -> `", (List<String>) ((Map<String, Object>) row.get("xcup")).get("deepestPath")))
-                            .append("`.\n"));
-            sb.append('\n');
+            sb.append("\nLimiting paths at LUT 0.40 ns (from register -> to register, what the path runs through, and the named\n")
+              .append("signals of the design it passes):\n\n").append(paths).append('\n');
+        }
+        sb.append("## The UltraScale+ -2 delay model\n\n")
+          .append("Written by `uehw.report.XilinxTiming` as Verilog specify blocks that Yosys `sta` reads. Route delays are\n")
+          .append("figures per input, not placed routes. Yosys 0.55 packs no registers into DSP48E2 or block RAM for\n")
+          .append("UltraScale+; the model reproduces the DSP packing Vivado would do where the netlist allows it (flip-flops\n")
+          .append("that drive only a DSP's A/B inputs, and P bits that drive only flip-flops), and times block RAMs by\n")
+          .append("their DOA_REG/DOB_REG setting.\n\n")
+          .append("| figure | ns | what | source |\n| --- | --- | --- | --- |\n");
+        for (XilinxTiming.Figure f : XilinxTiming.figures()) {
+            sb.append(String.format(Locale.ROOT, "| %s | %.2f | %s | %s |%n", f.symbol(), f.ns(), f.meaning(), f.source()));
         }
         return sb.toString();
     }
@@ -272,9 +423,10 @@ public final class Reports {
     }
 
     /**
-     * `make reports`: every block's sweep, JSON per block, the summary and docs/resources.md.
-     * Arguments: output folder, Markdown copy, and optionally a comma-separated list of blocks to
-     * run again; the other blocks' rows are read back from their JSON of an earlier run.
+     * `make reports`: every block's default configuration (or its whole sweep), JSON per block,
+     * the summary and, with a second argument, its Markdown copy. Arguments: output folder,
+     * Markdown copy (or "-"), a comma-separated list of blocks to run again (the other blocks'
+     * rows are read back from their JSON of an earlier run), and "sweep" for every configuration.
      */
     @SuppressWarnings("unchecked")
     public static void main(String[] args) throws Exception {
@@ -282,6 +434,7 @@ public final class Reports {
         Path out = Path.of(args.length > 0 ? args[0] : "build/reports");
         java.util.Set<String> only = args.length > 2 && !args[2].isBlank()
                 ? java.util.Set.of(args[2].split(",")) : java.util.Set.of();
+        boolean sweep = args.length > 3 && args[3].equals("sweep");
         Reports reports = new Reports(out, System.out);
         Map<String, List<Map<String, Object>>> all = new LinkedHashMap<>();
         for (BlockSpec block : Blocks.allJava()) {
@@ -293,7 +446,7 @@ public final class Reports {
                 continue;
             }
             List<Map<String, Object>> rows = new ArrayList<>();
-            for (var cfg : sweep(block.name()).entrySet()) {
+            for (var cfg : (sweep ? sweep(block.name()) : defaults(block.name())).entrySet()) {
                 rows.add(reports.report(block, cfg.getKey(), block.check(cfg.getValue())));
             }
             reports.writeBlock(block.name(), rows);
@@ -301,10 +454,11 @@ public final class Reports {
         }
         String md = reports.summary(all);
         Files.writeString(out.resolve("summary.md"), md, StandardCharsets.UTF_8);
-        if (args.length > 1) {
+        if (args.length > 1 && !args[1].equals("-")) {
             Files.writeString(Path.of(args[1]), md, StandardCharsets.UTF_8);
         }
         System.out.print(md);
+        reports.say("reports: done");
     }
 
 }

@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-/** Parsers of real tool output: Yosys `stat` and JSON netlists, nextpnr-ice40 `--report` JSON and log. */
+/** Parsers of real tool output: Yosys `stat`, nextpnr-ice40 `--report` JSON and log. */
 public final class ToolOutput {
     private ToolOutput() {
     }
@@ -72,111 +72,6 @@ public final class ToolOutput {
             }
         }
         return s;
-    }
-
-    /** The longest combinational path of a netlist: its levels and the named nets it runs through. */
-    public record DeepestPath(int levels, List<String> nets) {
-    }
-
-    /**
-     * Logic levels of a synthesised UltraScale+ netlist (Yosys write_json of the flattened top):
-     * the most LUT, MUXF and CARRY cells on one path between registers, RAMs, DSPs and ports.
-     */
-    public static int xilinxLogicLevels(String netlistJson, String top) throws java.io.IOException {
-        return xilinxDeepestPath(netlistJson, top).levels();
-    }
-
-    /**
-     * The deepest path itself: walking back from its last cell through the input that set each
-     * cell's depth, the names (Yosys netnames not starting with '$') of the nets it drives, in order.
-     */
-    public static DeepestPath xilinxDeepestPath(String netlistJson, String top) throws java.io.IOException {
-        JsonNode module = new ObjectMapper().readTree(netlistJson).path("modules").path(top);
-        JsonNode cells = module.path("cells");
-        Map<Long, String> nameOf = new java.util.HashMap<>();
-        module.path("netnames").fields().forEachRemaining(n -> {
-            if (!n.getKey().startsWith("$")) {
-                for (JsonNode bit : n.getValue().path("bits")) {
-                    if (bit.isNumber()) {
-                        nameOf.putIfAbsent(bit.asLong(), n.getKey());
-                    }
-                }
-            }
-        });
-        Map<Long, String> driverOf = new java.util.HashMap<>();
-        Map<String, List<Long>> inputsOf = new LinkedHashMap<>();
-        Map<String, List<Long>> outputsOf = new java.util.HashMap<>();
-        cells.fields().forEachRemaining(c -> {
-            String type = c.getValue().path("type").asText();
-            boolean comb = type.startsWith("LUT") || type.startsWith("MUXF") || type.startsWith("CARRY");
-            JsonNode dirs = c.getValue().path("port_directions");
-            List<Long> ins = new java.util.ArrayList<>();
-            List<Long> outs = new java.util.ArrayList<>();
-            c.getValue().path("connections").fields().forEachRemaining(port -> {
-                boolean output = "output".equals(dirs.path(port.getKey()).asText());
-                for (JsonNode bit : port.getValue()) {
-                    if (bit.isNumber()) {
-                        if (output && comb) {
-                            driverOf.put(bit.asLong(), c.getKey());
-                            outs.add(bit.asLong());
-                        } else if (!output) {
-                            ins.add(bit.asLong());
-                        }
-                    }
-                }
-            });
-            if (comb) {
-                inputsOf.put(c.getKey(), ins);
-                outputsOf.put(c.getKey(), outs);
-            }
-        });
-        Map<String, Integer> depth = new java.util.HashMap<>();
-        Map<String, String> via = new java.util.HashMap<>();
-        String deepest = null;
-        for (String cell : inputsOf.keySet()) {
-            int d = depthOf(cell, driverOf, inputsOf, depth, via, new java.util.HashSet<>());
-            if (deepest == null || d > depth.get(deepest)) {
-                deepest = cell;
-            }
-        }
-        if (deepest == null) {
-            return new DeepestPath(0, List.of());
-        }
-        java.util.LinkedList<String> nets = new java.util.LinkedList<>();
-        for (String cell = deepest; cell != null; cell = via.get(cell)) {
-            for (long bit : outputsOf.get(cell)) {
-                String name = nameOf.get(bit);
-                if (name != null && !nets.contains(name)) {
-                    nets.addFirst(name);
-                }
-            }
-        }
-        return new DeepestPath(depth.get(deepest), nets);
-    }
-
-    private static int depthOf(String cell, Map<Long, String> driverOf, Map<String, List<Long>> inputsOf,
-                               Map<String, Integer> memo, Map<String, String> via, java.util.Set<String> onPath) {
-        Integer known = memo.get(cell);
-        if (known != null) {
-            return known;
-        }
-        if (!onPath.add(cell)) {
-            throw new IllegalStateException("combinational loop through " + cell);
-        }
-        int d = 0;
-        for (long bit : inputsOf.get(cell)) {
-            String driver = driverOf.get(bit);
-            if (driver != null) {
-                int e = depthOf(driver, driverOf, inputsOf, memo, via, onPath);
-                if (e > d) {
-                    d = e;
-                    via.put(cell, driver);
-                }
-            }
-        }
-        onPath.remove(cell);
-        memo.put(cell, d + 1);
-        return d + 1;
     }
 
     /** Result of an iCE40 place and route. */

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import uehw.hw.Blocks;
 import uehw.report.Reports;
 import uehw.report.ToolOutput;
+import uehw.report.XilinxTiming;
 
 /** Report parsers on real tool output, and one small report end to end with the real tools. */
 class ReportsTest {
@@ -62,42 +63,72 @@ class ReportsTest {
         assertTrue(ram[0] > ram[1], "RAM used " + ram[0] + " of " + ram[1]);
     }
 
-    /**
-     * The deepest-path walk on a hand-made netlist: FF -> LUT a -> LUT b -> LUT c -> FF, with a
-     * one-LUT side branch; the path is the three named nets in order, 3 levels.
-     */
-    @Test
-    void deepestPathFollowsTheLongestChain() throws Exception {
-        String lut = "{\"type\": \"LUT2\", \"port_directions\": {\"I0\": \"input\", \"I1\": \"input\", \"O\": \"output\"},"
-                + " \"connections\": {\"I0\": [%d], \"I1\": [%d], \"O\": [%d]}}";
-        String ff = "{\"type\": \"FDRE\", \"port_directions\": {\"D\": \"input\", \"Q\": \"output\"},"
-                + " \"connections\": {\"D\": [%d], \"Q\": [%d]}}";
-        String json = "{\"modules\": {\"top\": {\"cells\": {"
-                + "\"q\": " + String.format(ff, 5, 2) + ", "
-                + "\"la\": " + String.format(lut, 2, 2, 3) + ", "
-                + "\"lb\": " + String.format(lut, 3, 2, 4) + ", "
-                + "\"lc\": " + String.format(lut, 4, 3, 5) + ", "
-                + "\"side\": " + String.format(lut, 2, 2, 6) + ", "
-                + "\"q2\": " + String.format(ff, 6, 7)
-                + "}, \"netnames\": {\"a\": {\"bits\": [3]}, \"b\": {\"bits\": [4]}, \"c\": {\"bits\": [5]},"
-                + " \"$auto\": {\"bits\": [6]}}}}}";
-        ToolOutput.DeepestPath p = ToolOutput.xilinxDeepestPath(json, "top");
-        assertEquals(3, p.levels());
-        assertEquals(java.util.List.of("a", "b", "c"), p.nets());
+    private static final String LUT2 = "{\"type\": \"LUT2\", \"port_directions\": {\"I0\": \"input\", \"I1\": \"input\", "
+            + "\"O\": \"output\"}, \"connections\": {\"I0\": [%d], \"I1\": [%d], \"O\": [%d]}}";
+    private static final String FDRE = "{\"type\": \"FDRE\", \"port_directions\": {\"C\": \"input\", \"CE\": \"input\", "
+            + "\"D\": \"input\", \"R\": \"input\", \"Q\": \"output\"}, \"connections\": {\"C\": [2], \"CE\": [\"1\"], "
+            + "\"D\": [%d], \"R\": [\"0\"], \"Q\": [%d]}}";
+
+    /** A Yosys JSON netlist of module top with the clock on bit 2, input bit 3 and output bit 4. */
+    private static String netlist(String cells) {
+        return "{\"modules\": {\"top\": {\"ports\": {\"clk\": {\"direction\": \"input\", \"bits\": [2]}, "
+                + "\"d\": {\"direction\": \"input\", \"bits\": [3]}, \"q\": {\"direction\": \"output\", \"bits\": [4]}}, "
+                + "\"cells\": {" + cells + "}, \"netnames\": {\"start_reg\": {\"bits\": [10]}, \"end_reg\": {\"bits\": [4]}}}}}";
     }
 
-    /** The reference and one small REPS configuration through Yosys and nextpnr, to JSON and Markdown. */
+    private XilinxTiming.Path sta(String netlist, double lut) throws Exception {
+        Reports.checkTools();
+        return Reports.staPath(tmp, netlist, "top", lut, XilinxTiming.outputNetNames(netlist, "top"));
+    }
+
+    /**
+     * FF -> LUT2 -> LUT2 -> FF at every LUT delay of the band: clock-to-Q 0.10 + 2 LUT + setup 0.20
+     * (the end register's D comes from a LUT of its slice, so no route is added).
+     */
+    @Test
+    void twoLutPathIsClockToQPlusTwoLutsPlusSetup() throws Exception {
+        String n = netlist("\"s\": " + String.format(FDRE, 3, 10) + ", \"a\": " + String.format(LUT2, 10, 10, 11)
+                + ", \"b\": " + String.format(LUT2, 11, 10, 12) + ", \"e\": " + String.format(FDRE, 12, 4));
+        for (double lut : XilinxTiming.LUT_BANDS_NS) {
+            XilinxTiming.Path p = sta(n, lut);
+            assertEquals(0.10 + 2 * lut + 0.20, p.ns(), 0.0015, "LUT " + lut);
+            assertEquals("start_reg", p.startNet());
+            assertEquals("end_reg", p.endNet());
+            assertEquals(Map.of("LUT", 2), p.cellsOnPath());
+        }
+    }
+
+    /**
+     * Fanout: the same LUT driving 40 flip-flops (3 doublings above 8) adds 3 x 0.10 ns to its
+     * output; and a flip-flop fed straight from another flip-flop pays a route (0.40 - 0.10) on D.
+     */
+    @Test
+    void fanoutAndRoutedInputsAddDelay() throws Exception {
+        StringBuilder cells = new StringBuilder("\"s\": " + String.format(FDRE, 3, 10) + ", \"a\": " + String.format(LUT2, 10, 10, 11));
+        for (int i = 0; i < 40; i++) {
+            cells.append(", \"e").append(i).append("\": ").append(String.format(FDRE, 11, i == 0 ? 4 : 100 + i));
+        }
+        assertEquals(0.10 + 0.40 + 0.30 + 0.20, sta(netlist(cells.toString()), 0.40).ns(), 0.0015);
+        String direct = netlist("\"s\": " + String.format(FDRE, 3, 10) + ", \"e\": " + String.format(FDRE, 10, 4));
+        assertEquals(0.10 + 0.30 + 0.20, sta(direct, 0.40).ns(), 0.0015);
+    }
+
+    /** The reference designs, one small REPS configuration, JSON and Markdown, with the real tools. */
     @Test
     void smallReportEndToEnd() throws Exception {
         Reports.checkTools();
         Reports reports = new Reports(tmp, System.out);
         var values = Blocks.reps().check(Map.of("mode", "ops", "connections", "2"));
         Map<String, Object> row = reports.report(Blocks.reps(), "ops N=2", values);
-        @SuppressWarnings("unchecked")
-        Map<String, Object> ref = (Map<String, Object>) reports.reference().get("xcup");
-        // 32-bit add: one LUT2 level feeding a chain of 8 CARRY4 (32 / 4 bits).
-        assertEquals(9, ref.get("logicLevels"));
-        assertTrue(ref.containsKey("deepestPath"));
+        Map<String, Map<String, Object>> refs = new java.util.HashMap<>();
+        reports.references().forEach(r -> refs.put((String) r.get("label"), r));
+        // 32-bit add: FF -> LUT2 -> 8 CARRY4 (S->CO, 6 x CI->CO, CI->O) -> FF of the same slice.
+        assertEquals(0.10 + 0.40 + 0.20 + 7 * 0.03 + 0.20, Reports.nominalNs(refs.get("32-bit registered accumulator")), 0.0015);
+        // Registers that drive only the DSP and a product that drives only registers: packed, DS923's 544 MHz.
+        assertEquals(1000.0 / 544, Reports.nominalNs(refs.get("calibration: registered 27x18 multiply")), 0.0015);
+        // Block RAM without its output register (1.10) -> routed D (0.30) -> setup (0.20).
+        assertEquals(1.10 + 0.30 + 0.20, Reports.nominalNs(refs.get("calibration: block RAM 1024 x 32, registered read")), 0.0015);
+        assertTrue(Reports.nominalNs(row) > 0);
         @SuppressWarnings("unchecked")
         Map<String, Object> ice = (Map<String, Object>) row.get("ice40");
         assertEquals(Boolean.TRUE, ice.get("fits"));
@@ -107,5 +138,6 @@ class ReportsTest {
         assertTrue(Files.readString(tmp.resolve("reps.json")).contains("\"ops N=2\""));
         String md = reports.summary(Map.of("reps", List.of(row)));
         assertTrue(md.contains("| ops N=2 |"), md);
+        assertTrue(md.contains("DS923"), "the delay model with its sources: " + md);
     }
 }
