@@ -24,7 +24,7 @@ DEB_NODE := nodejs npm
 YOWASP := $(BUILD)/yowasp
 YOWASP_STAMP := $(YOWASP)/node_modules/@yowasp/yosys/package.json
 
-.PHONY: help tools yowasp rtl lint test soak clean cli reports reports-full
+.PHONY: help tools yowasp rtl lint test soak clean cli reports reports-full reports-jar
 
 help:
 	@echo "make rtl    - generate every block with its default parameters into build/rtl/, then lint"
@@ -89,11 +89,16 @@ test: tools $(YOWASP_STAMP)
 soak: tools
 	mvn -B test -Psoak -Duehw.scale=$${UEHW_SCALE:-10}
 
-reports: tools $(YOWASP_STAMP) $(JAR)
-	java -cp "$(JAR):$(BUILD)/maven/lib/*" uehw.report.Reports $(BUILD)/reports - "$(REPORT_BLOCKS)"
+# The reports run from a copy of the jar, so a rebuild during a long run does not pull classes from under it.
+REPORTS_CP = $(BUILD)/reports-jar/uehw.jar:$(BUILD)/maven/lib/*
+reports-jar: $(JAR)
+	@mkdir -p $(BUILD)/reports-jar && cp $(JAR) $(BUILD)/reports-jar/uehw.jar
 
-reports-full: tools $(YOWASP_STAMP) $(JAR)
-	java -cp "$(JAR):$(BUILD)/maven/lib/*" uehw.report.Reports $(BUILD)/reports-full docs/resources.md "$(REPORT_BLOCKS)" sweep
+reports: tools $(YOWASP_STAMP) reports-jar
+	java -cp "$(REPORTS_CP)" uehw.report.Reports $(BUILD)/reports - "$(REPORT_BLOCKS)"
+
+reports-full: tools $(YOWASP_STAMP) reports-jar
+	java -cp "$(REPORTS_CP)" uehw.report.Reports $(BUILD)/reports-full docs/resources.md "$(REPORT_BLOCKS)" sweep
 
 clean:
 	rm -rf $(BUILD)

@@ -173,12 +173,43 @@ public final class Reports {
         say(what + ": YoWASP yosys synth_xilinx -family xcup -abc9, sta at LUT " + bandText() + " ns");
         r.put("xcup", xilinx(xdir, xTop.module()));
         if (ice) {
-            var iTop = Generator.benchVerilog(top::get, "pins", dir.toFile(), "ice40");
-            say(what + ": yosys synth_ice40 + nextpnr-ice40 --" + ICE40_DEVICE);
-            r.put("ice40", ice40(dir, iTop.module()));
+            @SuppressWarnings("unchecked")
+            Map<String, Long> cells = (Map<String, Long>) ((Map<String, Object>) r.get("xcup")).getOrDefault("cells", Map.of());
+            long atLeast = ice40LogicCellsAtLeast(cells);
+            if (atLeast > ICE40_LOGIC_CELLS) {
+                // Synthesising such a block for iCE40 takes minutes and cannot end in a fit.
+                say(what + ": iCE40 skipped, needs at least " + atLeast + " logic cells");
+                Map<String, Object> skipped = new LinkedHashMap<>();
+                skipped.put("device", ICE40_DEVICE + "-" + ICE40_PACKAGE);
+                skipped.put("fits", false);
+                skipped.put("fmaxMhz", -1.0);
+                skipped.put("utilisation", Map.of("ICESTORM_LC", "at least " + atLeast + "/" + ICE40_LOGIC_CELLS));
+                r.put("ice40", skipped);
+            } else {
+                var iTop = Generator.benchVerilog(top::get, "pins", dir.toFile(), "ice40");
+                say(what + ": yosys synth_ice40 + nextpnr-ice40 --" + ICE40_DEVICE);
+                r.put("ice40", ice40(dir, iTop.module()));
+            }
         }
         say(what + ": done");
         return r;
+    }
+
+    /** Logic cells of the HX8K. */
+    static final long ICE40_LOGIC_CELLS = 7680;
+
+    /**
+     * A lower bound of the iCE40 logic cells a design needs, from its UltraScale+ cells: a LUT of
+     * up to 4 inputs needs one 4-input LUT, a LUT5 or LUT6 at least two; each DSP48E2 multiply
+     * (the iCE40 HX has none) at least one per bit of its narrower operand (18).
+     */
+    static long ice40LogicCellsAtLeast(Map<String, Long> xcupCells) {
+        long small = 0;
+        for (String t : new String[] {"LUT1", "LUT2", "LUT3", "LUT4", "INV"}) {
+            small += xcupCells.getOrDefault(t, 0L);
+        }
+        long wide = xcupCells.getOrDefault("LUT5", 0L) + xcupCells.getOrDefault("LUT6", 0L);
+        return small + 2 * wide + 18 * xcupCells.getOrDefault("DSP48E2", 0L);
     }
 
     private static String bandText() {
@@ -381,7 +412,7 @@ public final class Reports {
                 String fmax = ice.containsKey("error") ? "error: " + ice.get("error")
                         : Boolean.TRUE.equals(ice.get("fits"))
                         ? String.format(Locale.ROOT, "%.1f", (double) ice.get("fmaxMhz"))
-                        : "does not fit: " + overUsed((Map<String, String>) ice.get("utilisation"));
+                        : "does not fit: " + overUsed((Map<String, Object>) ice.get("utilisation"));
                 Object ratio = ice.get("fmaxRatioToReference");
                 double ns = nominalNs(row);
                 sb.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %.0f | %.1f | %.0f | %.0f | %.0f | %.0f | %s | %s | %s | %s | %s | %s |%n",
@@ -410,11 +441,11 @@ public final class Reports {
         return sb.toString();
     }
 
-    private static String overUsed(Map<String, String> util) {
+    private static String overUsed(Map<String, Object> util) {
         List<String> over = new ArrayList<>();
         util.forEach((k, v) -> {
-            String[] p = v.split("/");
-            if (Integer.parseInt(p[0]) > Integer.parseInt(p[1])) {
+            String[] p = v.toString().replace("at least ", "").split("/");
+            if (Long.parseLong(p[0]) > Long.parseLong(p[1])) {
                 over.add(k + " " + v);
             }
         });

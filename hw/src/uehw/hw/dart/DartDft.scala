@@ -49,31 +49,85 @@ class DartDftIo(cfg: DartDftConfig) extends Bundle {
   val ctrl = slave(AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32)))
 }
 
-/** A packet between the lookup stage and the decision stage. */
+/** The packet fields the decision needs, carried through the pipeline. */
+case class DartCarried(cfg: DartDftConfig) extends Bundle {
+  val flowId = UInt(cfg.flowIdWidth bits)
+  val end = Bool()
+  val tokens = UInt(cfg.tokenWidth bits)
+  val routedPort = UInt(cfg.portWidth bits)
+  val meta = Bits(cfg.metaWidth bits)
+}
+
+/** Stage 0's results about the packet, taken against the CSRs (which change only when the pipeline is drained). */
+case class DartChecks() extends Bundle {
+  /** The routed port is >= P. */
+  val badPort = Bool()
+  /** ENABLE, a start packet, a good port, queueBytes > THRESHOLD (dart.txt Sec. IV-B). */
+  val candidateStart = Bool()
+  /** tokens >= MIN_TOKENS. */
+  val hasTokens = Bool()
+  /** No allowed port other than the routed one. */
+  val noCandidate = Bool()
+}
+
+/** A packet in stage 1: what the port draw needs. */
+case class DartDraw(cfg: DartDftConfig) extends Bundle {
+  val carried = DartCarried(cfg)
+  val checks = DartChecks()
+  /** The routed port is an allowed deflection port (it is skipped in the draw), and its rank among them. */
+  val routedAllowed = Bool()
+  val routedRank = UInt(cfg.portWidth bits)
+  /** Allowed ports other than the routed one. */
+  val candidates = UInt(cfg.portCountWidth bits)
+  /** The top bits of the packet's PRNG draw. */
+  val draw = UInt(32 - DartDft.drawDroppedBits bits)
+}
+
+/** A packet in stage 2: the draw scaled to [0, candidates). */
+case class DartScaled(cfg: DartDftConfig) extends Bundle {
+  val carried = DartCarried(cfg)
+  val checks = DartChecks()
+  val routedAllowed = Bool()
+  val routedRank = UInt(cfg.portWidth bits)
+  val index = UInt(cfg.portWidth bits)
+}
+
+/** A packet in stage 3: the CAM compare and the candidate port. */
 case class DartLookup(cfg: DartDftConfig) extends Bundle {
-  val pkt = DartPacket(cfg)
-  /** One-hot DFT hit vector, already updated by the packet ahead (forwarded). */
-  val hits = Bits(cfg.entries bits)
+  val carried = DartCarried(cfg)
+  val checks = DartChecks()
+  /** One-hot DFT hit vector against the table of the clock in stage 2, and whether it is not zero. */
+  val liveHits = Bits(cfg.entries bits)
+  val liveAny = Bool()
+  /** The packet ahead (in stage 3 on that clock) is of the same flow: its table update is applied in stage 3. */
+  val sameFlowAhead = Bool()
   /** The port this packet would be deflected to, uniform over the allowed candidates. */
   val candidatePort = UInt(cfg.portWidth bits)
-  val noCandidate = Bool()
-  val badPort = Bool()
+  /** candidateStart with tokens and a candidate port: it allocates unless it hits or the table is full. */
+  val allocOk = Bool()
 }
 
 object DartDft {
   /**
    * Clock edges from a packet's acceptance (pkt valid && ready) to its decision's transfer
-   * (decision valid && ready) when the output is ready: input register, lookup, decision register.
+   * (decision valid && ready) when the output is ready: input register, draw (stage 1), scaled
+   * draw (stage 2), lookup (stage 3), decision into the output FIFO, FIFO read.
    */
-  val latency = 3
+  val latency = 6
+  /** Low PRNG bits the port draw ignores (the model's DRAW_DROPPED_BITS). */
+  val drawDroppedBits = 7
+  /** Decisions the output FIFO holds: enough credits for one packet per clock through the pipeline. */
+  val outputDepth = 8
 }
 
 /**
  * Dart in-order flow deflection (dart.txt Sec. IV-A/B, Fig. 7): a deflected flow table CAM of E
  * entries {flow id -> deflected port} between route lookup and the egress queues. One packet per
- * clock: stage 0 (registered input) compares the flow id with every entry and draws the
- * candidate port; stage 1 decides, updates the table and registers the decision. A packet that
- * enters stage 1 while the packet ahead updates the table sees that update (forwarded), so a
+ * clock through five registered steps: stage 0 (registered input) takes the routed port's rank
+ * among the allowed ports and the packet's PRNG draw; stage 1 scales the draw to the candidate
+ * count (a registered DSP multiply); stage 2 picks the candidate port and compares the flow id
+ * with every entry; stage 3 decides, updates the table and registers the decision. A packet that
+ * enters stage 3 while the packet ahead updates the table sees that update (forwarded), so a
  * message's next packet may follow its start packet on the next clock.
  */
 class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
@@ -156,7 +210,9 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     val port = Vec.fill(E)(Reg(UInt(cfg.portWidth bits)))
     val validBits = valid.asBits
   }
-  csr.occupancy := CountOne(table.valid).resize(8)
+  /** Valid entries, counted as they are set and cleared (a popcount of E bits is a deep path). */
+  val occupancy = Reg(UInt(log2Up(E + 1) bits)) init (0)
+  csr.occupancy := occupancy.resize(8)
 
   // ------------------------------------------------ candidate-port tables
   /**
@@ -174,9 +230,14 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     val count = Reg(UInt(cfg.portCountWidth bits)) init (0)
     val nth = Mem(UInt(cfg.portWidth bits), P)
     val rank = Mem(UInt(cfg.portWidth bits), P)
-    val ready = !building && allowed === builtMask
+    // Registered: a mask change stops new packets one clock late, harmlessly, as the rebuild
+    // itself waits for the packets already past stage 0.
+    val ready = RegNext(!building && allowed === builtMask) init (False)
 
-    when(!building && allowed =/= builtMask) {
+    /** No packet past stage 0 holds a rank or count of the tables (set below). */
+    val drained = Bool()
+    // A rebuild waits for the packets that already read the tables, so each packet sees one table.
+    when(!building && allowed =/= builtMask && drained) {
       building := True
       builtMask := allowed
       index := 0
@@ -206,118 +267,208 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
   csr.flushPendingStatus := flushPending
 
   val stage0 = io.pkt.m2sPipe()
-  val stage1 = Stream(DartLookup(cfg))
-  val stage1Fire = Bool()
-  val stage1Effect = new Area { // what stage 1 does to its own flow's entry this clock
+  val stage3 = Flow(DartLookup(cfg))
+  val stage3Effect = new Area { // what stage 3 does to its own flow's entry this clock
+    val keeps = Bool()
     val keepsOneHot = Bits(E bits)
     val removes = Bool()
   }
 
-  /** Stage 0: CAM compare against the live table, forwarding stage 1's update, and the port draw. */
-  val lookup = new Area {
-    val p = stage0.payload
-    val liveHits = Vec(table.valid.zip(table.flowId).map { case (v, f) => v && f === p.flowId }).asBits
-    // dart.txt Sec. IV-A: the table must not forget a deflected flow nor invent one, so a packet
-    // right behind its start packet must see the entry the start packet is allocating this clock.
-    val sameFlowAhead = stage1Fire && stage1.payload.pkt.flowId === p.flowId
-    val hits = Bits(E bits)
-    hits := liveHits
-    when(sameFlowAhead) {
-      hits := Mux(stage1Effect.removes, B(0, E bits), stage1Effect.keepsOneHot | liveHits)
-    }
+  /**
+   * Stages 1-3 never stall: a packet leaves stage 0 only with a credit, a slot of the output
+   * FIFO reserved for its decision, returned when the decision leaves. No ready signal crosses
+   * the pipeline, so the output's ready reaches only the FIFO.
+   */
+  val credits = new Area {
+    val count = Reg(UInt(log2Up(DartDft.outputDepth + 1) bits)) init (DartDft.outputDepth)
+    val available = count =/= 0
+    val take = Bool()
+    val give = Bool()
+    count := count - take.asUInt.resize(count.getWidth) + give.asUInt.resize(count.getWidth)
+  }
 
-    // Uniform draw among the allowed ports except the routed one (dart.txt Sec. IV-A: "a
-    // randomly-selected output port"). One PRNG draw per packet, used or not.
+  /** Stage 0: the routed port's rank, the candidate count, the packet's draw, the CSR compares. */
+  val rankStage = new Area {
+    val p = stage0.payload
     val portOk = if (isPow2(P)) True else p.routedPort < U(P, cfg.portWidth bits)
-    val routedAllowed = portOk && choice.builtMask.resize(1 << cfg.portWidth)(p.routedPort)
-    val candidates = choice.count - routedAllowed.asUInt.resize(cfg.portCountWidth)
-    val draw = choice.prng.scaled(candidates, cfg.portWidth) // < candidates <= P, so it fits
-    val skip = routedAllowed && draw >= choice.rank.readAsync(p.routedPort, writeFirst)
-    val pick = draw + skip.asUInt.resize(cfg.portWidth)
+    val out = DartDraw(cfg)
+    out.carried.assignSomeByName(p)
+    out.routedAllowed := portOk && choice.builtMask.resize(1 << cfg.portWidth)(p.routedPort)
+    out.routedRank := choice.rank.readAsync(p.routedPort, writeFirst)
+    out.candidates := choice.count - out.routedAllowed.asUInt.resize(cfg.portCountWidth)
+    // dart.txt Sec. IV-A: "a randomly-selected output port". One PRNG draw per packet, used or not.
+    out.draw := choice.prng.value(31 downto DartDft.drawDroppedBits)
+    out.checks.badPort := !portOk
+    // Sec. IV-B: deflect only when the routed queue is above the threshold; Sec. IV-A: only a start packet.
+    out.checks.candidateStart := csr.enable && p.start && portOk && p.queueBytes > csr.threshold
+    out.checks.hasTokens := p.tokens >= csr.minTokens
+    out.checks.noCandidate := out.candidates === 0
+  }
+  val toStage1 = stage0.translateWith(rankStage.out).continueWhen(choice.ready && !flushPending && credits.available).toFlow
+  choice.prng.draw := toStage1.valid
+  credits.take := toStage1.valid
+  val stage1 = toStage1.stage()
+
+  /** Stage 1: the draw scaled to [0, candidates) by multiply-high, into a register. */
+  val scaleStage = new Area {
+    val d = stage1.payload
+    // Multiply-high of the draw's top 25 bits by the candidate count: one 27 x 18 DSP, bias
+    // below candidates / 2^25 (uehw.sim.dart.DartDftModel.DRAW_DROPPED_BITS).
+    val product = d.draw * d.candidates
+    product.setName("draw_scaledProduct") // the lint waiver names it: the low word is dropped by design
+    val out = DartScaled(cfg)
+    out.carried := d.carried
+    out.checks := d.checks
+    out.routedAllowed := d.routedAllowed
+    out.routedRank := d.routedRank
+    out.index := product(d.draw.getWidth, cfg.portWidth bits) // < candidates <= P
+  }
+  val stage2 = stage1.translateWith(scaleStage.out).stage()
+  // The flow compare with the packet one ahead, a stage early: the pipeline never stalls, so the
+  // packet in stage 2 now is the one in stage 3 next clock.
+  val sameFlowAsNext = RegNext(stage2.valid && stage2.payload.carried.flowId === stage1.payload.carried.flowId) init (False)
+  choice.drained := !stage1.valid && !stage2.valid
+
+  /** Stage 2: the candidate port (skipping the routed one) and the CAM compare against the table. */
+  val lookup = new Area {
+    val d = stage2.payload
+    val liveHits = Vec(table.valid.zip(table.flowId).map { case (v, f) => v && f === d.carried.flowId }).asBits
+    val skip = d.routedAllowed && d.index >= d.routedRank
+    val pick = d.index + skip.asUInt.resize(cfg.portWidth)
 
     val out = DartLookup(cfg)
-    out.pkt := p
-    out.hits := hits
+    out.carried := d.carried
+    out.checks := d.checks
+    out.liveHits := liveHits
+    out.liveAny := liveHits.orR
+    out.sameFlowAhead := sameFlowAsNext
     out.candidatePort := choice.nth.readAsync(pick, writeFirst)
-    out.noCandidate := candidates === 0
-    out.badPort := !portOk
+    out.allocOk := d.checks.candidateStart && d.checks.hasTokens && !d.checks.noCandidate
   }
-  val toStage1 = stage0.translateWith(lookup.out).continueWhen(choice.ready && !flushPending)
-  choice.prng.draw := toStage1.fire
-  stage1 << toStage1.m2sPipe()
+  stage3 << stage2.translateWith(lookup.out).stage()
 
-  /** Stage 1: the decision (dart.txt Sec. IV-A/B) and the table update. */
+  /** What the packet in stage 3 did to its flow's entry last clock, for the packet behind it. */
+  val lastEffect = new Area {
+    val keeps = RegNext(stage3.valid && stage3Effect.keeps) init (False)
+    val keepsOneHot = RegNext(stage3Effect.keepsOneHot)
+    val removes = RegNext(stage3.valid && stage3Effect.removes) init (False)
+    val port = RegNext(stage3.payload.candidatePort)
+  }
+
+  /** Stage 3: the decision (dart.txt Sec. IV-A/B) and the table update. */
   val decide = new Area {
-    val l = stage1.payload
-    val p = l.pkt
-    val hit = l.hits.orR
-    val freeEntries = ~table.validBits
-    val allocOneHot = OHMasking.first(freeEntries)
+    val l = stage3.payload
+    val p = l.carried
+    // dart.txt Sec. IV-A: the table must not forget a deflected flow nor invent one. The compare of
+    // stage 2 missed what the packet ahead did in stage 3 on that clock: when that packet was of
+    // this flow, its allocation or release is applied here, from registers.
+    val hits = Mux(l.sameFlowAhead, Mux(lastEffect.removes, B(0, E bits), lastEffect.keepsOneHot | l.liveHits), l.liveHits)
+    val hit = Mux(l.sameFlowAhead, !lastEffect.removes && (lastEffect.keeps || l.liveAny), l.liveAny)
+    // A free entry to allocate and "no free entry" (which free entry a flow gets is not
+    // observable; the model takes the lowest). Both are prepared a clock ahead for either outcome
+    // of the packet then in stage 3 (it allocated or not) and selected by that registered outcome,
+    // so the late allocate decision drives no wide logic.
+    val nextIfNoSet = new Area {
+      val entry = Reg(Bits(E bits)) init (1)
+      val full = RegInit(False)
+    }
+    val nextIfSet = new Area {
+      val entry = Reg(Bits(E bits)) init (1)
+      val full = RegInit(False)
+    }
+    val lastSet = RegInit(False)
+    val allocOneHot = Mux(lastSet, nextIfSet.entry, nextIfNoSet.entry)
+    val tableFull = Mux(lastSet, nextIfSet.full, nextIfNoSet.full)
     // Sec. IV-B: deflect only when the routed queue is above the threshold; Sec. IV-A: only the
     // start packet of a message allocates, never over a live entry, and only with tokens left.
-    val wantsDeflection = csr.enable && p.start && !hit && !l.badPort && p.queueBytes > csr.threshold
-    val hasTokens = p.tokens >= csr.minTokens
-    val tableFull = !freeEntries.orR
-    val allocate = wantsDeflection && hasTokens && !tableFull && !l.noCandidate
+    val wantsDeflection = l.checks.candidateStart && !hit
+    val hasTokens = l.checks.hasTokens
+    val allocate = l.allocOk && !hit && !tableFull
     val deflected = hit || allocate
     // Sec. IV-A: "The switch removes a token from each misrouted packet" (saturating at zero).
     val loseToken = (allocate || (hit && csr.everyMisroute)) && p.tokens =/= 0
     val free = p.end && deflected
 
-    stage1Fire := stage1.fire
-    stage1Effect.keepsOneHot := Mux(allocate && !p.end, allocOneHot, B(0, E bits))
-    stage1Effect.removes := free
+    stage3Effect.keeps := allocate && !p.end
+    stage3Effect.keepsOneHot := Mux(stage3Effect.keeps, allocOneHot, B(0, E bits))
+    stage3Effect.removes := free
 
     val d = DartDecision(cfg)
     d.flowId := p.flowId
     d.meta := p.meta
-    d.port := hit ? MuxOH(l.hits, table.port) | (allocate ? l.candidatePort | p.routedPort)
+    // The hit entry's port: AND-OR over the one-hot hits (MuxOH encodes the one-hot first, deeper).
+    // A live entry's port does not change while it lives, and only a packet of its own flow ends it.
+    val livePort = l.liveHits.asBools.zip(table.port).map { case (h, port) => port.andMask(h) }.reduceBalancedTree(_ | _)
+    val hitPort = Mux(l.sameFlowAhead && lastEffect.keeps, lastEffect.port, livePort)
+    d.port := hit ? hitPort | (allocate ? l.candidatePort | p.routedPort)
     d.tokens := p.tokens - loseToken.asUInt.resize(cfg.tokenWidth)
     d.deflected := deflected
     d.tableHit := hit
     d.allocated := allocate
     d.freed := free
 
-    when(stage1.fire) {
-      for (i <- 0 until E) {
-        when(allocate && !p.end && allocOneHot(i)) {
-          table.valid(i) := True
-          table.flowId(i) := p.flowId
-          table.port(i) := l.candidatePort
-        }
-        // Sec. IV-A: de-allocated when the end packet of the message passes.
-        when(hit && p.end && l.hits(i)) {
-          table.valid(i) := False
-        }
+    val setting = stage3.valid && allocate && !p.end
+    val sets = Mux(setting, allocOneHot, B(0, E bits))
+    // Sec. IV-A: de-allocated when the end packet of the message passes.
+    val clearing = stage3.valid && hit && p.end
+    val clears = Mux(clearing, hits, B(0, E bits))
+    val nextValid = Bits(E bits) // assigned below, after FLUSH
+    for (i <- 0 until E) {
+      table.valid(i) := nextValid(i)
+      when(sets(i)) {
+        table.flowId(i) := p.flowId
+        table.port(i) := l.candidatePort
       }
     }
+    // Next clock's free entries are (free & ~sets) | clears, where sets is 0 or allocOneHot. A
+    // just-cleared entry serves when no other is free.
+    private val freeNow = ~table.validBits
+    private val freeIfSet = freeNow & ~allocOneHot
+    nextIfNoSet.entry := Mux(freeNow.orR, OHMasking.first(freeNow), clears)
+    nextIfNoSet.full := !freeNow.orR && !clearing
+    nextIfSet.entry := Mux(freeIfSet.orR, OHMasking.first(freeIfSet), clears)
+    nextIfSet.full := !freeIfSet.orR && !clearing
+    lastSet := setting
   }
-  io.decision << stage1.translateWith(decide.d).m2sPipe()
+  /** The output FIFO (its write is the decision register) holds what the credits promised. */
+  val output = StreamFifo(DartDecision(cfg), DartDft.outputDepth)
+  output.io.push << stage3.translateWith(decide.d).toStream
+  io.decision << output.io.pop
+  credits.give := io.decision.fire
+  // The credits reserve a FIFO slot for every packet past stage 0, so the push is never refused.
+  assert(!output.io.push.valid || output.io.push.ready, "dart-dft: output FIFO full under credits")
 
-  /** COMMAND.FLUSH: waits for stage 1 to drain (stage 0 is held), then frees every entry. */
+  /** COMMAND.FLUSH: waits for stages 1-3 to drain (stage 0 is held), then frees every entry. */
   val flush = new Area {
-    val now = flushPending && !stage1.valid
+    val now = flushPending && !stage1.valid && !stage2.valid && !stage3.valid
     when(csr.flush) { flushPending := True }
+    decide.nextValid := Mux(now, B(0, E bits), (table.validBits & ~decide.clears) | decide.sets)
+    // A flow holds at most one entry, so sets and clears are each zero or one-hot.
+    private val w = occupancy.getWidth
+    occupancy := Mux(now, U(0, w bits), Mux(decide.setting === decide.clearing, occupancy,
+      Mux(decide.setting, occupancy + 1, occupancy - 1)))
     when(now) {
-      table.valid.foreach(_ := False)
       flushPending := False
+      decide.nextIfNoSet.entry := B(1, E bits)
+      decide.nextIfNoSet.full := False
+      decide.lastSet := False
     }
   }
 
   val stats = new Area {
     import CsrCounters._
     private val d = decide
-    private val fired = stage1.fire
+    private val fired = stage3.valid
     count(csr.LOOKUPS, fired)
     count(csr.HITS, fired && d.hit)
     count(csr.ALLOCATIONS, fired && d.allocate)
     count(csr.FREES, fired && d.free)
-    when(flush.now) { add(csr.FLUSHED, CountOne(table.valid)) }
+    when(flush.now) { add(csr.FLUSHED, occupancy) }
     count(csr.REFUSED_NO_TOKENS, fired && d.wantsDeflection && !d.hasTokens)
     count(csr.REFUSED_FULL, fired && d.wantsDeflection && d.hasTokens && d.tableFull)
-    count(csr.REFUSED_NO_CANDIDATE, fired && d.wantsDeflection && d.hasTokens && !d.tableFull && d.l.noCandidate)
+    count(csr.REFUSED_NO_CANDIDATE, fired && d.wantsDeflection && d.hasTokens && !d.tableFull && d.l.checks.noCandidate)
     count(csr.HITS_WITHOUT_TOKEN, fired && d.hit && d.p.tokens === 0)
-    count(csr.BAD_PORT, fired && d.l.badPort)
+    count(csr.BAD_PORT, fired && d.l.checks.badPort)
   }
 
   def emitRegisterDocs(): Unit = RegisterDocs.emit(csr.busif, "uehw_dart_dft_regs", "DART")

@@ -8,10 +8,13 @@ import uehw.sim.model.Xorshift32;
 /**
  * Golden model of Dart's deflected flow table (dart.txt Sec. IV-A/B), one packet at a time in
  * input order. It is written from the paper's rules, not from the RTL's structure: the deflection
- * port is the ((draw * n) >> 32)-th of the n allowed ports other than the routed one, listed in
- * ascending order, with one xorshift32 draw per packet.
+ * port is the (((draw >> 7) * n) >> 25)-th of the n allowed ports other than the routed one,
+ * listed in ascending order, with one xorshift32 draw per packet (its top 25 bits: one DSP48E2).
  */
 public final class DartDftModel {
+    /** Low draw bits the port map ignores: the top 25 bits times n fit one 27 x 18 DSP multiply. */
+    public static final int DRAW_DROPPED_BITS = 7;
+
     /** One packet from the route lookup. */
     public record Packet(long flowId, boolean start, boolean end, int tokens, int routedPort, long queueBytes,
                          long meta) {
@@ -126,7 +129,7 @@ public final class DartDftModel {
             } else if (choices.isEmpty()) {
                 refusedNoCandidate++;
             } else {
-                outPort = choices.get((int) ((draw * choices.size()) >>> 32));
+                outPort = choices.get((int) (((draw >>> DRAW_DROPPED_BITS) * choices.size()) >>> (32 - DRAW_DROPPED_BITS)));
                 allocated = true;
                 allocations++;
                 if (tokens > 0) {
