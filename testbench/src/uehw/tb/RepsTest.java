@@ -307,6 +307,61 @@ class RepsTest {
         });
     }
 
+    /**
+     * INIT_CONN takes the whole 32-bit word: an id with bits above conn-id-width (0x10006 with
+     * 16-bit ids) is out of range, counted in OOR_CTRL, and leaves connection 6 alone.
+     */
+    @Test
+    void initConnAboveTheIdWidthIsCountedAndDoesNotAlias() {
+        RepsConfig cfg = config("reps", 16, 1000, 0);
+        withBench(cfg, "init_alias", (bench, seed) -> {
+            bench.keepResults(true);
+            bench.clock(Ctrl.ack(6, 4242, false, false), -1);
+            bench.init(0x10006L);
+            bench.init(16); // = N: the first id out of range
+            bench.clock(null, 6);
+            bench.drain();
+            assertEquals(4242, bench.seen.get(0).ev(), "connection 6 kept its cached EV");
+            assertEquals(2, bench.counter(RepsCsr.OOR_CTRL));
+            assertEquals(0, bench.counter(RepsCsr.INITS));
+        });
+    }
+
+    /**
+     * A failure on every clock cannot hold an ACK back: failure and ACK alternate when both wait,
+     * so each ACK of a steady stream waits at most one clock, and failures still get every other clock.
+     */
+    @Test
+    void failureStormDoesNotStarveAcks() {
+        RepsConfig cfg = config("reps", 64, 1000, 0);
+        withBench(cfg, "failure_storm", (bench, seed) -> {
+            int acksTaken = 0;
+            int failuresTaken = 0;
+            int longestAckWait = 0;
+            int waited = 0;
+            for (int i = 0; i < 400; i++) {
+                Ctrl ack = Ctrl.ack(i % 32, 100 + acksTaken, false, false);
+                int refused = bench.clock(ack, Ctrl.failure(32 + i % 32), -1);
+                if ((refused & 1) == 0) {
+                    acksTaken++;
+                    waited = 0;
+                } else {
+                    waited++;
+                    longestAckWait = Math.max(longestAckWait, waited);
+                }
+                if ((refused & 2) == 0) {
+                    failuresTaken++;
+                }
+            }
+            bench.drain();
+            assertEquals(400, acksTaken + failuresTaken, "one control event per clock");
+            assertEquals(200, acksTaken);
+            assertTrue(longestAckWait <= 1, "an ACK waited " + longestAckWait + " clocks");
+            assertEquals(200, bench.counter(RepsCsr.FAILURES));
+            assertEquals(200, bench.counter(RepsCsr.ACKS));
+        });
+    }
+
     // ----------------------------------------------------------------------- line rate
 
     /**

@@ -138,8 +138,10 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
     val seed = hasPrng generate seedReg.field(UInt(32 bits), AccessType.RW, BigInt(cfg.prngSeed), doc = "Seed")(SymbolName("VALUE"))
     val reseed = hasPrng generate (RegNext(seedReg.hitDoWrite) init (False))
 
-    private val initReg = reg("INIT_CONN", 0x18, "Per-connection init: writing a connection id re-initialises it")
-    val initConn = initReg.field(UInt(cfg.connIdWidth bits), AccessType.RW, 0, doc = "Connection id")(SymbolName("CONN"))
+    private val initReg = reg("INIT_CONN", 0x18, "Per-connection init: writing a connection id re-initialises it; an id >= N is counted in OOR_CTRL and ignored")
+    // All 32 bits: a wider value must not alias a connection by losing its high bits.
+    val initConn = initReg.field(UInt(32 bits), AccessType.RW, 0, doc = "Connection id")(SymbolName("CONN"))
+    val initInRange = RegNext(initConn < U(N, 32 bits)) init (True)
     val initPending = RegInit(False)
     val initWrite = RegNext(initReg.hitDoWrite) init (False)
 
@@ -179,12 +181,18 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
   csr.statusInitPending := csr.initPending
 
   // ------------------------------------------- stage 0: arbitration
-  // Control-port priority: CSR init > failure > ACK. A waiting event sees ready low; nothing is dropped.
+  // Control port: a CSR init goes first; a failure and an ACK waiting together alternate, so a
+  // failure storm cannot hold ACKs (and so the end of freezing) back. A waiting event sees ready
+  // low; nothing is dropped.
   val stage0 = new Area {
     val open = !sweep.active
     val initGrant = open && csr.initPending
-    io.failure.ready := open && !csr.initPending
-    io.ack.ready := open && !csr.initPending && !io.failure.valid
+    /** Whose turn it is when a failure and an ACK wait together. */
+    val ackFirst = RegInit(False)
+    val contended = io.failure.valid && io.ack.valid
+    io.failure.ready := open && !csr.initPending && !(contended && ackFirst)
+    io.ack.ready := open && !csr.initPending && (!io.failure.valid || ackFirst)
+    when(open && !csr.initPending && contended) { ackFirst := !ackFirst }
     io.send.ready := open
 
     /** A CSR init written while the previous one still waits replaces it (counted). */
@@ -198,9 +206,12 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
     val ctrlValid = initGrant || io.failure.fire || io.ack.fire
     val ctrlKind = CtrlKind()
     val ctrlConn = UInt(cfg.connIdWidth bits)
+    val ctrlInRange = Bool()
+    ctrlInRange := inRange(ctrlConn)
     when(initGrant) {
-      ctrlKind := CtrlKind.INIT; ctrlConn := csr.initConn
-    } elsewhen (io.failure.valid) {
+      ctrlKind := CtrlKind.INIT; ctrlConn := csr.initConn.resize(cfg.connIdWidth)
+      ctrlInRange := csr.initInRange
+    } elsewhen (io.failure.fire) {
       ctrlKind := CtrlKind.FAILURE; ctrlConn := io.failure.conn
     } otherwise {
       ctrlKind := CtrlKind.ACK; ctrlConn := io.ack.conn
@@ -212,7 +223,7 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
     val ctrlValid = RegNext(stage0.ctrlValid) init (False)
     val ctrlKind = RegNext(stage0.ctrlKind)
     val ctrlConn = hasState generate RegNext(stage0.ctrlConn)
-    val ctrlInRange = RegNext(inRange(stage0.ctrlConn))
+    val ctrlInRange = RegNext(stage0.ctrlInRange)
     val ackEv = cfg.usesAckEv generate RegNext(io.ack.ev)
     val ackMarked = RegNext(io.ack.ecn || io.ack.trimmed)
     val sendValid = RegNext(io.send.fire) init (False)

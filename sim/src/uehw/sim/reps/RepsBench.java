@@ -94,6 +94,9 @@ public final class RepsBench {
         resultMonitor.afterEdge();
     }
 
+    /** Whose turn it is when a failure and an ACK wait together (the RTL's alternation, tracked independently). */
+    private boolean ackFirst;
+
     /** One clock presenting a control event (ACK or failure, or null) and a send (conn, or -1). */
     public boolean clock(Ctrl ctrl, long sendConn) {
         boolean isAck = ctrl != null && ctrl.kind() == CtrlKind.ACK;
@@ -110,8 +113,8 @@ public final class RepsBench {
      * 1 = ACK, 2 = failure, 4 = send.
      *
      * Values read after a step are the ones sampled at that edge, so valid && ready read then is
-     * "accepted at this edge". The documented priority (ack.ready = failure.ready && !failure.valid)
-     * is checked on every clock.
+     * "accepted at this edge". The documented arbitration (failure and ACK alternate when both
+     * wait) is checked on every clock.
      */
     public int clock(Ctrl ack, Ctrl failure, long sendConn) {
         sim.poke(io.ack().valid(), ack != null);
@@ -136,9 +139,18 @@ public final class RepsBench {
         boolean sendReady = sim.peekBool(io.send().ready());
         boolean failureReady = sim.peekBool(io.failure().ready());
         boolean ackReady = sim.peekBool(io.ack().ready());
-        if (ackReady != (failureReady && failure == null)) {
-            throw new AssertionError("ack.ready=" + ackReady + " but failure.ready && !failure.valid = "
-                    + (failureReady && failure == null));
+        // The documented arbitration: a failure and an ACK waiting together alternate, the first
+        // such clock after reset going to the failure; alone, either is taken when the port is open.
+        boolean open = failureReady || ackReady;
+        boolean contended = ack != null && failure != null;
+        boolean expectAck = open && (failure == null || ackFirst);
+        boolean expectFailure = open && !(contended && ackFirst);
+        if (open && (ackReady != expectAck || failureReady != expectFailure)) {
+            throw new AssertionError("ack.ready=" + ackReady + " failure.ready=" + failureReady + " but the alternation expects "
+                    + expectAck + "/" + expectFailure);
+        }
+        if (open && contended) {
+            ackFirst = !ackFirst;
         }
         idle();
         Ctrl taken = failure != null && failureReady ? failure : ack != null && ackReady ? ack : null;
