@@ -284,6 +284,30 @@ class DartDftTest {
     }
 
     /**
+     * Sec. IV-B: long flows carry no tokens and are never deflected. With MIN_TOKENS = 0 (which
+     * acts as 1) a start packet above the threshold without tokens still takes its routed port and
+     * counts REFUSED_NO_TOKENS, while one with a token is deflected.
+     */
+    @Test
+    void packetsWithoutTokensAreNeverDeflectedEvenWithMinTokensZero() {
+        withBench(config(2, 8, 16, 16), "min_tokens_zero", (b, seed) -> {
+            b.keep = true;
+            b.minTokens(0);
+            b.push(pkt(7, true, false, 0, 3, THRESHOLD + 100, 0)); // long flow above the threshold
+            b.push(pkt(7, false, false, 0, 3, THRESHOLD + 100, 1));
+            b.push(pkt(8, true, false, 1, 3, THRESHOLD + 100, 2)); // one token: deflected
+            b.drain();
+            List<Decision> d = b.seen;
+            assertFalse(d.get(0).deflected() || d.get(1).deflected());
+            assertEquals(3, d.get(0).port());
+            assertTrue(d.get(2).allocated() && d.get(2).port() != 3);
+            assertEquals(1, b.counter(DartCsr.REFUSED_NO_TOKENS));
+            assertEquals(1, b.counter(DartCsr.ALLOCATIONS));
+            assertCounters(b);
+        });
+    }
+
+    /**
      * Back-to-back at line rate: a message's start packet then its next packet on the next clock;
      * a one-packet message (start and end together); an end packet followed at once by a new
      * message reusing its flow id and its entry; and, in consecutive clocks, an allocation, a free

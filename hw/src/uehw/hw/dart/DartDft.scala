@@ -64,7 +64,7 @@ case class DartChecks() extends Bundle {
   val badPort = Bool()
   /** ENABLE, a start packet, a good port, queueBytes > THRESHOLD (dart.txt Sec. IV-B). */
   val candidateStart = Bool()
-  /** tokens >= MIN_TOKENS. */
+  /** tokens >= MIN_TOKENS and tokens > 0. */
   val hasTokens = Bool()
   /** No allowed port other than the routed one. */
   val noCandidate = Bool()
@@ -157,7 +157,7 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
 
     val threshold = reg("THRESHOLD", 0x08, "Deflection threshold (dart.txt Sec. IV-B): a start packet may allocate only if queueBytes > THRESHOLD")
       .field(UInt(cfg.occupancyWidth bits), AccessType.RW, BigInt(cfg.threshold), doc = "Bytes")(SymbolName("BYTES"))
-    val minTokens = reg("MIN_TOKENS", 0x0C, "Tokens a start packet needs to be deflected (0 turns the livelock guard off)")
+    val minTokens = reg("MIN_TOKENS", 0x0C, "Tokens a start packet needs to be deflected; a packet without tokens never is (0 acts as 1)")
       .field(UInt(cfg.tokenWidth bits), AccessType.RW, BigInt(cfg.minTokens), doc = "Tokens")(SymbolName("VALUE"))
 
     /** A P-bit mask over two 32-bit registers (the high one only when P > 32). */
@@ -196,7 +196,7 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     val FREES = counter("Entries freed by end packets")
     val FLUSHED = counter("Entries freed by COMMAND.FLUSH")
     val REFUSED_FULL = counter("Start packets above the threshold with tokens that found no free entry")
-    val REFUSED_NO_TOKENS = counter("Start packets above the threshold with fewer than MIN_TOKENS tokens")
+    val REFUSED_NO_TOKENS = counter("Start packets above the threshold with no token or fewer than MIN_TOKENS")
     val REFUSED_NO_CANDIDATE = counter("Start packets that would be deflected but had no allowed port")
     val HITS_WITHOUT_TOKEN = counter("Hits with no token left: the packet follows its flow anyway, to stay in order")
     val BAD_PORT = counter("Packets with a routed port >= P (never deflected; a hit still follows the DFT)")
@@ -301,7 +301,8 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     out.checks.badPort := !portOk
     // Sec. IV-B: deflect only when the routed queue is above the threshold; Sec. IV-A: only a start packet.
     out.checks.candidateStart := csr.enable && p.start && portOk && p.queueBytes > csr.threshold
-    out.checks.hasTokens := p.tokens >= csr.minTokens
+    // dart.txt Sec. IV-B: long flows carry no tokens and are never deflected, whatever MIN_TOKENS says.
+    out.checks.hasTokens := p.tokens >= csr.minTokens && p.tokens =/= 0
     out.checks.noCandidate := out.candidates === 0
   }
   val toStage1 = stage0.translateWith(rankStage.out).continueWhen(choice.ready && !flushPending && credits.available).toFlow

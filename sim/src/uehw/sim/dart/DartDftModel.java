@@ -122,7 +122,8 @@ public final class DartDftModel {
                     free = i;
                 }
             }
-            if (tokens < minTokens) {
+            // Sec. IV-B: a packet without tokens (a long flow) is never deflected, whatever MIN_TOKENS says.
+            if (tokens < minTokens || tokens == 0) {
                 refusedNoTokens++;
             } else if (free < 0) {
                 refusedFull++;
