@@ -31,7 +31,9 @@ class TrimQueueTest {
     }
 
     static Simulation<TrimQueue> compile(TrimQueueConfig cfg) {
-        String name = "w" + cfg.dataBytes() + "_c" + cfg.capacityBytes();
+        // Every parameter a test varies: configurations of one name share one compiled simulation.
+        String name = "w" + cfg.dataBytes() + "_c" + cfg.capacityBytes() + "_k" + cfg.controlBytes() + "_t" + cfg.trimEntries()
+                + "x" + cfg.trimBytes() + "_f" + cfg.maxFrameBytes() + "_m" + cfg.maxControlBytes();
         return Simulation.compile(TrimQueueTest.class, name, () -> new TrimQueue(cfg));
     }
 

@@ -168,13 +168,21 @@ public final class TrimQueueBench {
 
     /** Steps until every frame was taken and every expected frame left; returns the clocks. */
     public long drain() {
-        long n = 0;
+        long n = 0, lastProgress = 0;
+        long state = -1;
         while (!driver.idle() || !model.expectedControl.isEmpty() || !model.expectedTrimmed.isEmpty()
                 || !model.expectedData.isEmpty() || model.dataDescs > 0 || model.controlDescs > 0 || model.trimWaiting > 0
                 || lastAdmitted != null) {
             step();
-            if (++n > 20_000_000) {
-                throw new AssertionError("the queue stopped draining");
+            long now = outputOrder.size() + model.dataDescs + 31 * model.controlDescs + 961 * model.trimWaiting + model.inPackets;
+            if (now != state) {
+                state = now;
+                lastProgress = n;
+            }
+            if (++n - lastProgress > 1_000_000) {
+                throw new AssertionError(String.format("the queue stopped draining: control %d, trimmed %d, data %d expected,"
+                        + " %d trimmed headers waiting", model.expectedControl.size(), model.expectedTrimmed.size(),
+                        model.expectedData.size(), model.trimWaiting));
             }
         }
         for (int i = 0; i < 8; i++) {
