@@ -389,4 +389,61 @@ class TrimQueueTest {
             assertCounters(b);
         });
     }
+
+    // ------------------------------------------------------------ hardening
+
+    /**
+     * Sec. 3, strict priority at every packet boundary the output takes, with random output stalls:
+     * for every control packet, count the data packets whose first beat entered the output
+     * register after its tlast. At most one (the one already chosen in the two clocks before the
+     * control packet can be read: commit, RAM read), and none from then on. The old arbiter locked
+     * the next data packet while the output was held on the previous one's last beat.
+     */
+    @Test
+    void controlGoesFirstAtEveryBoundaryUnderOutputStalls() {
+        withBench(small(16), "priority_stalls", (b, seed) -> {
+            Random r = new Random(seed);
+            b.recordStarts = true;
+            double[] stalls = {0.5, 0.8, 0.95, 0.3};
+            for (double stall : stalls) {
+                b.patterns(r, 0.3, stall);
+                for (int i = 0; i < 400; i++) {
+                    byte[] f = r.nextInt(3) == 0 ? controlFrame(r, r.nextBoolean(), r.nextInt(40))
+                            : dataFrame(r, r.nextBoolean(), r.nextInt(4), r.nextInt(r.nextInt(8) == 0 ? 1500 : 200));
+                    b.send(f, false);
+                }
+                b.drain();
+            }
+            List<Integer> order = b.outputOrder;
+            List<Long> starts = b.packetStarts;
+            assertEquals(order.size(), starts.size(), "a first beat for every packet that left");
+            int control = 0, worst = 0, checked = 0;
+            for (int k = 0; k < order.size(); k++) {
+                if (order.get(k) != 0) {
+                    continue;
+                }
+                long arrived = b.controlAdmissions.get(control++);
+                int after = 0, late = 0;
+                for (int j = k - 1; j >= 0 && starts.get(j) > arrived; j--) {
+                    if (order.get(j) == 2) {
+                        after++;
+                        if (starts.get(j) >= arrived + TrimQueueModel.CONTROL_VISIBLE_AFTER) {
+                            late++;
+                        }
+                    }
+                }
+                worst = Math.max(worst, after);
+                assertEquals(0, late, "control packet " + control + " (tlast at clock " + arrived + ", first beat at "
+                        + starts.get(k) + ") waited behind " + late + " data packet(s) chosen after it could be read");
+                assertTrue(after <= 1, "control packet " + control + ": " + after + " data packets started after it arrived");
+                checked++;
+            }
+            System.out.printf("trim queue priority under stalls: %d control packets, at most %d data packet started after one arrived%n",
+                    checked, worst);
+            assertEquals(b.controlAdmissions.size(), control);
+            assertTrue(checked > 300);
+            assertCounters(b);
+        });
+    }
+
 }

@@ -409,32 +409,35 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
   }
 
   // ---------------------------------------------------------- output
-  /** Strict priority at packet boundaries: control, then trimmed headers, then data (Sec. 3). */
   /** A queue's first beat of a packet waits for its descriptor (pushed in the same clock as the commit). */
   private def withDescriptor(beats: Stream[Fragment[TrimOutBeat]], descriptorValid: Bool): Stream[Fragment[TrimOutBeat]] = {
     val first = RegInit(True)
     when(beats.fire) { first := beats.last }
     beats.continueWhen(!first || descriptorValid)
   }
-  val arbiter = StreamArbiterFactory().lowerFirst.fragmentLock.on(Seq(
-    withDescriptor(controlRam.beats(queueControl), controlLengths.io.pop.valid),
-    trim.stream,
-    withDescriptor(dataRam.beats(queueData), dataDescriptors.io.pop.valid)))
+  val controlIn = withDescriptor(controlRam.beats(queueControl), controlLengths.io.pop.valid)
+  val dataIn = withDescriptor(dataRam.beats(queueData), dataDescriptors.io.pop.valid)
+  /** The beat offered to the output register (control, trimmed header or data). */
+  val arbiter = Stream(Fragment(TrimOutBeat(cfg)))
 
-  /** A packet starts to leave its queue: RED for data (Sec. 3.5, README: at dequeue, instantaneous occupancy). */
+  /**
+   * Strict priority (Sec. 3), chosen when the output register takes a packet's first beat, not
+   * before: while the output is held at a packet boundary the choice stays open, so a control
+   * packet arriving meanwhile goes before any data packet. RED when a data packet starts to
+   * leave (Sec. 3.5).
+   */
   val dequeue = new Area {
-    val first = RegInit(True)
-    when(arbiter.fire) { first := arbiter.last }
-    val starting = arbiter.fire && first
-    val queue = arbiter.fragment.queue
+    val busy = RegInit(False) // the output took a packet's first beat and not yet its last
+    val lockedQueue = Reg(UInt(2 bits)) init (0)
+    val first = !busy
+    val proposal = Mux(controlIn.valid, U(queueControl, 2 bits), Mux(trim.stream.valid, U(queueTrim, 2 bits), U(queueData, 2 bits)))
+    val queue = Mux(busy, lockedQueue, proposal)
+    val isData = queue === queueData
     val desc = dataDescriptors.io.pop.payload
-    dataDescriptors.io.pop.ready := starting && queue === queueData
-    controlLengths.io.pop.ready := starting && queue === queueControl
 
     val prng = new Xorshift32(cfg.prngSeed)
     prng.reseed := csr.reseed
     prng.seedValue := csr.seed
-    prng.draw := starting && queue === queueData // one draw per data packet, used or not
     val occupancy = occ.dataBytes.resize(cfg.occupancyWidth)
     val span = Mux(csr.kMax > csr.kMin, csr.kMax - csr.kMin, U(0, cfg.occupancyWidth bits))
     val draw = prng.scaled(span, cfg.occupancyWidth) // uniform in [0, span)
@@ -444,7 +447,21 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val markNow = congested && ip && desc.ecnCapable
     val dropNow = csr.dropNonEct && ip && !desc.ecnCapable && occupancy >= csr.kMax
     val nonEctAboveKmax = ip && !desc.ecnCapable && occupancy >= csr.kMax
-    val isData = queue === queueData
+
+    arbiter.valid := queue.mux(queueControl -> controlIn.valid, queueTrim -> trim.stream.valid, default -> dataIn.valid)
+    arbiter.payload := queue.mux(queueControl -> controlIn.payload, queueTrim -> trim.stream.payload, default -> dataIn.payload)
+    controlIn.ready := arbiter.ready && queue === queueControl
+    trim.stream.ready := arbiter.ready && queue === queueTrim
+    dataIn.ready := arbiter.ready && isData
+    when(arbiter.fire) {
+      busy := !arbiter.last
+      lockedQueue := queue
+    }
+
+    val starting = arbiter.fire && first
+    dataDescriptors.io.pop.ready := starting && isData
+    controlLengths.io.pop.ready := starting && queue === queueControl
+    prng.draw := starting && isData // one draw per data packet, used or not
     val markReg, dropReg, ipv4Reg, ipv6Reg = Reg(Bool()) init (False)
     val mark = Mux(first, isData && markNow, markReg)
     val drop = Mux(first, isData && dropNow, dropReg)

@@ -40,6 +40,13 @@ public final class TrimQueueBench {
     public final List<Long> outputBeatClocks = new ArrayList<>();
     public boolean recordBeats;
     private long clocks;
+    /** When recording starts: the clock (edge) each output packet's first beat entered the output register, in output order. */
+    public final List<Long> packetStarts = new ArrayList<>();
+    /** When recording starts: the clock (edge) each control packet's tlast was taken, in admission (= output) order. */
+    public final List<Long> controlAdmissions = new ArrayList<>();
+    public boolean recordStarts;
+    private boolean outputAtPacketStart = true;
+    private boolean outputStartRecorded;
 
     public TrimQueueBench(Sim<TrimQueue> sim) {
         this.sim = sim;
@@ -104,8 +111,11 @@ public final class TrimQueueBench {
             d = new TrimQueueModel.Dequeue(sim.peekBool(p.start()), (int) sim.peek(p.queue()), sim.peek(p.occupancy()),
                     sim.peekBool(p.marked()), sim.peekBool(p.dropped()), sim.peekBool(p.trimPop()));
         }
-        model.clock(d, lastAdmitted, lastBad, lastMalformed,
+        TrimQueueModel.Outcome o = model.clock(d, lastAdmitted, lastBad, lastMalformed,
                 lastAdmitted == null ? 0 : lastAdmitted.length - (lastMalformed ? 1 : 0)); // sendMalformed turns one lane off
+        if (recordStarts && o == TrimQueueModel.Outcome.CONTROL) {
+            controlAdmissions.add(clocks - 1); // its tlast was taken at the previous edge
+        }
         lastAdmitted = null;
         if (tookLast) {
             Sent s = sent.poll();
@@ -115,6 +125,18 @@ public final class TrimQueueBench {
         }
         if (recordBeats && sim.peekBool(io.m_axis().valid()) && sim.peekBool(io.m_axis().ready())) {
             outputBeatClocks.add(clocks);
+        }
+        if (recordStarts) {
+            // Peeks show the values before this edge: a first beat seen now was loaded at the previous edge.
+            boolean valid = sim.peekBool(io.m_axis().valid());
+            if (valid && outputAtPacketStart && !outputStartRecorded) {
+                packetStarts.add(clocks - 1);
+                outputStartRecorded = true;
+            }
+            if (valid && sim.peekBool(io.m_axis().ready())) {
+                outputAtPacketStart = sim.peekBool(io.m_axis().payload().last());
+                outputStartRecorded = false;
+            }
         }
         monitor.afterEdge();
     }

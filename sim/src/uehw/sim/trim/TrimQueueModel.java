@@ -19,7 +19,9 @@ import uehw.sim.packet.Packet;
  * with the same xorshift32 draw per data packet, CE marking with the IPv4 checksum recomputed in full. The queues'
  * contents are the frames each queue will send, in order. Occupancies change at admission
  * (tlast) and when a packet starts to leave; {@link #clock} applies one clock's events together,
- * every decision seeing the occupancies from before that clock.
+ * every decision seeing the occupancies from before that clock. The dequeue times are the RTL's
+ * (replayed); on them the model checks strict priority: no data packet starts or is dropped
+ * while a control packet admitted {@link #CONTROL_VISIBLE_AFTER} clocks or more before waits.
  */
 public final class TrimQueueModel {
     public enum Outcome { DATA, CONTROL, TRIM, DROP_BAD_FRAME, DROP_OVERSIZE, DROP_MALFORMED, DROP_RUNT, DROP_CONTROL_FULL,
@@ -35,6 +37,12 @@ public final class TrimQueueModel {
 
     public static final int QUEUE_CONTROL = 0;
     public static final int QUEUE_DATA = 2;
+    /**
+     * Clocks from a control packet's admission (its tlast) until the output can choose it: the
+     * commit, then the read of its first beat and descriptor. A data packet may start at that
+     * clock or earlier, never later while the control packet waits.
+     */
+    public static final int CONTROL_VISIBLE_AFTER = 2;
 
     // generation parameters
     public final int bytesPerBeat;
@@ -69,6 +77,8 @@ public final class TrimQueueModel {
     // counters
     public final Map<Outcome, Long> outcomes = new EnumMap<>(Outcome.class);
     public long inPackets, inBytes, marked, droppedNonEct, nonEctAboveKmax, nonIp;
+    /** Clocks applied so far (the index of the current {@link #clock} call). */
+    private long clockIndex;
     /** Every ECN-capable IP data frame's dequeue: {occupancy, 1 if marked, KMIN, KMAX}. */
     public final java.util.List<long[]> redSamples = new java.util.ArrayList<>();
 
@@ -182,6 +192,11 @@ public final class TrimQueueModel {
         long dataOut = 0, dataBeatsOut = 0, dataDescOut = 0, controlOut = 0, controlBeatsOut = 0, controlDescOut = 0, trimOut = 0;
         if (d != null && d.start()) {
             if (d.queue() == QUEUE_DATA) {
+                long[] c = pendingControl.peek();
+                if (c != null && c[1] <= clockIndex - CONTROL_VISIBLE_AFTER) {
+                    throw new AssertionError(String.format("strict priority: a data packet started at clock %d while a control"
+                            + " packet admitted at clock %d waited", clockIndex, c[1]));
+                }
                 Waiting w = dataQueue.poll();
                 if (w == null) {
                     throw new AssertionError("data dequeue with the model's data queue empty");
@@ -214,7 +229,11 @@ public final class TrimQueueModel {
                 dataBeatsOut = beats(dataOut);
                 dataDescOut = 1;
             } else if (d.queue() == QUEUE_CONTROL) {
-                controlOut = pendingControl.poll();
+                long[] c = pendingControl.poll();
+                if (c == null) {
+                    throw new AssertionError("control dequeue with the model's control queue empty");
+                }
+                controlOut = c[0];
                 controlBeatsOut = beats(controlOut);
                 controlDescOut = 1;
             }
@@ -234,7 +253,7 @@ public final class TrimQueueModel {
                 }
                 case CONTROL -> {
                     expectedControl.add(frame);
-                    pendingControl.add((long) frame.length);
+                    pendingControl.add(new long[] {frame.length, clockIndex});
                     controlIn = frame.length;
                 }
                 case TRIM -> {
@@ -254,10 +273,12 @@ public final class TrimQueueModel {
         trimWaiting += trimIn - trimOut;
         dataHighWater = Math.max(dataHighWater, dataBytes);
         controlHighWater = Math.max(controlHighWater, controlBytes);
+        clockIndex++;
         return o;
     }
 
-    private final Deque<Long> pendingControl = new ArrayDeque<>();
+    /** Control packets admitted and not yet started: {length, clock of admission}. */
+    private final Deque<long[]> pendingControl = new ArrayDeque<>();
 
     /** Sec. 2.1: keep max(trim-bytes, headers) bytes, TRIMMED and TRIM_DSCP set, lengths and checksums fixed. */
     byte[] trimmed(byte[] frame, boolean ipv6) {
