@@ -446,4 +446,66 @@ class TrimQueueTest {
         });
     }
 
+    /**
+     * CONTROL.DROP_NON_ECT above KMAX: the dropped packets' beats are skipped (the read pointer
+     * jumps), not streamed into nowhere. Line rate in, mixed ECT / non-ECT frames of 64..9000
+     * bytes; after a hold the output always ready: from its first beat to its last it idles at
+     * most one clock per packet dropped (the old design idled for every beat of them).
+     */
+    @Test
+    void dropsAtDequeueCostAtMostOneClockEach() {
+        TrimQueueConfig cfg = new TrimQueueConfig(64, 150000, 8192, 32, 64, 9216, 256, PacketFormat.TransportUdpPort(), 46, 0x7A1D5EEDL);
+        withBench(cfg, "drop_line_rate", (b, seed) -> {
+            Random r = new Random(seed);
+            b.csr.write(TrimQueueCsr.CONTROL, 1);
+            b.csr.write(TrimQueueCsr.KMIN, 0);
+            b.csr.write(TrimQueueCsr.KMAX, 1); // every packet starts at or above KMAX (it counts itself)
+            b.model.dropNonEct = true;
+            b.model.kMin = 0;
+            b.model.kMax = 1;
+            b.patterns(r, 0, 1.0);
+            long beatsIn = 0;
+            int frames = 0, nonEct = 0;
+            long dropBeats = 0;
+            for (long bytes = 0; bytes < 400_000; frames++) {
+                // Dropped frames 64..1500 bytes (they drain the queue), forwarded ones up to 9000.
+                boolean v6 = r.nextBoolean();
+                boolean drop = r.nextInt(3) == 0;
+                int size = (v6 ? PacketFormat.Ipv6AllHeaderBytes() : 64) + r.nextInt((drop ? 1500 : 9000) - 74 + 1);
+                int headers = v6 ? PacketFormat.Ipv6AllHeaderBytes() : PacketFormat.Ipv4AllHeaderBytes();
+                b.send(dataFrame(r, v6, drop ? 0 : 1 + r.nextInt(2), size - headers), false);
+                bytes += size;
+                beatsIn += (size + 63) / 64;
+                if (drop) {
+                    nonEct++;
+                    dropBeats += (size + 63) / 64;
+                }
+            }
+            b.recordBeats = true;
+            long start = b.clocks();
+            while (b.model.dataBytes < 100_000) {
+                b.step();
+            }
+            b.outputBackpressure(r, 0);
+            while (!b.inputIdle()) {
+                b.step();
+            }
+            long inputClocks = b.clocks() - start;
+            b.drain();
+            long first = b.outputBeatClocks.get(0), last = b.outputBeatClocks.get(b.outputBeatClocks.size() - 1);
+            long idle = last - first + 1 - b.outputBeatClocks.size();
+            long dropped = b.counter(TrimQueueCsr.DROP_NON_ECT);
+            System.out.printf("trim queue drops at dequeue: %d frames, %d non-ECT (%d beats) dropped of %d; output %d beats,"
+                    + " %d idle clocks between its first and last beat%n", frames, dropped, dropBeats, nonEct,
+                    b.outputBeatClocks.size(), idle);
+            assertEquals(beatsIn, inputClocks, "the input took a beat every clock");
+            assertEquals(nonEct, dropped, "every non-ECT frame dropped above KMAX");
+            assertEquals(0, b.counter(TrimQueueCsr.TRIMMED) + b.counter(TrimQueueCsr.DROP_DATA_FULL), "nothing trimmed");
+            assertTrue(dropped > 20);
+            assertTrue(idle <= dropped, idle + " idle clocks for " + dropped + " drops: more than one clock per drop");
+            assertEquals(frames - nonEct, b.outData);
+            assertCounters(b);
+        });
+    }
+
 }

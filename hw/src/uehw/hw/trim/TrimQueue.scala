@@ -11,7 +11,7 @@ import uehw.hw.common.{PacketFormat => PF}
 
 /** One dequeue of the egress port (registered): what the model needs to replay the occupancies. */
 case class TrimQueueDequeue(cfg: TrimQueueConfig) extends Bundle {
-  /** A control (queue 0) or data (queue 2) packet started to leave at the previous clock. */
+  /** A control (queue 0) or data (queue 2) packet started to leave, or a data packet was dropped, at the previous clock. */
   val start = Bool()
   val queue = UInt(2 bits)
   /** Data queue bytes when it started (RED's instantaneous occupancy). */
@@ -51,6 +51,8 @@ case class TrimOutBeat(cfg: TrimQueueConfig) extends Bundle {
 
 case class TrimDataDescriptor(cfg: TrimQueueConfig) extends Bundle {
   val length = UInt(cfg.lengthWidth bits)
+  /** RAM address after the packet's last beat: where the read pointer jumps when it is dropped at dequeue. */
+  val next = UInt(log2Up(cfg.dataRamBeats) bits)
   val ipv4 = Bool()
   val ipv6 = Bool()
   val ecnCapable = Bool()
@@ -277,7 +279,7 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
 
   // ------------------------------------------- RAMs with tentative writes
   private val ramWidth = 8 * W + countWidth + 1
-  class PacketRam(depth: Int, maxBeats: Int, commit: Bool) extends Area {
+  class PacketRam(depth: Int, maxBeats: Int, commit: Bool, skip: Bool, skipTo: UInt) extends Area {
     val ram = Mem(Bits(ramWidth bits), depth)
     val tentative, committed, read = Reg(UInt(log2Up(depth) bits)) init (0)
     val lastCountFull = in.keepCount - 1
@@ -290,12 +292,17 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
       // Commit the whole frame, or roll every beat of it back.
       when(commit) { committed := afterWrite } otherwise { tentative := committed }
     }
-    // Read side: one beat a clock through a synchronous read.
-    val address = Stream(UInt(log2Up(depth) bits))
-    address.valid := read =/= committed
-    address.payload := read
-    when(address.fire) { read := inc(read, depth) }
-    val words = ram.streamReadSync(address)
+    // Read side: the head beat waits in the RAM's output register, one beat a clock. `skip` drops
+    // the head packet in one clock: the read pointer jumps to `skipTo`, the address after its last beat.
+    val headValid = RegInit(False)
+    val words = Stream(Bits(ramWidth bits))
+    val consume = words.fire || skip
+    val readAddress = Mux(skip, skipTo, read)
+    val load = readAddress =/= committed && (!headValid || consume)
+    words.valid := headValid
+    words.payload := ram.readSync(readAddress, load)
+    read := Mux(load, inc(readAddress, depth), readAddress)
+    headValid := load || (headValid && !consume)
     def beats(queue: Int): Stream[Fragment[TrimOutBeat]] = words.map { w =>
       val f = Fragment(TrimOutBeat(cfg))
       val last = w(0)
@@ -307,8 +314,11 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
       f
     }
   }
-  val dataRam = new PacketRam(cfg.dataRamBeats, cfg.maxFrameBeats, admit.outcome === Outcome.DATA)
-  val controlRam = new PacketRam(cfg.controlRamBeats, cfg.maxControlBeats, admit.outcome === Outcome.CONTROL)
+  /** Drop the head data packet at dequeue (set by `dequeue`). */
+  val dataSkip = Bool()
+  val dataSkipTo = UInt(log2Up(cfg.dataRamBeats) bits)
+  val dataRam = new PacketRam(cfg.dataRamBeats, cfg.maxFrameBeats, admit.outcome === Outcome.DATA, dataSkip, dataSkipTo)
+  val controlRam = new PacketRam(cfg.controlRamBeats, cfg.maxControlBeats, admit.outcome === Outcome.CONTROL, False, U(0, log2Up(cfg.controlRamBeats) bits))
 
   val dataDescriptors = StreamFifo(TrimDataDescriptor(cfg), cfg.dataDescriptors)
   dataDescriptors.io.push.valid := admit.toData
@@ -316,6 +326,7 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
   dataDescriptors.io.push.ipv4 := classify.ipv4
   dataDescriptors.io.push.ipv6 := classify.ipv6
   dataDescriptors.io.push.ecnCapable := classify.ecnCapable
+  dataDescriptors.io.push.next := dataRam.afterWrite
   val controlLengths = StreamFifo(UInt(cfg.lengthWidth bits), cfg.controlDescriptors)
   controlLengths.io.push.valid := admit.toControl
   controlLengths.io.push.payload := classify.length
@@ -423,8 +434,8 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
   /**
    * Strict priority (Sec. 3), chosen when the output register takes a packet's first beat, not
    * before: while the output is held at a packet boundary the choice stays open, so a control
-   * packet arriving meanwhile goes before any data packet. RED when a data packet starts to
-   * leave (Sec. 3.5).
+   * packet arriving meanwhile goes before any data packet. A data packet dropped at dequeue is
+   * skipped in one clock, output held or not. RED when a data packet starts to leave (Sec. 3.5).
    */
   val dequeue = new Area {
     val busy = RegInit(False) // the output took a packet's first beat and not yet its last
@@ -447,28 +458,32 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val markNow = congested && ip && desc.ecnCapable
     val dropNow = csr.dropNonEct && ip && !desc.ecnCapable && occupancy >= csr.kMax
     val nonEctAboveKmax = ip && !desc.ecnCapable && occupancy >= csr.kMax
+    /** The head data packet is dropped: its beats are skipped, never streamed. */
+    val skip = first && isData && dataIn.valid && dropNow
+    dataSkip := skip
+    dataSkipTo := desc.next
 
-    arbiter.valid := queue.mux(queueControl -> controlIn.valid, queueTrim -> trim.stream.valid, default -> dataIn.valid)
+    arbiter.valid := queue.mux(queueControl -> controlIn.valid, queueTrim -> trim.stream.valid, default -> (dataIn.valid && !skip))
     arbiter.payload := queue.mux(queueControl -> controlIn.payload, queueTrim -> trim.stream.payload, default -> dataIn.payload)
     controlIn.ready := arbiter.ready && queue === queueControl
     trim.stream.ready := arbiter.ready && queue === queueTrim
-    dataIn.ready := arbiter.ready && isData
+    dataIn.ready := arbiter.ready && isData && !skip
     when(arbiter.fire) {
       busy := !arbiter.last
       lockedQueue := queue
     }
 
-    val starting = arbiter.fire && first
+    val starting = (arbiter.fire && first) || skip
     dataDescriptors.io.pop.ready := starting && isData
     controlLengths.io.pop.ready := starting && queue === queueControl
     prng.draw := starting && isData // one draw per data packet, used or not
-    val markReg, dropReg, ipv4Reg, ipv6Reg = Reg(Bool()) init (False)
+    val drop = isData && dropNow // only at a packet's start (a dropped packet never streams)
+    val markReg, ipv4Reg, ipv6Reg = Reg(Bool()) init (False)
     val mark = Mux(first, isData && markNow, markReg)
-    val drop = Mux(first, isData && dropNow, dropReg)
     val ipv4 = Mux(first, desc.ipv4, ipv4Reg)
     val ipv6 = Mux(first, desc.ipv6, ipv6Reg)
     when(starting) {
-      markReg := isData && markNow; dropReg := isData && dropNow; ipv4Reg := desc.ipv4; ipv6Reg := desc.ipv6
+      markReg := isData && markNow; ipv4Reg := desc.ipv4; ipv6Reg := desc.ipv6
     }
     val beatIndex = Reg(UInt(log2Up(cfg.maxFrameBeats + 1) bits)) init (0)
     val index = Mux(first, U(0, beatIndex.getWidth bits), beatIndex)
@@ -510,7 +525,7 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     f.fragment.queue := arbiter.fragment.queue
     f.last := arbiter.last
     f
-  }.throwWhen(dequeue.drop).m2sPipe()
+  }.m2sPipe()
   io.m_axis.valid := output.valid
   output.ready := io.m_axis.ready
   io.m_axis.payload.data := output.fragment.data
