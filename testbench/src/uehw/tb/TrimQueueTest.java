@@ -508,4 +508,40 @@ class TrimQueueTest {
         });
     }
 
+    /**
+     * IN_BYTES counts every byte taken on the bus exactly, for frames the size field used to wrap
+     * on (32 KiB added 9280, 64 KiB 18560) and longer; they are dropped as oversize.
+     */
+    @ParameterizedTest(name = "{0} bytes per beat")
+    @MethodSource("bigFrameWidths")
+    void inBytesIsExactForFramesOf32KiBAndLonger(int dataBytes) {
+        withBench(small(dataBytes), "in_bytes_w" + dataBytes, (b, seed) -> {
+            Random r = new Random(seed);
+            int[] sizes = dataBytes == 64 ? new int[] {32768, 65536, 9216, 32767, 100_003, 9217, 131_072 + 5, 200, 65535}
+                    : new int[] {32768, 9216, 65536 + 3, 200};
+            long bytes = 0;
+            int oversize = 0;
+            for (int size : sizes) {
+                byte[] f = r.nextBoolean() ? dataFrame(r, false, 1, size - PacketFormat.Ipv4AllHeaderBytes()) : new byte[size];
+                if (f[PacketFormat.EthType()] == 0) {
+                    r.nextBytes(f);
+                }
+                b.send(f, false);
+                bytes += size;
+                oversize += size > 9216 ? 1 : 0;
+            }
+            b.drain();
+            System.out.printf("trim queue IN_BYTES W=%d: %d frames, %d bytes, IN_BYTES %d%n", dataBytes, sizes.length, bytes,
+                    b.counter(TrimQueueCsr.IN_BYTES));
+            assertEquals(bytes & 0xFFFFFFFFL, b.counter(TrimQueueCsr.IN_BYTES));
+            assertEquals(sizes.length, b.counter(TrimQueueCsr.IN_PACKETS));
+            assertEquals(oversize, b.counter(TrimQueueCsr.DROP_OVERSIZE));
+            assertCounters(b);
+        });
+    }
+
+    static Stream<Arguments> bigFrameWidths() {
+        return Stream.of(Arguments.of(64), Arguments.of(8));
+    }
+
 }

@@ -169,6 +169,11 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val bad = badSoFar || beat.user.orR // one tuser bit per byte lane: any of them marks the frame bad
     val malformed = malformedSoFar || beatMalformed
     val lastFire = fire && beat.last
+    // IN_BYTES: the bytes the frame took on the bus, exact modulo 2^32 like the counter (no saturation).
+    val wireBytes = Reg(UInt(32 bits)) init (0)
+    val wireNow = wireBytes + keepCount
+    when(fire) { wireBytes := Mux(beat.last, U(0, 32 bits), wireNow) }
+    val frameWireBytes = RegNextWhen(wireNow, lastFire) init (0)
     when(fire) {
       index := Mux(index === cfg.maxFrameBeats + 1, index, index + 1)
       bytesSoFar := length
@@ -275,6 +280,11 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val toData = in.lastFire && outcome === Outcome.DATA
     val toControl = in.lastFire && outcome === Outcome.CONTROL
     val toTrim = in.lastFire && outcome === Outcome.TRIM
+  }
+
+  /** The clock after tlast. */
+  val late = new Area {
+    val valid = RegNext(in.lastFire) init (False)
   }
 
   // ------------------------------------------- RAMs with tentative writes
@@ -573,8 +583,8 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     import CsrCounters._
     private val o = admit.outcome
     private val end = in.lastFire
-    count(csr.IN_PACKETS, end)
-    when(end) { add(csr.IN_BYTES, classify.length) }
+    count(csr.IN_PACKETS, late.valid) // one clock after tlast, with the frame's exact byte count
+    when(late.valid) { add(csr.IN_BYTES, in.frameWireBytes) }
     private val sent = io.m_axis.fire
     private val q = output.fragment.queue
     private val bytes = CountOne(io.m_axis.payload.keep)
