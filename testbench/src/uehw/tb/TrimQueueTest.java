@@ -63,11 +63,49 @@ class TrimQueueTest {
         return Packet.transport(f, payload, r.nextInt()).bytes;
     }
 
+    static void put16(byte[] f, int offset, int value) {
+        f[offset] = (byte) (value >>> 8);
+        f[offset + 1] = (byte) value;
+    }
+
+    /**
+     * An IPv4 transport frame made a fragment (RFC 791): kind 0 the first (MF, offset 0), 1 the last
+     * (offset only), 2 a middle one (both); DF is set at random. Its header checksum is right.
+     */
+    static byte[] fragment(Random r, byte[] ipv4Frame, int kind) {
+        int offset = 1 + r.nextInt(PacketFormat.Ipv4FragmentOffsetMask());
+        int v = switch (kind) {
+            case 0 -> PacketFormat.Ipv4MoreFragments();
+            case 1 -> offset;
+            default -> PacketFormat.Ipv4MoreFragments() | offset;
+        };
+        put16(ipv4Frame, PacketFormat.Ipv4FlagsFragment(), v | (kind == 1 && r.nextBoolean() ? 0x4000 : 0));
+        new Packet(ipv4Frame).fixIpv4HeaderChecksum();
+        return ipv4Frame;
+    }
+
+    /** Another UDP port (or TCP over IPv4): IP but not the transport. */
+    static byte[] otherIp(Random r, byte[] frame) {
+        Packet p = new Packet(frame);
+        if (p.isIpv6() || r.nextBoolean()) {
+            p.bytes[p.udpOffset() + PacketFormat.UdpDstPort()] ^= 0x40;
+        } else {
+            p.bytes[PacketFormat.Ipv4Protocol()] = 6;
+        }
+        p.fixChecksums();
+        return p.bytes;
+    }
+
     /** A random frame of every kind the queue must handle; returns {frame, bad?}. */
     static Object[] randomFrame(Random r, int maxFrame) {
         int k = r.nextInt(1000);
         boolean v6 = r.nextInt(10) < 3;
         int headers = v6 ? PacketFormat.Ipv6AllHeaderBytes() : PacketFormat.Ipv4AllHeaderBytes();
+        if (k < 15) {
+            // An IPv4 fragment: other IP, never trimmed (some carry what looks like control flags).
+            byte[] f = r.nextBoolean() ? dataFrame(r, false, r.nextInt(4), r.nextInt(1500)) : controlFrame(r, false, r.nextInt(40));
+            return new Object[] {fragment(r, f, r.nextInt(3)), false};
+        }
         if (k < 560) {
             int payload = switch (r.nextInt(20)) {
                 case 0 -> maxFrame - headers - r.nextInt(100);
@@ -81,16 +119,7 @@ class TrimQueueTest {
         }
         if (k < 820) {
             // IP but not the transport: another UDP port, or TCP.
-            Packet p = new Packet(dataFrame(r, v6, r.nextInt(4), r.nextInt(600)));
-            if (v6 || r.nextBoolean()) {
-                int udp = p.udpOffset();
-                p.bytes[udp + PacketFormat.UdpDstPort()] ^= 0x40;
-                p.fixChecksums();
-            } else {
-                p.bytes[PacketFormat.Ipv4Protocol()] = 6;
-                p.fixChecksums();
-            }
-            return new Object[] {p.bytes, false};
+            return new Object[] {otherIp(r, dataFrame(r, v6, r.nextInt(4), r.nextInt(600))), false};
         }
         if (k < 890) {
             byte[] f = new byte[60 + r.nextInt(600)];
@@ -540,8 +569,77 @@ class TrimQueueTest {
         });
     }
 
+    /** Steps until every frame was taken and the model has applied the last one. */
+    static void settle(TrimQueueBench b) {
+        while (!b.inputIdle()) {
+            b.step();
+        }
+        for (int i = 0; i < 4; i++) {
+            b.step();
+        }
+    }
+
     static Stream<Arguments> bigFrameWidths() {
         return Stream.of(Arguments.of(64), Arguments.of(8));
+    }
+
+    /**
+     * RFC 791: a fragment (MF or a non-zero offset) carries no transport header to trust. With
+     * room it leaves unchanged as other IP (CE-marked if ECN-capable, never control); with the
+     * data queue full it is dropped whole (DROP_DATA_FULL), never trimmed: trimming wrote a
+     * "transport header" over a later fragment's payload.
+     */
+    @Test
+    void ipv4FragmentsAreOtherIpNeverTrimmed() {
+        withBench(small(64), "fragments", (b, seed) -> {
+            Random r = new Random(seed);
+            b.csr.write(TrimQueueCsr.KMIN, 0);
+            b.csr.write(TrimQueueCsr.KMAX, 1); // ECN-capable data is marked
+            b.model.kMin = 0;
+            b.model.kMax = 1;
+            int fragments = 0, dfOnly = 0;
+            b.patterns(r, 0, 0);
+            for (int i = 0; i < 200; i++) {
+                if (r.nextInt(4) == 0) {
+                    byte[] f = dataFrame(r, false, r.nextInt(4), r.nextInt(300));
+                    put16(f, PacketFormat.Ipv4FlagsFragment(), 0x4000); // DF only: not a fragment
+                    new Packet(f).fixIpv4HeaderChecksum();
+                    b.send(f, false);
+                    dfOnly++;
+                } else {
+                    byte[] f = r.nextBoolean() ? dataFrame(r, false, r.nextInt(4), r.nextInt(300)) : controlFrame(r, false, r.nextInt(40));
+                    b.send(fragment(r, f, r.nextInt(3)), false);
+                    fragments++;
+                }
+            }
+            b.drain();
+            assertEquals(fragments + dfOnly, b.outData, "every fragment left as data, none as control");
+            assertEquals(0, b.outControl);
+            assertCounters(b);
+
+            // The output held: fill the data queue until a transport frame is trimmed, then fragments of the same size.
+            b.patterns(r, 0, 1.0);
+            int size = 1500;
+            while (b.model.outcome(Outcome.TRIM) == 0) {
+                b.send(dataFrame(r, false, 2, size - PacketFormat.Ipv4AllHeaderBytes()), false);
+                settle(b);
+            }
+            long trimmed = b.model.outcome(Outcome.TRIM);
+            int whileFull = 30;
+            for (int i = 0; i < whileFull; i++) {
+                b.send(fragment(r, dataFrame(r, false, r.nextInt(4), size - PacketFormat.Ipv4AllHeaderBytes()), r.nextInt(3)), false);
+            }
+            while (!b.inputIdle()) {
+                b.step();
+            }
+            b.patterns(r, 0, 0);
+            b.drain();
+            System.out.printf("trim queue fragments: %d forwarded with room, %d dropped whole when full, %d trims%n",
+                    fragments, b.counter(TrimQueueCsr.DROP_DATA_FULL), b.counter(TrimQueueCsr.TRIMMED));
+            assertEquals(whileFull, b.counter(TrimQueueCsr.DROP_DATA_FULL), "every fragment that did not fit dropped whole");
+            assertEquals(trimmed, b.counter(TrimQueueCsr.TRIMMED), "no fragment trimmed");
+            assertCounters(b);
+        });
     }
 
 }

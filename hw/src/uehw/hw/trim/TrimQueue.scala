@@ -138,7 +138,7 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val DROP_RUNT = counter("Dropped: shorter than its headers")
     val DROP_CONTROL_FULL = counter("Dropped: control frame, control queue full")
     val DROP_CONTROL_OVERSIZE = counter("Dropped: control frame longer than max-control-bytes")
-    val DROP_DATA_FULL = counter("Dropped: data frame that cannot be trimmed (not the transport), data queue full")
+    val DROP_DATA_FULL = counter("Dropped: data frame that cannot be trimmed (not the transport, or an IPv4 fragment), data queue full")
     val DROP_TRIM_FULL = counter("Dropped: trimmed header, trim queue full")
     val DROP_NON_ECT = counter("Dropped at dequeue: non-ECN-capable IP frame at or above KMAX with DROP_NON_ECT")
     val NON_ECT_ABOVE_KMAX = counter("Non-ECN-capable IP frames that left at or above KMAX unmarked")
@@ -213,7 +213,10 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val ipv4 = ipv4Type && version === 4
     val ipv6 = ipv6Type && version === 6
     val ip = ipv4 || ipv6
-    val udp4 = ipv4 && versionIhl(3 downto 0) === 5 && byteAt(PF.Ipv4Protocol) === PF.ProtocolUdp
+    val ihl5 = versionIhl(3 downto 0) === 5
+    // RFC 791: MF set or a non-zero offset is a fragment; only the first one carries UDP, none is trusted.
+    val fragment = (u16(PF.Ipv4FlagsFragment) & (PF.Ipv4MoreFragments | PF.Ipv4FragmentOffsetMask)) =/= 0
+    val udp4 = ipv4 && ihl5 && !fragment && byteAt(PF.Ipv4Protocol) === PF.ProtocolUdp
     val udp6 = ipv6 && byteAt(PF.Ipv6NextHeader) === PF.ProtocolUdp
     val dstPort = Mux(ipv6, u16(PF.Ipv6UdpOffset + PF.UdpDstPort), u16(PF.Ipv4UdpOffset + PF.UdpDstPort))
     val transport = (udp4 || udp6) && dstPort === csr.udpPort

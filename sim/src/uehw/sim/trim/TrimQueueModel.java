@@ -22,6 +22,7 @@ import uehw.sim.packet.Packet;
  * every decision seeing the occupancies from before that clock. The dequeue times are the RTL's
  * (replayed); on them the model checks strict priority: no data packet starts or is dropped
  * while a control packet admitted {@link #CONTROL_VISIBLE_AFTER} clocks or more before waits.
+ * IPv4 fragments are other IP (never trimmed).
  */
 public final class TrimQueueModel {
     public enum Outcome { DATA, CONTROL, TRIM, DROP_BAD_FRAME, DROP_OVERSIZE, DROP_MALFORMED, DROP_RUNT, DROP_CONTROL_FULL,
@@ -121,6 +122,11 @@ public final class TrimQueueModel {
     record Parsed(boolean runt, boolean ip, boolean ipv4, boolean ipv6, boolean transport, boolean control, boolean ecnCapable) {
     }
 
+    /** RFC 791: MF set or a non-zero fragment offset. */
+    static boolean ipv4Fragment(byte[] f) {
+        return (u16(f, Ipv4FlagsFragment()) & (Ipv4MoreFragments() | Ipv4FragmentOffsetMask())) != 0;
+    }
+
     Parsed parse(byte[] f) {
         int n = f.length;
         int type = n >= 14 ? u16(f, EthType()) : -1;
@@ -133,7 +139,8 @@ public final class TrimQueueModel {
         int version = (f[Ipv4VersionIhl()] & 0xF0) >> 4;
         boolean v4 = v4Type && version == 4;
         boolean v6 = v6Type && version == 6;
-        boolean udp = v4 && (f[Ipv4VersionIhl()] & 0xF) == 5 && (f[Ipv4Protocol()] & 0xFF) == ProtocolUdp()
+        // A fragment has no transport header to trust (RFC 791): other IP.
+        boolean udp = v4 && (f[Ipv4VersionIhl()] & 0xF) == 5 && !ipv4Fragment(f) && (f[Ipv4Protocol()] & 0xFF) == ProtocolUdp()
                 || v6 && (f[Ipv6NextHeader()] & 0xFF) == ProtocolUdp();
         int udpAt = v6 ? Ipv6UdpOffset() : Ipv4UdpOffset();
         if (udp && n < udpAt + UdpHeaderBytes()) {
