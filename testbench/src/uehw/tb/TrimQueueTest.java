@@ -84,6 +84,12 @@ class TrimQueueTest {
         return ipv4Frame;
     }
 
+    /** The IPv4 header checksum made wrong (one bit of the checksum field flipped). */
+    static byte[] badChecksum(Random r, byte[] ipv4Frame) {
+        ipv4Frame[PacketFormat.Ipv4Checksum() + r.nextInt(2)] ^= (byte) (1 << r.nextInt(8));
+        return ipv4Frame;
+    }
+
     /** Another UDP port (or TCP over IPv4): IP but not the transport. */
     static byte[] otherIp(Random r, byte[] frame) {
         Packet p = new Packet(frame);
@@ -105,6 +111,15 @@ class TrimQueueTest {
             // An IPv4 fragment: other IP, never trimmed (some carry what looks like control flags).
             byte[] f = r.nextBoolean() ? dataFrame(r, false, r.nextInt(4), r.nextInt(1500)) : controlFrame(r, false, r.nextInt(40));
             return new Object[] {fragment(r, f, r.nextInt(3)), false};
+        }
+        if (k < 30) {
+            // A wrong IPv4 header checksum: counted, never repaired.
+            byte[] f = switch (r.nextInt(3)) {
+                case 0 -> dataFrame(r, false, r.nextInt(4), r.nextInt(1500));
+                case 1 -> controlFrame(r, false, r.nextInt(40));
+                default -> otherIp(r, dataFrame(r, false, r.nextInt(4), r.nextInt(600)));
+            };
+            return new Object[] {badChecksum(r, f), false};
         }
         if (k < 560) {
             int payload = switch (r.nextInt(20)) {
@@ -169,13 +184,14 @@ class TrimQueueTest {
             {m.outcome(Outcome.DROP_DATA_FULL), TrimQueueCsr.DROP_DATA_FULL},
             {m.outcome(Outcome.DROP_TRIM_FULL), TrimQueueCsr.DROP_TRIM_FULL},
             {m.droppedNonEct, TrimQueueCsr.DROP_NON_ECT}, {m.nonEctAboveKmax, TrimQueueCsr.NON_ECT_ABOVE_KMAX},
-            {m.nonIp, TrimQueueCsr.NON_IP}, {m.dataHighWater, TrimQueueCsr.DATA_HIGH_WATER},
+            {m.nonIp, TrimQueueCsr.NON_IP}, {m.badIpv4Checksum, TrimQueueCsr.BAD_IPV4_CHECKSUM},
+            {m.dataHighWater, TrimQueueCsr.DATA_HIGH_WATER},
             {m.controlHighWater, TrimQueueCsr.CONTROL_HIGH_WATER}, {m.dataBytes, TrimQueueCsr.DATA_OCCUPANCY},
         };
         String[] names = {"IN_PACKETS", "IN_BYTES", "OUT_DATA_PACKETS", "OUT_DATA_BYTES", "OUT_CONTROL_PACKETS",
             "OUT_CONTROL_BYTES", "OUT_TRIMMED_PACKETS", "OUT_TRIMMED_BYTES", "TRIMMED", "MARKED", "DROP_BAD_FRAME",
             "DROP_OVERSIZE", "DROP_MALFORMED", "DROP_RUNT", "DROP_CONTROL_FULL", "DROP_CONTROL_OVERSIZE", "DROP_DATA_FULL",
-            "DROP_TRIM_FULL", "DROP_NON_ECT", "NON_ECT_ABOVE_KMAX", "NON_IP", "DATA_HIGH_WATER", "CONTROL_HIGH_WATER",
+            "DROP_TRIM_FULL", "DROP_NON_ECT", "NON_ECT_ABOVE_KMAX", "NON_IP", "BAD_IPV4_CHECKSUM", "DATA_HIGH_WATER", "CONTROL_HIGH_WATER",
             "DATA_OCCUPANCY"};
         for (int i = 0; i < pairs.length; i++) {
             assertEquals(pairs[i][0] & 0xFFFFFFFFL, b.counter((int) pairs[i][1]), names[i]);
@@ -638,6 +654,87 @@ class TrimQueueTest {
                     fragments, b.counter(TrimQueueCsr.DROP_DATA_FULL), b.counter(TrimQueueCsr.TRIMMED));
             assertEquals(whileFull, b.counter(TrimQueueCsr.DROP_DATA_FULL), "every fragment that did not fit dropped whole");
             assertEquals(trimmed, b.counter(TrimQueueCsr.TRIMMED), "no fragment trimmed");
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * RFC 791 / RFC 1812 5.2.2: a wrong IPv4 header checksum is counted (BAD_IPV4_CHECKSUM) and
+     * never repaired. With room the frame leaves unchanged: not CE-marked, not dropped as
+     * non-ECT, control included. Without room it is not trimmed (the trimmed header would carry a
+     * fresh checksum) but dropped whole, DROP_DATA_FULL. Back-to-back one-beat frames alternate
+     * bad and good while the trim queue fills: a bad frame's trim entry is freed in time for the next.
+     */
+    @Test
+    void badIpv4HeaderChecksumIsCountedAndNeverRepaired() {
+        withBench(small(64), "bad_checksum", (b, seed) -> {
+            Random r = new Random(seed);
+            b.csr.write(TrimQueueCsr.CONTROL, 1);
+            b.csr.write(TrimQueueCsr.KMIN, 0);
+            b.csr.write(TrimQueueCsr.KMAX, 1); // every good ECN-capable packet marked, every good non-ECT one dropped
+            b.model.dropNonEct = true;
+            b.model.kMin = 0;
+            b.model.kMax = 1;
+            b.patterns(r, 0.2, 0); // the output keeps up: nothing trimmed
+            int bad = 0, goodEct = 0, goodNonEct = 0;
+            for (int i = 0; i < 300; i++) {
+                int ecn = r.nextInt(4);
+                byte[] f = switch (r.nextInt(4)) {
+                    case 0 -> controlFrame(r, false, r.nextInt(40));
+                    case 1 -> otherIp(r, dataFrame(r, false, ecn, r.nextInt(500)));
+                    default -> dataFrame(r, false, ecn, r.nextInt(500));
+                };
+                boolean control = (new Packet(f).flags() & PacketFormat.ControlFlags()) != 0 && f[PacketFormat.Ipv4Protocol()] == 17
+                        && new Packet(f).get16(PacketFormat.Ipv4UdpOffset() + PacketFormat.UdpDstPort()) == PacketFormat.TransportUdpPort();
+                if (r.nextBoolean()) {
+                    badChecksum(r, f);
+                    bad++;
+                } else if (!control) {
+                    if (ecn != 0) {
+                        goodEct++;
+                    } else {
+                        goodNonEct++;
+                    }
+                }
+                b.send(f, false);
+            }
+            b.drain();
+            assertEquals(bad, b.counter(TrimQueueCsr.BAD_IPV4_CHECKSUM));
+            assertEquals(goodEct, b.counter(TrimQueueCsr.MARKED), "only good headers are marked");
+            assertEquals(goodNonEct, b.counter(TrimQueueCsr.DROP_NON_ECT), "only good headers are dropped as non-ECT");
+            assertCounters(b);
+
+            // Full: hold the output, fill the data queue until a trim, then one-beat frames back to back.
+            b.csr.write(TrimQueueCsr.CONTROL, 0);
+            b.model.dropNonEct = false;
+            long dataFullBefore = b.counter(TrimQueueCsr.DROP_DATA_FULL); // CSRs only while idle: the master steps the clock alone
+            b.patterns(r, 0, 1.0);
+            for (int frameSize : new int[] {1554, 64}) { // until a frame of this size is trimmed: less room than it
+                long trims = b.model.outcome(Outcome.TRIM);
+                while (b.model.outcome(Outcome.TRIM) == trims) {
+                    b.send(dataFrame(r, false, 2, frameSize - PacketFormat.Ipv4AllHeaderBytes()), false);
+                    settle(b);
+                }
+            }
+            int badFull = 0;
+            for (int i = 0; i < 2 * (8 + 4); i++) {
+                byte[] f = dataFrame(r, false, 2, 64 - PacketFormat.Ipv4AllHeaderBytes());
+                if (i % 2 == 0) {
+                    badChecksum(r, f);
+                    badFull++;
+                }
+                b.send(f, false);
+            }
+            while (!b.inputIdle()) {
+                b.step();
+            }
+            b.patterns(r, 0, 0);
+            b.drain();
+            System.out.printf("trim queue bad checksums: %d forwarded unchanged, %d dropped instead of trimmed; %d trimmed, %d trim full%n",
+                    bad, badFull, b.counter(TrimQueueCsr.TRIMMED), b.counter(TrimQueueCsr.DROP_TRIM_FULL));
+            assertEquals(badFull, b.counter(TrimQueueCsr.DROP_DATA_FULL) - dataFullBefore, "bad headers dropped, not trimmed");
+            assertEquals(bad + badFull, b.counter(TrimQueueCsr.BAD_IPV4_CHECKSUM));
+            assertTrue(b.counter(TrimQueueCsr.DROP_TRIM_FULL) > 0, "the trim queue did not fill");
             assertCounters(b);
         });
     }

@@ -19,7 +19,8 @@ import uehw.sim.packet.Packet;
  * Drives a TrimQueue next to a TrimQueueModel. Frames go in through the AXI4-Stream driver (random
  * idle); every clock the model applies the frame whose tlast was taken and the dequeue the RTL
  * reported, and every frame leaving m_axis (random backpressure) must be the next frame of exactly
- * one of the model's three queues, with valid checksums.
+ * one of the model's three queues, with valid checksums (an IPv4 header that arrived with a wrong
+ * checksum must still fail: never repaired).
  */
 public final class TrimQueueBench {
     public final Sim<TrimQueue> sim;
@@ -144,18 +145,19 @@ public final class TrimQueueBench {
     private void onOutput(Axi4StreamPackets.Packet p) {
         byte[] f = p.data();
         int queue;
+        byte[] expected;
         if (!model.expectedControl.isEmpty() && Arrays.equals(model.expectedControl.peek(), f)) {
-            model.expectedControl.poll();
+            expected = model.expectedControl.poll();
             queue = 0;
             outControl++;
             outControlBytes += f.length;
         } else if (!model.expectedTrimmed.isEmpty() && Arrays.equals(model.expectedTrimmed.peek(), f)) {
-            model.expectedTrimmed.poll();
+            expected = model.expectedTrimmed.poll();
             queue = 1;
             outTrimmed++;
             outTrimmedBytes += f.length;
         } else if (!model.expectedData.isEmpty() && Arrays.equals(model.expectedData.peek(), f)) {
-            model.expectedData.poll();
+            expected = model.expectedData.poll();
             queue = 2;
             outData++;
             outDataBytes += f.length;
@@ -167,8 +169,11 @@ public final class TrimQueueBench {
         }
         outputOrder.add(queue);
         Packet pk = new Packet(f);
-        if (pk.isIpv4() && f.length >= 34 && !pk.ipv4HeaderVerifies()) {
-            throw new AssertionError("IPv4 header checksum fails on a frame from queue " + queue);
+        boolean arrivedBad = model.admittedWithBadIpv4Checksum(expected);
+        model.left(expected);
+        if (pk.isIpv4() && f.length >= 34 && pk.ipv4HeaderVerifies() == arrivedBad) {
+            throw new AssertionError(arrivedBad ? "a wrong IPv4 header checksum was repaired on a frame from queue " + queue
+                    : "IPv4 header checksum fails on a frame from queue " + queue);
         }
         if (queue == 1 && !pk.udpVerifies()) {
             throw new AssertionError("UDP checksum fails on a trimmed header");
