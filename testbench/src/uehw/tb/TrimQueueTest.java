@@ -739,4 +739,88 @@ class TrimQueueTest {
         });
     }
 
+    /** RED with KMIN above KMAX (docs): a step at KMAX, every ECN-capable packet marked at or above it, none below. */
+    @Test
+    void kminAboveKmaxIsAStepAtKmax() {
+        withBench(small(64), "kmin_above_kmax", (b, seed) -> {
+            Random r = new Random(seed);
+            long kMin = 20000, kMax = 8000;
+            b.csr.write(TrimQueueCsr.KMIN, kMin);
+            b.csr.write(TrimQueueCsr.KMAX, kMax);
+            b.model.kMin = kMin;
+            b.model.kMax = kMax;
+            for (double backpressure : new double[] {0.6, 0.1, 0.7, 0}) {
+                b.patterns(r, 0, backpressure);
+                for (int i = 0; i < 400; i++) {
+                    b.send(dataFrame(r, r.nextBoolean(), 1 + r.nextInt(2), r.nextInt(1400)), false);
+                }
+                b.drain();
+            }
+            int above = 0, below = 0;
+            for (long[] sample : b.model.redSamples) {
+                assertEquals(sample[0] >= kMax ? 1 : 0, sample[1], "occupancy " + sample[0]);
+                above += sample[0] >= kMax ? 1 : 0;
+                below += sample[0] < kMax ? 1 : 0;
+            }
+            System.out.printf("trim queue KMIN > KMAX: %d packets at or above KMAX all marked, %d below none%n", above, below);
+            assertTrue(above > 50 && below > 50);
+            assertEquals(above, b.counter(TrimQueueCsr.MARKED));
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * docs, Timing diagram: with an empty queue and the output ready, a data or a control packet's
+     * first beat is taken on m_axis 3 clocks after its tlast was taken; a trimmed header leaves the
+     * trim queue (io_dequeue trimPop) 3 clocks after its tlast.
+     */
+    @Test
+    void latencyFromTlastToTheOutput() {
+        withBench(small(64), "latency", (b, seed) -> {
+            Random r = new Random(seed);
+            b.recordBeats = true;
+            b.recordStarts = true;
+            for (boolean control : new boolean[] {false, true, false, true}) {
+                b.outputBeatClocks.clear();
+                b.send(control ? controlFrame(r, r.nextBoolean(), r.nextInt(40)) : dataFrame(r, r.nextBoolean(), 1, r.nextInt(2000)), false);
+                b.drain();
+                assertEquals(3, b.outputBeatClocks.get(0) - b.lastTlastClock, control ? "control" : "data");
+            }
+            // The output held on a long data packet, the data queue filled: the next transport frame is trimmed.
+            b.patterns(r, 0, 1.0);
+            while (b.model.outcome(Outcome.TRIM) == 0) {
+                b.send(dataFrame(r, false, 2, 1500), false);
+                settle(b);
+            }
+            assertEquals(1, b.trimPops.size());
+            assertEquals(3, b.trimPops.get(0) - b.lastTlastClock, "tlast to trimPop");
+            b.patterns(r, 0, 0);
+            b.drain();
+            assertCounters(b);
+        });
+    }
+
+    /** docs: unmapped addresses read 0, writes to them and to read-only CSRs are ignored; every response is OKAY. */
+    @Test
+    void unmappedAndReadOnlyCsrAccessesAreIgnoredWithOkay() {
+        withBench(small(64), "csr_okay", (b, seed) -> {
+            Random r = new Random(seed);
+            b.send(dataFrame(r, false, 1, 100), false);
+            b.drain();
+            long capacity = b.counter(TrimQueueCsr.CAPACITY);
+            assertEquals(32768, capacity);
+            for (int address : new int[] {0x34, 0x3C, 0x9C, 0xFC}) {
+                b.csr.write(address, 0xFFFFFFFFL);
+                assertEquals(0, b.csr.lastResponse(), "write 0x" + Integer.toHexString(address));
+                assertEquals(0, b.counter(address), "read 0x" + Integer.toHexString(address));
+                assertEquals(0, b.csr.lastResponse());
+            }
+            b.csr.write(TrimQueueCsr.CAPACITY, 1);
+            assertEquals(0, b.csr.lastResponse());
+            b.csr.write(TrimQueueCsr.IN_PACKETS, 0);
+            assertEquals(capacity, b.counter(TrimQueueCsr.CAPACITY));
+            assertEquals(1, b.counter(TrimQueueCsr.IN_PACKETS), "a write to a counter is ignored");
+            assertCounters(b);
+        });
+    }
 }

@@ -24,7 +24,7 @@ case class TrimQueueDequeue(cfg: TrimQueueConfig) extends Bundle {
 
 class TrimQueueIo(cfg: TrimQueueConfig) extends Bundle {
   val axisConfig = Axi4StreamConfig(dataWidth = cfg.W, useKeep = true, useLast = true, useUser = true, userWidth = 1)
-  /** Frames from the switch fabric; tuser[0] on any beat marks a bad frame (e.g. FCS error). */
+  /** Frames from the switch fabric; tuser has one bit per byte lane, any set bit on any beat marks the frame bad (e.g. FCS error). */
   val s_axis = slave(Axi4Stream(axisConfig))
   /** Frames to the MAC; tuser is 0. */
   val m_axis = master(Axi4Stream(axisConfig))
@@ -134,7 +134,7 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val OUT_TRIMMED_BYTES = counter("Trimmed header bytes sent")
     val TRIMMED = counter("Data frames trimmed (the data queue had no room)")
     val MARKED = counter("Data frames marked CE at dequeue (RED)")
-    val DROP_BAD_FRAME = counter("Dropped: tuser[0] (bad frame)")
+    val DROP_BAD_FRAME = counter("Dropped: a tuser bit set on any beat (bad frame)")
     val DROP_OVERSIZE = counter("Dropped: longer than max-frame-bytes")
     val DROP_MALFORMED = counter("Dropped: tkeep not contiguous or a partial beat before tlast")
     val DROP_RUNT = counter("Dropped: shorter than its headers")
@@ -144,7 +144,7 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val DROP_TRIM_FULL = counter("Dropped: trimmed header, trim queue full")
     val DROP_NON_ECT = counter("Dropped at dequeue: non-ECN-capable IP frame at or above KMAX with DROP_NON_ECT")
     val NON_ECT_ABOVE_KMAX = counter("Non-ECN-capable IP frames that left at or above KMAX unmarked")
-    val NON_IP = counter("Frames that are not IPv4/IPv6 (forwarded unmarked, never trimmed)")
+    val NON_IP = counter("Frames that are not IPv4/IPv6 (forwarded unmarked, never trimmed; dropped ones included)")
     val INTERNAL_OVERRUN = counter("Descriptor or trim FIFO pushed while full: the admission rules prevent it, so 0")
     val BAD_IPV4_CHECKSUM = counter("IPv4 frames (IHL 5) with a wrong header checksum: never trimmed or marked, forwarded unchanged or dropped")
   }

@@ -45,6 +45,10 @@ public final class TrimQueueBench {
     public final List<Long> packetStarts = new ArrayList<>();
     /** When recording starts: the clock (edge) each control packet's tlast was taken, in admission (= output) order. */
     public final List<Long> controlAdmissions = new ArrayList<>();
+    /** When recording starts: the clock (edge) of every trimmed header leaving the trim queue (io_dequeue trimPop). */
+    public final List<Long> trimPops = new ArrayList<>();
+    /** The clock (edge) at which the last frame's tlast was taken. */
+    public long lastTlastClock = -1;
     public boolean recordStarts;
     private boolean outputAtPacketStart = true;
     private boolean outputStartRecorded;
@@ -114,11 +118,15 @@ public final class TrimQueueBench {
         }
         TrimQueueModel.Outcome o = model.clock(d, lastAdmitted, lastBad, lastMalformed,
                 lastAdmitted == null ? 0 : lastAdmitted.length - (lastMalformed ? 1 : 0)); // sendMalformed turns one lane off
+        if (recordStarts && d != null && d.trimPop()) {
+            trimPops.add(clocks - 1);
+        }
         if (recordStarts && o == TrimQueueModel.Outcome.CONTROL) {
             controlAdmissions.add(clocks - 1); // its tlast was taken at the previous edge
         }
         lastAdmitted = null;
         if (tookLast) {
+            lastTlastClock = clocks;
             Sent s = sent.poll();
             lastAdmitted = s.packet().data();
             lastBad = s.packet().user() != 0;
