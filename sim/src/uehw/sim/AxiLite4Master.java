@@ -11,6 +11,7 @@ public final class AxiLite4Master {
     private static final int TIMEOUT = 1000;
     private final Sim<?> sim;
     private final AxiLite4 bus;
+    private long lastResponse;
 
     /** Drives the bus idle at once: create it before reset, so no phantom beat is taken. */
     public AxiLite4Master(Sim<?> sim, AxiLite4 bus) {
@@ -41,12 +42,18 @@ public final class AxiLite4Master {
                 if (!awDone || !wDone) {
                     throw new AssertionError("AXI4-Lite B response before AW and W were taken");
                 }
+                lastResponse = sim.peek(bus.b().payload().resp());
                 return;
             }
             sim.poke(bus.aw().valid(), !awDone);
             sim.poke(bus.w().valid(), !wDone);
         }
         throw new AssertionError("AXI4-Lite write to 0x" + Long.toHexString(address) + " got no response");
+    }
+
+    /** BRESP or RRESP of the last access: 0 OKAY, 2 SLVERR, 3 DECERR. */
+    public long lastResponse() {
+        return lastResponse;
     }
 
     public long read(long address) {
@@ -57,6 +64,7 @@ public final class AxiLite4Master {
             sim.step();
             arDone |= sim.peekBool(bus.ar().valid()) && sim.peekBool(bus.ar().ready());
             if (sim.peekBool(bus.r().valid())) {
+                lastResponse = sim.peek(bus.r().payload().resp());
                 return sim.peek(bus.r().payload().data());
             }
             sim.poke(bus.ar().valid(), !arDone);

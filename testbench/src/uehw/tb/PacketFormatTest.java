@@ -21,6 +21,9 @@ class PacketFormatTest {
         assertEquals(ip, PacketFormat.EthHeaderBytes());
         assertEquals(ip + 1, PacketFormat.Ipv4Tos());          // RFC 791: version/IHL, TOS, total length ...
         assertEquals(ip + 2, PacketFormat.Ipv4TotalLength());
+        assertEquals(ip + 6, PacketFormat.Ipv4FlagsFragment()); // flags (reserved, DF, MF) and the 13-bit offset
+        assertEquals(0x2000, PacketFormat.Ipv4MoreFragments());
+        assertEquals(0x1FFF, PacketFormat.Ipv4FragmentOffsetMask());
         assertEquals(ip + 9, PacketFormat.Ipv4Protocol());
         assertEquals(ip + 10, PacketFormat.Ipv4Checksum());
         assertEquals(ip + 12, PacketFormat.Ipv4Src());

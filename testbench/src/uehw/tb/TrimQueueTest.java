@@ -31,7 +31,9 @@ class TrimQueueTest {
     }
 
     static Simulation<TrimQueue> compile(TrimQueueConfig cfg) {
-        String name = "w" + cfg.dataBytes() + "_c" + cfg.capacityBytes();
+        // Every parameter a test varies: configurations of one name share one compiled simulation.
+        String name = "w" + cfg.dataBytes() + "_c" + cfg.capacityBytes() + "_k" + cfg.controlBytes() + "_t" + cfg.trimEntries()
+                + "x" + cfg.trimBytes() + "_f" + cfg.maxFrameBytes() + "_m" + cfg.maxControlBytes();
         return Simulation.compile(TrimQueueTest.class, name, () -> new TrimQueue(cfg));
     }
 
@@ -61,11 +63,64 @@ class TrimQueueTest {
         return Packet.transport(f, payload, r.nextInt()).bytes;
     }
 
+    static void put16(byte[] f, int offset, int value) {
+        f[offset] = (byte) (value >>> 8);
+        f[offset + 1] = (byte) value;
+    }
+
+    /**
+     * An IPv4 transport frame made a fragment (RFC 791): kind 0 the first (MF, offset 0), 1 the last
+     * (offset only), 2 a middle one (both); DF is set at random. Its header checksum is right.
+     */
+    static byte[] fragment(Random r, byte[] ipv4Frame, int kind) {
+        int offset = 1 + r.nextInt(PacketFormat.Ipv4FragmentOffsetMask());
+        int v = switch (kind) {
+            case 0 -> PacketFormat.Ipv4MoreFragments();
+            case 1 -> offset;
+            default -> PacketFormat.Ipv4MoreFragments() | offset;
+        };
+        put16(ipv4Frame, PacketFormat.Ipv4FlagsFragment(), v | (kind == 1 && r.nextBoolean() ? 0x4000 : 0));
+        new Packet(ipv4Frame).fixIpv4HeaderChecksum();
+        return ipv4Frame;
+    }
+
+    /** The IPv4 header checksum made wrong (one bit of the checksum field flipped). */
+    static byte[] badChecksum(Random r, byte[] ipv4Frame) {
+        ipv4Frame[PacketFormat.Ipv4Checksum() + r.nextInt(2)] ^= (byte) (1 << r.nextInt(8));
+        return ipv4Frame;
+    }
+
+    /** Another UDP port (or TCP over IPv4): IP but not the transport. */
+    static byte[] otherIp(Random r, byte[] frame) {
+        Packet p = new Packet(frame);
+        if (p.isIpv6() || r.nextBoolean()) {
+            p.bytes[p.udpOffset() + PacketFormat.UdpDstPort()] ^= 0x40;
+        } else {
+            p.bytes[PacketFormat.Ipv4Protocol()] = 6;
+        }
+        p.fixChecksums();
+        return p.bytes;
+    }
+
     /** A random frame of every kind the queue must handle; returns {frame, bad?}. */
     static Object[] randomFrame(Random r, int maxFrame) {
         int k = r.nextInt(1000);
         boolean v6 = r.nextInt(10) < 3;
         int headers = v6 ? PacketFormat.Ipv6AllHeaderBytes() : PacketFormat.Ipv4AllHeaderBytes();
+        if (k < 15) {
+            // An IPv4 fragment: other IP, never trimmed (some carry what looks like control flags).
+            byte[] f = r.nextBoolean() ? dataFrame(r, false, r.nextInt(4), r.nextInt(1500)) : controlFrame(r, false, r.nextInt(40));
+            return new Object[] {fragment(r, f, r.nextInt(3)), false};
+        }
+        if (k < 30) {
+            // A wrong IPv4 header checksum: counted, never repaired.
+            byte[] f = switch (r.nextInt(3)) {
+                case 0 -> dataFrame(r, false, r.nextInt(4), r.nextInt(1500));
+                case 1 -> controlFrame(r, false, r.nextInt(40));
+                default -> otherIp(r, dataFrame(r, false, r.nextInt(4), r.nextInt(600)));
+            };
+            return new Object[] {badChecksum(r, f), false};
+        }
         if (k < 560) {
             int payload = switch (r.nextInt(20)) {
                 case 0 -> maxFrame - headers - r.nextInt(100);
@@ -79,16 +134,7 @@ class TrimQueueTest {
         }
         if (k < 820) {
             // IP but not the transport: another UDP port, or TCP.
-            Packet p = new Packet(dataFrame(r, v6, r.nextInt(4), r.nextInt(600)));
-            if (v6 || r.nextBoolean()) {
-                int udp = p.udpOffset();
-                p.bytes[udp + PacketFormat.UdpDstPort()] ^= 0x40;
-                p.fixChecksums();
-            } else {
-                p.bytes[PacketFormat.Ipv4Protocol()] = 6;
-                p.fixChecksums();
-            }
-            return new Object[] {p.bytes, false};
+            return new Object[] {otherIp(r, dataFrame(r, v6, r.nextInt(4), r.nextInt(600))), false};
         }
         if (k < 890) {
             byte[] f = new byte[60 + r.nextInt(600)];
@@ -138,13 +184,14 @@ class TrimQueueTest {
             {m.outcome(Outcome.DROP_DATA_FULL), TrimQueueCsr.DROP_DATA_FULL},
             {m.outcome(Outcome.DROP_TRIM_FULL), TrimQueueCsr.DROP_TRIM_FULL},
             {m.droppedNonEct, TrimQueueCsr.DROP_NON_ECT}, {m.nonEctAboveKmax, TrimQueueCsr.NON_ECT_ABOVE_KMAX},
-            {m.nonIp, TrimQueueCsr.NON_IP}, {m.dataHighWater, TrimQueueCsr.DATA_HIGH_WATER},
+            {m.nonIp, TrimQueueCsr.NON_IP}, {m.badIpv4Checksum, TrimQueueCsr.BAD_IPV4_CHECKSUM},
+            {m.dataHighWater, TrimQueueCsr.DATA_HIGH_WATER},
             {m.controlHighWater, TrimQueueCsr.CONTROL_HIGH_WATER}, {m.dataBytes, TrimQueueCsr.DATA_OCCUPANCY},
         };
         String[] names = {"IN_PACKETS", "IN_BYTES", "OUT_DATA_PACKETS", "OUT_DATA_BYTES", "OUT_CONTROL_PACKETS",
             "OUT_CONTROL_BYTES", "OUT_TRIMMED_PACKETS", "OUT_TRIMMED_BYTES", "TRIMMED", "MARKED", "DROP_BAD_FRAME",
             "DROP_OVERSIZE", "DROP_MALFORMED", "DROP_RUNT", "DROP_CONTROL_FULL", "DROP_CONTROL_OVERSIZE", "DROP_DATA_FULL",
-            "DROP_TRIM_FULL", "DROP_NON_ECT", "NON_ECT_ABOVE_KMAX", "NON_IP", "DATA_HIGH_WATER", "CONTROL_HIGH_WATER",
+            "DROP_TRIM_FULL", "DROP_NON_ECT", "NON_ECT_ABOVE_KMAX", "NON_IP", "BAD_IPV4_CHECKSUM", "DATA_HIGH_WATER", "CONTROL_HIGH_WATER",
             "DATA_OCCUPANCY"};
         for (int i = 0; i < pairs.length; i++) {
             assertEquals(pairs[i][0] & 0xFFFFFFFFL, b.counter((int) pairs[i][1]), names[i]);
@@ -384,6 +431,395 @@ class TrimQueueTest {
             assertTrue(dropped > 0, "no control frame dropped");
             assertEquals(sentControl, b.outControl - 3 + dropped);
             assertEquals(0, b.counter(TrimQueueCsr.TRIMMED));
+            assertCounters(b);
+        });
+    }
+
+    // ------------------------------------------------------------ hardening
+
+    /**
+     * Sec. 3, strict priority at every packet boundary the output takes, with random output stalls:
+     * for every control packet, count the data packets whose first beat entered the output
+     * register after its tlast. At most one (the one already chosen in the two clocks before the
+     * control packet can be read: commit, RAM read), and none from then on. The old arbiter locked
+     * the next data packet while the output was held on the previous one's last beat.
+     */
+    @Test
+    void controlGoesFirstAtEveryBoundaryUnderOutputStalls() {
+        withBench(small(16), "priority_stalls", (b, seed) -> {
+            Random r = new Random(seed);
+            b.recordStarts = true;
+            double[] stalls = {0.5, 0.8, 0.95, 0.3};
+            for (double stall : stalls) {
+                b.patterns(r, 0.3, stall);
+                for (int i = 0; i < 400; i++) {
+                    byte[] f = r.nextInt(3) == 0 ? controlFrame(r, r.nextBoolean(), r.nextInt(40))
+                            : dataFrame(r, r.nextBoolean(), r.nextInt(4), r.nextInt(r.nextInt(8) == 0 ? 1500 : 200));
+                    b.send(f, false);
+                }
+                b.drain();
+            }
+            List<Integer> order = b.outputOrder;
+            List<Long> starts = b.packetStarts;
+            assertEquals(order.size(), starts.size(), "a first beat for every packet that left");
+            int control = 0, worst = 0, checked = 0;
+            for (int k = 0; k < order.size(); k++) {
+                if (order.get(k) != 0) {
+                    continue;
+                }
+                long arrived = b.controlAdmissions.get(control++);
+                int after = 0, late = 0;
+                for (int j = k - 1; j >= 0 && starts.get(j) > arrived; j--) {
+                    if (order.get(j) == 2) {
+                        after++;
+                        if (starts.get(j) >= arrived + TrimQueueModel.CONTROL_VISIBLE_AFTER) {
+                            late++;
+                        }
+                    }
+                }
+                worst = Math.max(worst, after);
+                assertEquals(0, late, "control packet " + control + " (tlast at clock " + arrived + ", first beat at "
+                        + starts.get(k) + ") waited behind " + late + " data packet(s) chosen after it could be read");
+                assertTrue(after <= 1, "control packet " + control + ": " + after + " data packets started after it arrived");
+                checked++;
+            }
+            System.out.printf("trim queue priority under stalls: %d control packets, at most %d data packet started after one arrived%n",
+                    checked, worst);
+            assertEquals(b.controlAdmissions.size(), control);
+            assertTrue(checked > 300);
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * CONTROL.DROP_NON_ECT above KMAX: the dropped packets' beats are skipped (the read pointer
+     * jumps), not streamed into nowhere. Line rate in, mixed ECT / non-ECT frames of 64..9000
+     * bytes; after a hold the output always ready: from its first beat to its last it idles at
+     * most one clock per packet dropped (the old design idled for every beat of them).
+     */
+    @Test
+    void dropsAtDequeueCostAtMostOneClockEach() {
+        TrimQueueConfig cfg = new TrimQueueConfig(64, 150000, 8192, 32, 64, 9216, 256, PacketFormat.TransportUdpPort(), 46, 0x7A1D5EEDL);
+        withBench(cfg, "drop_line_rate", (b, seed) -> {
+            Random r = new Random(seed);
+            b.csr.write(TrimQueueCsr.CONTROL, 1);
+            b.csr.write(TrimQueueCsr.KMIN, 0);
+            b.csr.write(TrimQueueCsr.KMAX, 1); // every packet starts at or above KMAX (it counts itself)
+            b.model.dropNonEct = true;
+            b.model.kMin = 0;
+            b.model.kMax = 1;
+            b.patterns(r, 0, 1.0);
+            long beatsIn = 0;
+            int frames = 0, nonEct = 0;
+            long dropBeats = 0;
+            for (long bytes = 0; bytes < 400_000; frames++) {
+                // Dropped frames 64..1500 bytes (they drain the queue), forwarded ones up to 9000.
+                boolean v6 = r.nextBoolean();
+                boolean drop = r.nextInt(3) == 0;
+                int size = (v6 ? PacketFormat.Ipv6AllHeaderBytes() : 64) + r.nextInt((drop ? 1500 : 9000) - 74 + 1);
+                int headers = v6 ? PacketFormat.Ipv6AllHeaderBytes() : PacketFormat.Ipv4AllHeaderBytes();
+                b.send(dataFrame(r, v6, drop ? 0 : 1 + r.nextInt(2), size - headers), false);
+                bytes += size;
+                beatsIn += (size + 63) / 64;
+                if (drop) {
+                    nonEct++;
+                    dropBeats += (size + 63) / 64;
+                }
+            }
+            b.recordBeats = true;
+            long start = b.clocks();
+            while (b.model.dataBytes < 100_000) {
+                b.step();
+            }
+            b.outputBackpressure(r, 0);
+            while (!b.inputIdle()) {
+                b.step();
+            }
+            long inputClocks = b.clocks() - start;
+            b.drain();
+            long first = b.outputBeatClocks.get(0), last = b.outputBeatClocks.get(b.outputBeatClocks.size() - 1);
+            long idle = last - first + 1 - b.outputBeatClocks.size();
+            long dropped = b.counter(TrimQueueCsr.DROP_NON_ECT);
+            System.out.printf("trim queue drops at dequeue: %d frames, %d non-ECT (%d beats) dropped of %d; output %d beats,"
+                    + " %d idle clocks between its first and last beat%n", frames, dropped, dropBeats, nonEct,
+                    b.outputBeatClocks.size(), idle);
+            assertEquals(beatsIn, inputClocks, "the input took a beat every clock");
+            assertEquals(nonEct, dropped, "every non-ECT frame dropped above KMAX");
+            assertEquals(0, b.counter(TrimQueueCsr.TRIMMED) + b.counter(TrimQueueCsr.DROP_DATA_FULL), "nothing trimmed");
+            assertTrue(dropped > 20);
+            assertTrue(idle <= dropped, idle + " idle clocks for " + dropped + " drops: more than one clock per drop");
+            assertEquals(frames - nonEct, b.outData);
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * IN_BYTES counts every byte taken on the bus exactly, for frames the size field used to wrap
+     * on (32 KiB added 9280, 64 KiB 18560) and longer; they are dropped as oversize.
+     */
+    @ParameterizedTest(name = "{0} bytes per beat")
+    @MethodSource("bigFrameWidths")
+    void inBytesIsExactForFramesOf32KiBAndLonger(int dataBytes) {
+        withBench(small(dataBytes), "in_bytes_w" + dataBytes, (b, seed) -> {
+            Random r = new Random(seed);
+            int[] sizes = dataBytes == 64 ? new int[] {32768, 65536, 9216, 32767, 100_003, 9217, 131_072 + 5, 200, 65535}
+                    : new int[] {32768, 9216, 65536 + 3, 200};
+            long bytes = 0;
+            int oversize = 0;
+            for (int size : sizes) {
+                byte[] f = r.nextBoolean() ? dataFrame(r, false, 1, size - PacketFormat.Ipv4AllHeaderBytes()) : new byte[size];
+                if (f[PacketFormat.EthType()] == 0) {
+                    r.nextBytes(f);
+                }
+                b.send(f, false);
+                bytes += size;
+                oversize += size > 9216 ? 1 : 0;
+            }
+            b.drain();
+            System.out.printf("trim queue IN_BYTES W=%d: %d frames, %d bytes, IN_BYTES %d%n", dataBytes, sizes.length, bytes,
+                    b.counter(TrimQueueCsr.IN_BYTES));
+            assertEquals(bytes & 0xFFFFFFFFL, b.counter(TrimQueueCsr.IN_BYTES));
+            assertEquals(sizes.length, b.counter(TrimQueueCsr.IN_PACKETS));
+            assertEquals(oversize, b.counter(TrimQueueCsr.DROP_OVERSIZE));
+            assertCounters(b);
+        });
+    }
+
+    /** Steps until every frame was taken and the model has applied the last one. */
+    static void settle(TrimQueueBench b) {
+        while (!b.inputIdle()) {
+            b.step();
+        }
+        for (int i = 0; i < 4; i++) {
+            b.step();
+        }
+    }
+
+    static Stream<Arguments> bigFrameWidths() {
+        return Stream.of(Arguments.of(64), Arguments.of(8));
+    }
+
+    /**
+     * RFC 791: a fragment (MF or a non-zero offset) carries no transport header to trust. With
+     * room it leaves unchanged as other IP (CE-marked if ECN-capable, never control); with the
+     * data queue full it is dropped whole (DROP_DATA_FULL), never trimmed: trimming wrote a
+     * "transport header" over a later fragment's payload.
+     */
+    @Test
+    void ipv4FragmentsAreOtherIpNeverTrimmed() {
+        withBench(small(64), "fragments", (b, seed) -> {
+            Random r = new Random(seed);
+            b.csr.write(TrimQueueCsr.KMIN, 0);
+            b.csr.write(TrimQueueCsr.KMAX, 1); // ECN-capable data is marked
+            b.model.kMin = 0;
+            b.model.kMax = 1;
+            int fragments = 0, dfOnly = 0;
+            b.patterns(r, 0, 0);
+            for (int i = 0; i < 200; i++) {
+                if (r.nextInt(4) == 0) {
+                    byte[] f = dataFrame(r, false, r.nextInt(4), r.nextInt(300));
+                    put16(f, PacketFormat.Ipv4FlagsFragment(), 0x4000); // DF only: not a fragment
+                    new Packet(f).fixIpv4HeaderChecksum();
+                    b.send(f, false);
+                    dfOnly++;
+                } else {
+                    byte[] f = r.nextBoolean() ? dataFrame(r, false, r.nextInt(4), r.nextInt(300)) : controlFrame(r, false, r.nextInt(40));
+                    b.send(fragment(r, f, r.nextInt(3)), false);
+                    fragments++;
+                }
+            }
+            b.drain();
+            assertEquals(fragments + dfOnly, b.outData, "every fragment left as data, none as control");
+            assertEquals(0, b.outControl);
+            assertCounters(b);
+
+            // The output held: fill the data queue until a transport frame is trimmed, then fragments of the same size.
+            b.patterns(r, 0, 1.0);
+            int size = 1500;
+            while (b.model.outcome(Outcome.TRIM) == 0) {
+                b.send(dataFrame(r, false, 2, size - PacketFormat.Ipv4AllHeaderBytes()), false);
+                settle(b);
+            }
+            long trimmed = b.model.outcome(Outcome.TRIM);
+            int whileFull = 30;
+            for (int i = 0; i < whileFull; i++) {
+                b.send(fragment(r, dataFrame(r, false, r.nextInt(4), size - PacketFormat.Ipv4AllHeaderBytes()), r.nextInt(3)), false);
+            }
+            while (!b.inputIdle()) {
+                b.step();
+            }
+            b.patterns(r, 0, 0);
+            b.drain();
+            System.out.printf("trim queue fragments: %d forwarded with room, %d dropped whole when full, %d trims%n",
+                    fragments, b.counter(TrimQueueCsr.DROP_DATA_FULL), b.counter(TrimQueueCsr.TRIMMED));
+            assertEquals(whileFull, b.counter(TrimQueueCsr.DROP_DATA_FULL), "every fragment that did not fit dropped whole");
+            assertEquals(trimmed, b.counter(TrimQueueCsr.TRIMMED), "no fragment trimmed");
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * RFC 791 / RFC 1812 5.2.2: a wrong IPv4 header checksum is counted (BAD_IPV4_CHECKSUM) and
+     * never repaired. With room the frame leaves unchanged: not CE-marked, not dropped as
+     * non-ECT, control included. Without room it is not trimmed (the trimmed header would carry a
+     * fresh checksum) but dropped whole, DROP_DATA_FULL. Back-to-back one-beat frames alternate
+     * bad and good while the trim queue fills: a bad frame's trim entry is freed in time for the next.
+     */
+    @Test
+    void badIpv4HeaderChecksumIsCountedAndNeverRepaired() {
+        withBench(small(64), "bad_checksum", (b, seed) -> {
+            Random r = new Random(seed);
+            b.csr.write(TrimQueueCsr.CONTROL, 1);
+            b.csr.write(TrimQueueCsr.KMIN, 0);
+            b.csr.write(TrimQueueCsr.KMAX, 1); // every good ECN-capable packet marked, every good non-ECT one dropped
+            b.model.dropNonEct = true;
+            b.model.kMin = 0;
+            b.model.kMax = 1;
+            b.patterns(r, 0.2, 0); // the output keeps up: nothing trimmed
+            int bad = 0, goodEct = 0, goodNonEct = 0;
+            for (int i = 0; i < 300; i++) {
+                int ecn = r.nextInt(4);
+                byte[] f = switch (r.nextInt(4)) {
+                    case 0 -> controlFrame(r, false, r.nextInt(40));
+                    case 1 -> otherIp(r, dataFrame(r, false, ecn, r.nextInt(500)));
+                    default -> dataFrame(r, false, ecn, r.nextInt(500));
+                };
+                boolean control = (new Packet(f).flags() & PacketFormat.ControlFlags()) != 0 && f[PacketFormat.Ipv4Protocol()] == 17
+                        && new Packet(f).get16(PacketFormat.Ipv4UdpOffset() + PacketFormat.UdpDstPort()) == PacketFormat.TransportUdpPort();
+                if (r.nextBoolean()) {
+                    badChecksum(r, f);
+                    bad++;
+                } else if (!control) {
+                    if (ecn != 0) {
+                        goodEct++;
+                    } else {
+                        goodNonEct++;
+                    }
+                }
+                b.send(f, false);
+            }
+            b.drain();
+            assertEquals(bad, b.counter(TrimQueueCsr.BAD_IPV4_CHECKSUM));
+            assertEquals(goodEct, b.counter(TrimQueueCsr.MARKED), "only good headers are marked");
+            assertEquals(goodNonEct, b.counter(TrimQueueCsr.DROP_NON_ECT), "only good headers are dropped as non-ECT");
+            assertCounters(b);
+
+            // Full: hold the output, fill the data queue until a trim, then one-beat frames back to back.
+            b.csr.write(TrimQueueCsr.CONTROL, 0);
+            b.model.dropNonEct = false;
+            long dataFullBefore = b.counter(TrimQueueCsr.DROP_DATA_FULL); // CSRs only while idle: the master steps the clock alone
+            b.patterns(r, 0, 1.0);
+            for (int frameSize : new int[] {1554, 64}) { // until a frame of this size is trimmed: less room than it
+                long trims = b.model.outcome(Outcome.TRIM);
+                while (b.model.outcome(Outcome.TRIM) == trims) {
+                    b.send(dataFrame(r, false, 2, frameSize - PacketFormat.Ipv4AllHeaderBytes()), false);
+                    settle(b);
+                }
+            }
+            int badFull = 0;
+            for (int i = 0; i < 2 * (8 + 4); i++) {
+                byte[] f = dataFrame(r, false, 2, 64 - PacketFormat.Ipv4AllHeaderBytes());
+                if (i % 2 == 0) {
+                    badChecksum(r, f);
+                    badFull++;
+                }
+                b.send(f, false);
+            }
+            while (!b.inputIdle()) {
+                b.step();
+            }
+            b.patterns(r, 0, 0);
+            b.drain();
+            System.out.printf("trim queue bad checksums: %d forwarded unchanged, %d dropped instead of trimmed; %d trimmed, %d trim full%n",
+                    bad, badFull, b.counter(TrimQueueCsr.TRIMMED), b.counter(TrimQueueCsr.DROP_TRIM_FULL));
+            assertEquals(badFull, b.counter(TrimQueueCsr.DROP_DATA_FULL) - dataFullBefore, "bad headers dropped, not trimmed");
+            assertEquals(bad + badFull, b.counter(TrimQueueCsr.BAD_IPV4_CHECKSUM));
+            assertTrue(b.counter(TrimQueueCsr.DROP_TRIM_FULL) > 0, "the trim queue did not fill");
+            assertCounters(b);
+        });
+    }
+
+    /** RED with KMIN above KMAX (docs): a step at KMAX, every ECN-capable packet marked at or above it, none below. */
+    @Test
+    void kminAboveKmaxIsAStepAtKmax() {
+        withBench(small(64), "kmin_above_kmax", (b, seed) -> {
+            Random r = new Random(seed);
+            long kMin = 20000, kMax = 8000;
+            b.csr.write(TrimQueueCsr.KMIN, kMin);
+            b.csr.write(TrimQueueCsr.KMAX, kMax);
+            b.model.kMin = kMin;
+            b.model.kMax = kMax;
+            for (double backpressure : new double[] {0.6, 0.1, 0.7, 0}) {
+                b.patterns(r, 0, backpressure);
+                for (int i = 0; i < 400; i++) {
+                    b.send(dataFrame(r, r.nextBoolean(), 1 + r.nextInt(2), r.nextInt(1400)), false);
+                }
+                b.drain();
+            }
+            int above = 0, below = 0;
+            for (long[] sample : b.model.redSamples) {
+                assertEquals(sample[0] >= kMax ? 1 : 0, sample[1], "occupancy " + sample[0]);
+                above += sample[0] >= kMax ? 1 : 0;
+                below += sample[0] < kMax ? 1 : 0;
+            }
+            System.out.printf("trim queue KMIN > KMAX: %d packets at or above KMAX all marked, %d below none%n", above, below);
+            assertTrue(above > 50 && below > 50);
+            assertEquals(above, b.counter(TrimQueueCsr.MARKED));
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * docs, Timing diagram: with an empty queue and the output ready, a data or a control packet's
+     * first beat is taken on m_axis 3 clocks after its tlast was taken; a trimmed header leaves the
+     * trim queue (io_dequeue trimPop) 3 clocks after its tlast.
+     */
+    @Test
+    void latencyFromTlastToTheOutput() {
+        withBench(small(64), "latency", (b, seed) -> {
+            Random r = new Random(seed);
+            b.recordBeats = true;
+            b.recordStarts = true;
+            for (boolean control : new boolean[] {false, true, false, true}) {
+                b.outputBeatClocks.clear();
+                b.send(control ? controlFrame(r, r.nextBoolean(), r.nextInt(40)) : dataFrame(r, r.nextBoolean(), 1, r.nextInt(2000)), false);
+                b.drain();
+                assertEquals(3, b.outputBeatClocks.get(0) - b.lastTlastClock, control ? "control" : "data");
+            }
+            // The output held on a long data packet, the data queue filled: the next transport frame is trimmed.
+            b.patterns(r, 0, 1.0);
+            while (b.model.outcome(Outcome.TRIM) == 0) {
+                b.send(dataFrame(r, false, 2, 1500), false);
+                settle(b);
+            }
+            assertEquals(1, b.trimPops.size());
+            assertEquals(3, b.trimPops.get(0) - b.lastTlastClock, "tlast to trimPop");
+            b.patterns(r, 0, 0);
+            b.drain();
+            assertCounters(b);
+        });
+    }
+
+    /** docs: unmapped addresses read 0, writes to them and to read-only CSRs are ignored; every response is OKAY. */
+    @Test
+    void unmappedAndReadOnlyCsrAccessesAreIgnoredWithOkay() {
+        withBench(small(64), "csr_okay", (b, seed) -> {
+            Random r = new Random(seed);
+            b.send(dataFrame(r, false, 1, 100), false);
+            b.drain();
+            long capacity = b.counter(TrimQueueCsr.CAPACITY);
+            assertEquals(32768, capacity);
+            for (int address : new int[] {0x34, 0x3C, 0x9C, 0xFC}) {
+                b.csr.write(address, 0xFFFFFFFFL);
+                assertEquals(0, b.csr.lastResponse(), "write 0x" + Integer.toHexString(address));
+                assertEquals(0, b.counter(address), "read 0x" + Integer.toHexString(address));
+                assertEquals(0, b.csr.lastResponse());
+            }
+            b.csr.write(TrimQueueCsr.CAPACITY, 1);
+            assertEquals(0, b.csr.lastResponse());
+            b.csr.write(TrimQueueCsr.IN_PACKETS, 0);
+            assertEquals(capacity, b.counter(TrimQueueCsr.CAPACITY));
+            assertEquals(1, b.counter(TrimQueueCsr.IN_PACKETS), "a write to a counter is ignored");
             assertCounters(b);
         });
     }

@@ -19,6 +19,10 @@ object PacketFormat {
   val Ipv4VersionIhl = 14
   val Ipv4Tos = 15 // DSCP (6 bits) and ECN (2 bits)
   val Ipv4TotalLength = 16
+  /** Flags (bit 15 reserved, 14 DF, 13 MF) and the 13-bit fragment offset (RFC 791). */
+  val Ipv4FlagsFragment = 20
+  val Ipv4MoreFragments = 0x2000
+  val Ipv4FragmentOffsetMask = 0x1FFF
   val Ipv4Ttl = 22
   val Ipv4Protocol = 23
   val Ipv4Checksum = 24

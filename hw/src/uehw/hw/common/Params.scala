@@ -5,14 +5,18 @@ import scala.jdk.CollectionConverters._
 /** Thrown for a bad generator parameter; the message names the parameter and its allowed range. */
 class ParameterException(val parameter: String, message: String) extends IllegalArgumentException(message)
 
-/** One generator parameter: its name on the command line, default, range and meaning. */
+/**
+ * One generator parameter: its name on the command line, default, range and meaning. `rangeText`
+ * replaces "min..max" in help and errors when the real bound depends on another parameter
+ * (min/max stay the absolute bounds checked here; the block's config checks the rest).
+ */
 case class ParamSpec(name: String, defaultValue: String, description: String,
                      min: Long = 0, max: Long = 0, choices: Seq[String] = Nil,
-                     powerOfTwo: Boolean = false) {
+                     powerOfTwo: Boolean = false, rangeText: String = "") {
   def isChoice: Boolean = choices.nonEmpty
   def allowed: String =
     if (isChoice) choices.mkString("one of {", ", ", "}")
-    else s"$min..$max" + (if (powerOfTwo) " (a power of two)" else "")
+    else (if (rangeText.nonEmpty) rangeText else s"$min..$max") + (if (powerOfTwo) " (a power of two)" else "")
   def choicesJava: java.util.List[String] = choices.asJava
 
   /** Parses and range-checks a value, or throws a ParameterException naming this parameter. */

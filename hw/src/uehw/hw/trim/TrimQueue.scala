@@ -11,7 +11,7 @@ import uehw.hw.common.{PacketFormat => PF}
 
 /** One dequeue of the egress port (registered): what the model needs to replay the occupancies. */
 case class TrimQueueDequeue(cfg: TrimQueueConfig) extends Bundle {
-  /** A control (queue 0) or data (queue 2) packet started to leave at the previous clock. */
+  /** A control (queue 0) or data (queue 2) packet started to leave, or a data packet was dropped, at the previous clock. */
   val start = Bool()
   val queue = UInt(2 bits)
   /** Data queue bytes when it started (RED's instantaneous occupancy). */
@@ -24,7 +24,7 @@ case class TrimQueueDequeue(cfg: TrimQueueConfig) extends Bundle {
 
 class TrimQueueIo(cfg: TrimQueueConfig) extends Bundle {
   val axisConfig = Axi4StreamConfig(dataWidth = cfg.W, useKeep = true, useLast = true, useUser = true, userWidth = 1)
-  /** Frames from the switch fabric; tuser[0] on any beat marks a bad frame (e.g. FCS error). */
+  /** Frames from the switch fabric; tuser has one bit per byte lane, any set bit on any beat marks the frame bad (e.g. FCS error). */
   val s_axis = slave(Axi4Stream(axisConfig))
   /** Frames to the MAC; tuser is 0. */
   val m_axis = master(Axi4Stream(axisConfig))
@@ -51,6 +51,8 @@ case class TrimOutBeat(cfg: TrimQueueConfig) extends Bundle {
 
 case class TrimDataDescriptor(cfg: TrimQueueConfig) extends Bundle {
   val length = UInt(cfg.lengthWidth bits)
+  /** RAM address after the packet's last beat: where the read pointer jumps when it is dropped at dequeue. */
+  val next = UInt(log2Up(cfg.dataRamBeats) bits)
   val ipv4 = Bool()
   val ipv6 = Bool()
   val ecnCapable = Bool()
@@ -67,7 +69,9 @@ case class TrimSnapshot(cfg: TrimQueueConfig) extends Bundle {
  * frame is classified from its captured headers and committed to one queue, trimmed (a header
  * built from the captured bytes goes to the trim queue) or dropped (both writes rolled back).
  * The output serves control, then trimmed headers, then data, whole packets, one beat a clock;
- * RED marks a data packet when it starts to leave, from the instantaneous byte occupancy.
+ * RED marks a data packet when it starts to leave, from the instantaneous byte occupancy. The IPv4
+ * header checksum (RFC 791) is verified one clock after tlast: a bad one is counted and never
+ * repaired (no trim, no CE mark).
  */
 class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
   val io = new TrimQueueIo(cfg)
@@ -130,18 +134,19 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val OUT_TRIMMED_BYTES = counter("Trimmed header bytes sent")
     val TRIMMED = counter("Data frames trimmed (the data queue had no room)")
     val MARKED = counter("Data frames marked CE at dequeue (RED)")
-    val DROP_BAD_FRAME = counter("Dropped: tuser[0] (bad frame)")
+    val DROP_BAD_FRAME = counter("Dropped: a tuser bit set on any beat (bad frame)")
     val DROP_OVERSIZE = counter("Dropped: longer than max-frame-bytes")
     val DROP_MALFORMED = counter("Dropped: tkeep not contiguous or a partial beat before tlast")
     val DROP_RUNT = counter("Dropped: shorter than its headers")
     val DROP_CONTROL_FULL = counter("Dropped: control frame, control queue full")
     val DROP_CONTROL_OVERSIZE = counter("Dropped: control frame longer than max-control-bytes")
-    val DROP_DATA_FULL = counter("Dropped: data frame that cannot be trimmed (not the transport), data queue full")
+    val DROP_DATA_FULL = counter("Dropped: data frame that cannot be trimmed (not the transport, an IPv4 fragment or a bad IPv4 header checksum), data queue full")
     val DROP_TRIM_FULL = counter("Dropped: trimmed header, trim queue full")
     val DROP_NON_ECT = counter("Dropped at dequeue: non-ECN-capable IP frame at or above KMAX with DROP_NON_ECT")
     val NON_ECT_ABOVE_KMAX = counter("Non-ECN-capable IP frames that left at or above KMAX unmarked")
-    val NON_IP = counter("Frames that are not IPv4/IPv6 (forwarded unmarked, never trimmed)")
+    val NON_IP = counter("Frames that are not IPv4/IPv6 (forwarded unmarked, never trimmed; dropped ones included)")
     val INTERNAL_OVERRUN = counter("Descriptor or trim FIFO pushed while full: the admission rules prevent it, so 0")
+    val BAD_IPV4_CHECKSUM = counter("IPv4 frames (IHL 5) with a wrong header checksum: never trimmed or marked, forwarded unchanged or dropped")
   }
 
   private def beatsOf(length: UInt, name: String): UInt = {
@@ -167,6 +172,11 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val bad = badSoFar || beat.user.orR // one tuser bit per byte lane: any of them marks the frame bad
     val malformed = malformedSoFar || beatMalformed
     val lastFire = fire && beat.last
+    // IN_BYTES: the bytes the frame took on the bus, exact modulo 2^32 like the counter (no saturation).
+    val wireBytes = Reg(UInt(32 bits)) init (0)
+    val wireNow = wireBytes + keepCount
+    when(fire) { wireBytes := Mux(beat.last, U(0, 32 bits), wireNow) }
+    val frameWireBytes = RegNextWhen(wireNow, lastFire) init (0)
     when(fire) {
       index := Mux(index === cfg.maxFrameBeats + 1, index, index + 1)
       bytesSoFar := length
@@ -206,7 +216,10 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val ipv4 = ipv4Type && version === 4
     val ipv6 = ipv6Type && version === 6
     val ip = ipv4 || ipv6
-    val udp4 = ipv4 && versionIhl(3 downto 0) === 5 && byteAt(PF.Ipv4Protocol) === PF.ProtocolUdp
+    val ihl5 = versionIhl(3 downto 0) === 5
+    // RFC 791: MF set or a non-zero offset is a fragment; only the first one carries UDP, none is trusted.
+    val fragment = (u16(PF.Ipv4FlagsFragment) & (PF.Ipv4MoreFragments | PF.Ipv4FragmentOffsetMask)) =/= 0
+    val udp4 = ipv4 && ihl5 && !fragment && byteAt(PF.Ipv4Protocol) === PF.ProtocolUdp
     val udp6 = ipv6 && byteAt(PF.Ipv6NextHeader) === PF.ProtocolUdp
     val dstPort = Mux(ipv6, u16(PF.Ipv6UdpOffset + PF.UdpDstPort), u16(PF.Ipv4UdpOffset + PF.UdpDstPort))
     val transport = (udp4 || udp6) && dstPort === csr.udpPort
@@ -248,7 +261,9 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
       occ.dataBeats + c.beats <= cfg.dataBeatLimit && occ.dataDescs < cfg.dataDescriptors
     val controlFits = occ.controlBytes + c.length <= cfg.controlBytes &&
       occ.controlBeats + c.beats <= cfg.controlBeatLimit && occ.controlDescs < cfg.controlDescriptors
-    val trimFits = occ.trimCount < cfg.trimEntries
+    /** A trim cancelled this clock by its bad IPv4 checksum (below) frees its entry at once. */
+    val trimCancel = Bool()
+    val trimFits = occ.trimCount < cfg.trimEntries || (trimCancel && occ.trimCount === cfg.trimEntries)
     val outcome = UInt(4 bits)
     when(in.bad) {
       outcome := Outcome.DROP_BAD_FRAME
@@ -270,14 +285,53 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     } otherwise {
       outcome := Outcome.DROP_DATA_FULL // not the transport: no receiver would understand a trimmed header
     }
-    val toData = in.lastFire && outcome === Outcome.DATA
-    val toControl = in.lastFire && outcome === Outcome.CONTROL
-    val toTrim = in.lastFire && outcome === Outcome.TRIM
+    // The same decisions as plain conditions, so that trimFits only reaches the trim path.
+    private val okFrame = !in.bad && !in.oversize && !in.malformed && !c.runt
+    val commitControl = okFrame && c.control && c.length <= cfg.maxControlBytes && controlFits
+    val commitData = okFrame && !c.control && dataFits
+    val toData = in.lastFire && commitData
+    val toControl = in.lastFire && commitControl
+    val toTrim = in.lastFire && okFrame && !c.control && !dataFits && c.transport && trimFits
+    /** Frames whose IPv4 header checksum is verified: they reached classification, IPv4 with IHL 5. */
+    val checked = okFrame && c.ipv4 && c.ihl5
   }
+
+  /**
+   * RFC 791 / RFC 1071: the 20-byte IPv4 header sums to 0xFFFF. Pipelined: the words of each beat
+   * are added in groups of at most four as the beat is taken (registered); the clock after tlast
+   * adds the groups, folds once and compares. The verdict arrives one clock after the admission.
+   */
+  val ipv4Check = new Area {
+    private val words = (PF.EthHeaderBytes until PF.Ipv4UdpOffset by 2) // even offsets: a word never straddles a beat
+    private val groups = words.groupBy(_ / W).toSeq.sortBy(_._1).flatMap { case (b, ws) => ws.grouped(4).map(b -> _) }
+    val partial = groups.map { case (b, ws) =>
+      val r = Reg(UInt(18 bits)) init (0)
+      when(in.fire && in.index === b) {
+        r := ws.map(o => (in.beat.data(8 * (o % W), 8 bits) ## in.beat.data(8 * ((o + 1) % W), 8 bits)).asUInt.resize(18)).reduceBalancedTree(_ + _)
+      }
+      r
+    }
+    val total = partial.map(_.resize(20)).reduceBalancedTree(_ + _)
+    val folded = total(15 downto 0).resize(17) + total(19 downto 16) // <= 0x1000E: all ones only without a carry
+    val ok = folded === 0xFFFF
+  }
+
+  /** The clock after tlast: the checksum's verdict on the frame admitted at the previous clock. */
+  val late = new Area {
+    val valid = RegNext(in.lastFire) init (False)
+    val checked = RegNext(admit.checked) init (False)
+    val outcome = RegNext(admit.outcome) init (0)
+    val toData = RegNext(admit.toData) init (False)
+    val toTrim = RegNext(admit.toTrim) init (False)
+    val bad = valid && checked && !ipv4Check.ok
+    /** A data frame that would be trimmed but has a bad checksum: dropped (DROP_DATA_FULL), its trim entry freed. */
+    val cancel = toTrim && bad
+  }
+  admit.trimCancel := late.cancel
 
   // ------------------------------------------- RAMs with tentative writes
   private val ramWidth = 8 * W + countWidth + 1
-  class PacketRam(depth: Int, maxBeats: Int, commit: Bool) extends Area {
+  class PacketRam(depth: Int, maxBeats: Int, commit: Bool, skip: Bool, skipTo: UInt) extends Area {
     val ram = Mem(Bits(ramWidth bits), depth)
     val tentative, committed, read = Reg(UInt(log2Up(depth) bits)) init (0)
     val lastCountFull = in.keepCount - 1
@@ -290,12 +344,17 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
       // Commit the whole frame, or roll every beat of it back.
       when(commit) { committed := afterWrite } otherwise { tentative := committed }
     }
-    // Read side: one beat a clock through a synchronous read.
-    val address = Stream(UInt(log2Up(depth) bits))
-    address.valid := read =/= committed
-    address.payload := read
-    when(address.fire) { read := inc(read, depth) }
-    val words = ram.streamReadSync(address)
+    // Read side: the head beat waits in the RAM's output register, one beat a clock. `skip` drops
+    // the head packet in one clock: the read pointer jumps to `skipTo`, the address after its last beat.
+    val headValid = RegInit(False)
+    val words = Stream(Bits(ramWidth bits))
+    val consume = words.fire || skip
+    val readAddress = Mux(skip, skipTo, read)
+    val load = readAddress =/= committed && (!headValid || consume)
+    words.valid := headValid
+    words.payload := ram.readSync(readAddress, load)
+    read := Mux(load, inc(readAddress, depth), readAddress)
+    headValid := load || (headValid && !consume)
     def beats(queue: Int): Stream[Fragment[TrimOutBeat]] = words.map { w =>
       val f = Fragment(TrimOutBeat(cfg))
       val last = w(0)
@@ -307,8 +366,11 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
       f
     }
   }
-  val dataRam = new PacketRam(cfg.dataRamBeats, cfg.maxFrameBeats, admit.outcome === Outcome.DATA)
-  val controlRam = new PacketRam(cfg.controlRamBeats, cfg.maxControlBeats, admit.outcome === Outcome.CONTROL)
+  /** Drop the head data packet at dequeue (set by `dequeue`). */
+  val dataSkip = Bool()
+  val dataSkipTo = UInt(log2Up(cfg.dataRamBeats) bits)
+  val dataRam = new PacketRam(cfg.dataRamBeats, cfg.maxFrameBeats, admit.commitData, dataSkip, dataSkipTo)
+  val controlRam = new PacketRam(cfg.controlRamBeats, cfg.maxControlBeats, admit.commitControl, False, U(0, log2Up(cfg.controlRamBeats) bits))
 
   val dataDescriptors = StreamFifo(TrimDataDescriptor(cfg), cfg.dataDescriptors)
   dataDescriptors.io.push.valid := admit.toData
@@ -316,6 +378,15 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
   dataDescriptors.io.push.ipv4 := classify.ipv4
   dataDescriptors.io.push.ipv6 := classify.ipv6
   dataDescriptors.io.push.ecnCapable := classify.ecnCapable
+  dataDescriptors.io.push.next := dataRam.afterWrite
+  /** The checksum verdict of each data descriptor, written one clock after its push (read at its start, two or more clocks later). */
+  val dataBadChecksum = new Area {
+    val bits = Mem(Bool(), cfg.dataDescriptors)
+    val write, read = Reg(UInt(log2Up(cfg.dataDescriptors) bits)) init (0)
+    when(late.toData) { bits.write(write, late.bad); write := inc(write, cfg.dataDescriptors) }
+    when(dataDescriptors.io.pop.fire) { read := inc(read, cfg.dataDescriptors) }
+    val head = bits.readAsync(read, writeFirst) // written at least a clock before it is read
+  }
   val controlLengths = StreamFifo(UInt(cfg.lengthWidth bits), cfg.controlDescriptors)
   controlLengths.io.push.valid := admit.toControl
   controlLengths.io.push.payload := classify.length
@@ -324,7 +395,8 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
   /**
    * Sec. 2.1 and README (htsim): keep the first max(trim-bytes, headers) bytes, set TRIMMED and
    * TRIM_DSCP, fix the IP and UDP lengths, recompute the IPv4 header checksum and zero the UDP
-   * checksum (IPv4) or recompute it (IPv6). Built one clock after tlast.
+   * checksum (IPv4) or recompute it (IPv6). Built one clock after tlast; not pushed when the
+   * IPv4 header checksum was wrong (never launder it).
    */
   val trim = new Area {
     val pending = RegNext(admit.toTrim) init (False)
@@ -375,7 +447,7 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
       built(PF.Ipv4Checksum + 1) := ipv4Checksum(7 downto 0).asBits
     }
     val fifo = StreamFifo(TrimSnapshot(cfg), cfg.trimEntries + 1)
-    fifo.io.push.valid := pending
+    fifo.io.push.valid := pending && !late.bad
     fifo.io.push.bytes := built
     fifo.io.push.length := kept
 
@@ -409,49 +481,71 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
   }
 
   // ---------------------------------------------------------- output
-  /** Strict priority at packet boundaries: control, then trimmed headers, then data (Sec. 3). */
   /** A queue's first beat of a packet waits for its descriptor (pushed in the same clock as the commit). */
   private def withDescriptor(beats: Stream[Fragment[TrimOutBeat]], descriptorValid: Bool): Stream[Fragment[TrimOutBeat]] = {
     val first = RegInit(True)
     when(beats.fire) { first := beats.last }
     beats.continueWhen(!first || descriptorValid)
   }
-  val arbiter = StreamArbiterFactory().lowerFirst.fragmentLock.on(Seq(
-    withDescriptor(controlRam.beats(queueControl), controlLengths.io.pop.valid),
-    trim.stream,
-    withDescriptor(dataRam.beats(queueData), dataDescriptors.io.pop.valid)))
+  val controlIn = withDescriptor(controlRam.beats(queueControl), controlLengths.io.pop.valid)
+  val dataIn = withDescriptor(dataRam.beats(queueData), dataDescriptors.io.pop.valid)
+  /** The beat offered to the output register (control, trimmed header or data). */
+  val arbiter = Stream(Fragment(TrimOutBeat(cfg)))
 
-  /** A packet starts to leave its queue: RED for data (Sec. 3.5, README: at dequeue, instantaneous occupancy). */
+  /**
+   * Strict priority (Sec. 3), chosen when the output register takes a packet's first beat, not
+   * before: while the output is held at a packet boundary the choice stays open, so a control
+   * packet arriving meanwhile goes before any data packet. A data packet dropped at dequeue is
+   * skipped in one clock, output held or not. RED when a data packet starts to leave (Sec. 3.5).
+   */
   val dequeue = new Area {
-    val first = RegInit(True)
-    when(arbiter.fire) { first := arbiter.last }
-    val starting = arbiter.fire && first
-    val queue = arbiter.fragment.queue
+    val busy = RegInit(False) // the output took a packet's first beat and not yet its last
+    val lockedQueue = Reg(UInt(2 bits)) init (0)
+    val first = !busy
+    val proposal = Mux(controlIn.valid, U(queueControl, 2 bits), Mux(trim.stream.valid, U(queueTrim, 2 bits), U(queueData, 2 bits)))
+    val queue = Mux(busy, lockedQueue, proposal)
+    val isData = queue === queueData
     val desc = dataDescriptors.io.pop.payload
-    dataDescriptors.io.pop.ready := starting && queue === queueData
-    controlLengths.io.pop.ready := starting && queue === queueControl
 
     val prng = new Xorshift32(cfg.prngSeed)
     prng.reseed := csr.reseed
     prng.seedValue := csr.seed
-    prng.draw := starting && queue === queueData // one draw per data packet, used or not
     val occupancy = occ.dataBytes.resize(cfg.occupancyWidth)
     val span = Mux(csr.kMax > csr.kMin, csr.kMax - csr.kMin, U(0, cfg.occupancyWidth bits))
     val draw = prng.scaled(span, cfg.occupancyWidth) // uniform in [0, span)
     // Linear from 0 at KMIN to 1 at KMAX: P(draw < occupancy - KMIN) = (occupancy - KMIN) / (KMAX - KMIN).
     val congested = occupancy >= csr.kMax || (occupancy > csr.kMin && draw < occupancy - csr.kMin)
-    val ip = desc.ipv4 || desc.ipv6
+    val descIpv4 = desc.ipv4 && !dataBadChecksum.head // a bad IPv4 header checksum: not trusted as IP, left unchanged
+    val ip = descIpv4 || desc.ipv6
     val markNow = congested && ip && desc.ecnCapable
     val dropNow = csr.dropNonEct && ip && !desc.ecnCapable && occupancy >= csr.kMax
     val nonEctAboveKmax = ip && !desc.ecnCapable && occupancy >= csr.kMax
-    val isData = queue === queueData
-    val markReg, dropReg, ipv4Reg, ipv6Reg = Reg(Bool()) init (False)
+    /** The head data packet is dropped: its beats are skipped, never streamed. */
+    val skip = first && isData && dataIn.valid && dropNow
+    dataSkip := skip
+    dataSkipTo := desc.next
+
+    arbiter.valid := queue.mux(queueControl -> controlIn.valid, queueTrim -> trim.stream.valid, default -> (dataIn.valid && !skip))
+    arbiter.payload := queue.mux(queueControl -> controlIn.payload, queueTrim -> trim.stream.payload, default -> dataIn.payload)
+    controlIn.ready := arbiter.ready && queue === queueControl
+    trim.stream.ready := arbiter.ready && queue === queueTrim
+    dataIn.ready := arbiter.ready && isData && !skip
+    when(arbiter.fire) {
+      busy := !arbiter.last
+      lockedQueue := queue
+    }
+
+    val starting = (arbiter.fire && first) || skip
+    dataDescriptors.io.pop.ready := starting && isData
+    controlLengths.io.pop.ready := starting && queue === queueControl
+    prng.draw := starting && isData // one draw per data packet, used or not
+    val drop = isData && dropNow // only at a packet's start (a dropped packet never streams)
+    val markReg, ipv4Reg, ipv6Reg = Reg(Bool()) init (False)
     val mark = Mux(first, isData && markNow, markReg)
-    val drop = Mux(first, isData && dropNow, dropReg)
-    val ipv4 = Mux(first, desc.ipv4, ipv4Reg)
+    val ipv4 = Mux(first, descIpv4, ipv4Reg)
     val ipv6 = Mux(first, desc.ipv6, ipv6Reg)
     when(starting) {
-      markReg := isData && markNow; dropReg := isData && dropNow; ipv4Reg := desc.ipv4; ipv6Reg := desc.ipv6
+      markReg := isData && markNow; ipv4Reg := descIpv4; ipv6Reg := desc.ipv6
     }
     val beatIndex = Reg(UInt(log2Up(cfg.maxFrameBeats + 1) bits)) init (0)
     val index = Mux(first, U(0, beatIndex.getWidth bits), beatIndex)
@@ -493,7 +587,7 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     f.fragment.queue := arbiter.fragment.queue
     f.last := arbiter.last
     f
-  }.throwWhen(dequeue.drop).m2sPipe()
+  }.m2sPipe()
   io.m_axis.valid := output.valid
   output.ready := io.m_axis.ready
   io.m_axis.payload.data := output.fragment.data
@@ -522,7 +616,7 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     occ.controlBytes := nextControl
     occ.controlBeats := occ.controlBeats + amount(admit.toControl, c.beats, cw) - amount(controlStart, beatsOf(controlLengths.io.pop.payload, "controlOut_beats"), cw)
     occ.controlDescs := occ.controlDescs + admit.toControl.asUInt - controlStart.asUInt
-    occ.trimCount := occ.trimCount + admit.toTrim.asUInt - trim.popped.asUInt
+    occ.trimCount := occ.trimCount + admit.toTrim.asUInt - trim.popped.asUInt - late.cancel.asUInt
     // From the registered occupancies (one clock later, the same maximum): off the admission path.
     when(occ.dataBytes.resize(cfg.occupancyWidth) > occ.dataHighWater) { occ.dataHighWater := occ.dataBytes.resize(cfg.occupancyWidth) }
     when(occ.controlBytes > occ.controlHighWater) { occ.controlHighWater := occ.controlBytes }
@@ -541,8 +635,8 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     import CsrCounters._
     private val o = admit.outcome
     private val end = in.lastFire
-    count(csr.IN_PACKETS, end)
-    when(end) { add(csr.IN_BYTES, classify.length) }
+    count(csr.IN_PACKETS, late.valid) // one clock after tlast, with the frame's exact byte count
+    when(late.valid) { add(csr.IN_BYTES, in.frameWireBytes) }
     private val sent = io.m_axis.fire
     private val q = output.fragment.queue
     private val bytes = CountOne(io.m_axis.payload.keep)
@@ -553,7 +647,11 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     out(csr.OUT_DATA_PACKETS, csr.OUT_DATA_BYTES, queueData)
     out(csr.OUT_CONTROL_PACKETS, csr.OUT_CONTROL_BYTES, queueControl)
     out(csr.OUT_TRIMMED_PACKETS, csr.OUT_TRIMMED_BYTES, queueTrim)
-    count(csr.TRIMMED, end && o === Outcome.TRIM)
+    // One clock after tlast, with the checksum's verdict: a trim or a full trim queue of a frame
+    // with a bad IPv4 header checksum becomes DROP_DATA_FULL (it cannot be trimmed).
+    private val lo = late.outcome
+    private val untrimmable = late.bad && (lo === Outcome.TRIM || lo === Outcome.DROP_TRIM_FULL)
+    count(csr.TRIMMED, late.valid && lo === Outcome.TRIM && !late.bad)
     count(csr.MARKED, dequeue.starting && dequeue.mark)
     count(csr.DROP_BAD_FRAME, end && o === Outcome.DROP_BAD_FRAME)
     count(csr.DROP_OVERSIZE, end && o === Outcome.DROP_OVERSIZE)
@@ -561,12 +659,13 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     count(csr.DROP_RUNT, end && o === Outcome.DROP_RUNT)
     count(csr.DROP_CONTROL_FULL, end && o === Outcome.DROP_CONTROL_FULL)
     count(csr.DROP_CONTROL_OVERSIZE, end && o === Outcome.DROP_CONTROL_OVERSIZE)
-    count(csr.DROP_DATA_FULL, end && o === Outcome.DROP_DATA_FULL)
-    count(csr.DROP_TRIM_FULL, end && o === Outcome.DROP_TRIM_FULL)
+    count(csr.DROP_DATA_FULL, late.valid && (lo === Outcome.DROP_DATA_FULL || untrimmable))
+    count(csr.DROP_TRIM_FULL, late.valid && lo === Outcome.DROP_TRIM_FULL && !late.bad)
     count(csr.DROP_NON_ECT, dequeue.starting && dequeue.drop)
     count(csr.NON_ECT_ABOVE_KMAX, dequeue.starting && dequeue.isData && dequeue.nonEctAboveKmax && !dequeue.drop)
     count(csr.INTERNAL_OVERRUN, dataDescriptors.io.push.isStall || controlLengths.io.push.isStall || trim.fifo.io.push.isStall)
     count(csr.NON_IP, end && !in.bad && !in.oversize && !in.malformed && !classify.runt && !classify.ip)
+    count(csr.BAD_IPV4_CHECKSUM, late.bad)
   }
 
   def emitRegisterDocs(): Unit = RegisterDocs.emit(csr.busif, "uehw_trim_queue_regs", "TRIMQ")

@@ -19,7 +19,8 @@ import uehw.sim.packet.Packet;
  * Drives a TrimQueue next to a TrimQueueModel. Frames go in through the AXI4-Stream driver (random
  * idle); every clock the model applies the frame whose tlast was taken and the dequeue the RTL
  * reported, and every frame leaving m_axis (random backpressure) must be the next frame of exactly
- * one of the model's three queues, with valid checksums.
+ * one of the model's three queues, with valid checksums (an IPv4 header that arrived with a wrong
+ * checksum must still fail: never repaired).
  */
 public final class TrimQueueBench {
     public final Sim<TrimQueue> sim;
@@ -40,6 +41,17 @@ public final class TrimQueueBench {
     public final List<Long> outputBeatClocks = new ArrayList<>();
     public boolean recordBeats;
     private long clocks;
+    /** When recording starts: the clock (edge) each output packet's first beat entered the output register, in output order. */
+    public final List<Long> packetStarts = new ArrayList<>();
+    /** When recording starts: the clock (edge) each control packet's tlast was taken, in admission (= output) order. */
+    public final List<Long> controlAdmissions = new ArrayList<>();
+    /** When recording starts: the clock (edge) of every trimmed header leaving the trim queue (io_dequeue trimPop). */
+    public final List<Long> trimPops = new ArrayList<>();
+    /** The clock (edge) at which the last frame's tlast was taken. */
+    public long lastTlastClock = -1;
+    public boolean recordStarts;
+    private boolean outputAtPacketStart = true;
+    private boolean outputStartRecorded;
 
     public TrimQueueBench(Sim<TrimQueue> sim) {
         this.sim = sim;
@@ -104,10 +116,17 @@ public final class TrimQueueBench {
             d = new TrimQueueModel.Dequeue(sim.peekBool(p.start()), (int) sim.peek(p.queue()), sim.peek(p.occupancy()),
                     sim.peekBool(p.marked()), sim.peekBool(p.dropped()), sim.peekBool(p.trimPop()));
         }
-        model.clock(d, lastAdmitted, lastBad, lastMalformed,
+        TrimQueueModel.Outcome o = model.clock(d, lastAdmitted, lastBad, lastMalformed,
                 lastAdmitted == null ? 0 : lastAdmitted.length - (lastMalformed ? 1 : 0)); // sendMalformed turns one lane off
+        if (recordStarts && d != null && d.trimPop()) {
+            trimPops.add(clocks - 1);
+        }
+        if (recordStarts && o == TrimQueueModel.Outcome.CONTROL) {
+            controlAdmissions.add(clocks - 1); // its tlast was taken at the previous edge
+        }
         lastAdmitted = null;
         if (tookLast) {
+            lastTlastClock = clocks;
             Sent s = sent.poll();
             lastAdmitted = s.packet().data();
             lastBad = s.packet().user() != 0;
@@ -116,24 +135,37 @@ public final class TrimQueueBench {
         if (recordBeats && sim.peekBool(io.m_axis().valid()) && sim.peekBool(io.m_axis().ready())) {
             outputBeatClocks.add(clocks);
         }
+        if (recordStarts) {
+            // Peeks show the values before this edge: a first beat seen now was loaded at the previous edge.
+            boolean valid = sim.peekBool(io.m_axis().valid());
+            if (valid && outputAtPacketStart && !outputStartRecorded) {
+                packetStarts.add(clocks - 1);
+                outputStartRecorded = true;
+            }
+            if (valid && sim.peekBool(io.m_axis().ready())) {
+                outputAtPacketStart = sim.peekBool(io.m_axis().payload().last());
+                outputStartRecorded = false;
+            }
+        }
         monitor.afterEdge();
     }
 
     private void onOutput(Axi4StreamPackets.Packet p) {
         byte[] f = p.data();
         int queue;
+        byte[] expected;
         if (!model.expectedControl.isEmpty() && Arrays.equals(model.expectedControl.peek(), f)) {
-            model.expectedControl.poll();
+            expected = model.expectedControl.poll();
             queue = 0;
             outControl++;
             outControlBytes += f.length;
         } else if (!model.expectedTrimmed.isEmpty() && Arrays.equals(model.expectedTrimmed.peek(), f)) {
-            model.expectedTrimmed.poll();
+            expected = model.expectedTrimmed.poll();
             queue = 1;
             outTrimmed++;
             outTrimmedBytes += f.length;
         } else if (!model.expectedData.isEmpty() && Arrays.equals(model.expectedData.peek(), f)) {
-            model.expectedData.poll();
+            expected = model.expectedData.poll();
             queue = 2;
             outData++;
             outDataBytes += f.length;
@@ -145,8 +177,11 @@ public final class TrimQueueBench {
         }
         outputOrder.add(queue);
         Packet pk = new Packet(f);
-        if (pk.isIpv4() && f.length >= 34 && !pk.ipv4HeaderVerifies()) {
-            throw new AssertionError("IPv4 header checksum fails on a frame from queue " + queue);
+        boolean arrivedBad = model.admittedWithBadIpv4Checksum(expected);
+        model.left(expected);
+        if (pk.isIpv4() && f.length >= 34 && pk.ipv4HeaderVerifies() == arrivedBad) {
+            throw new AssertionError(arrivedBad ? "a wrong IPv4 header checksum was repaired on a frame from queue " + queue
+                    : "IPv4 header checksum fails on a frame from queue " + queue);
         }
         if (queue == 1 && !pk.udpVerifies()) {
             throw new AssertionError("UDP checksum fails on a trimmed header");
@@ -168,13 +203,21 @@ public final class TrimQueueBench {
 
     /** Steps until every frame was taken and every expected frame left; returns the clocks. */
     public long drain() {
-        long n = 0;
+        long n = 0, lastProgress = 0;
+        long state = -1;
         while (!driver.idle() || !model.expectedControl.isEmpty() || !model.expectedTrimmed.isEmpty()
                 || !model.expectedData.isEmpty() || model.dataDescs > 0 || model.controlDescs > 0 || model.trimWaiting > 0
                 || lastAdmitted != null) {
             step();
-            if (++n > 20_000_000) {
-                throw new AssertionError("the queue stopped draining");
+            long now = outputOrder.size() + model.dataDescs + 31 * model.controlDescs + 961 * model.trimWaiting + model.inPackets;
+            if (now != state) {
+                state = now;
+                lastProgress = n;
+            }
+            if (++n - lastProgress > 1_000_000) {
+                throw new AssertionError(String.format("the queue stopped draining: control %d, trimmed %d, data %d expected,"
+                        + " %d trimmed headers waiting", model.expectedControl.size(), model.expectedTrimmed.size(),
+                        model.expectedData.size(), model.trimWaiting));
             }
         }
         for (int i = 0; i < 8; i++) {

@@ -40,4 +40,5 @@ public final class TrimQueueCsr {
     public static final int NON_ECT_ABOVE_KMAX = 0x8C;
     public static final int NON_IP = 0x90;
     public static final int INTERNAL_OVERRUN = 0x94;
+    public static final int BAD_IPV4_CHECKSUM = 0x98;
 }

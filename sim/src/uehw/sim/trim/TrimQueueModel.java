@@ -19,7 +19,11 @@ import uehw.sim.packet.Packet;
  * with the same xorshift32 draw per data packet, CE marking with the IPv4 checksum recomputed in full. The queues'
  * contents are the frames each queue will send, in order. Occupancies change at admission
  * (tlast) and when a packet starts to leave; {@link #clock} applies one clock's events together,
- * every decision seeing the occupancies from before that clock.
+ * every decision seeing the occupancies from before that clock. The dequeue times are the RTL's
+ * (replayed); on them the model checks strict priority: no data packet starts or is dropped
+ * while a control packet admitted {@link #CONTROL_VISIBLE_AFTER} clocks or more before waits.
+ * IPv4 fragments are other IP (never trimmed); an IPv4 header with a wrong checksum (RFC 791) is
+ * counted and never repaired: not trimmed (dropped as DROP_DATA_FULL instead), not marked.
  */
 public final class TrimQueueModel {
     public enum Outcome { DATA, CONTROL, TRIM, DROP_BAD_FRAME, DROP_OVERSIZE, DROP_MALFORMED, DROP_RUNT, DROP_CONTROL_FULL,
@@ -35,6 +39,12 @@ public final class TrimQueueModel {
 
     public static final int QUEUE_CONTROL = 0;
     public static final int QUEUE_DATA = 2;
+    /**
+     * Clocks from a control packet's admission (its tlast) until the output can choose it: the
+     * commit, then the read of its first beat and descriptor. A data packet may start at that
+     * clock or earlier, never later while the control packet waits.
+     */
+    public static final int CONTROL_VISIBLE_AFTER = 2;
 
     // generation parameters
     public final int bytesPerBeat;
@@ -68,7 +78,11 @@ public final class TrimQueueModel {
 
     // counters
     public final Map<Outcome, Long> outcomes = new EnumMap<>(Outcome.class);
-    public long inPackets, inBytes, marked, droppedNonEct, nonEctAboveKmax, nonIp;
+    public long inPackets, inBytes, marked, droppedNonEct, nonEctAboveKmax, nonIp, badIpv4Checksum;
+    /** Admitted frames (data or control) whose IPv4 header checksum is wrong, by identity: they must leave unchanged. */
+    private final java.util.Set<byte[]> admittedBadChecksum = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    /** Clocks applied so far (the index of the current {@link #clock} call). */
+    private long clockIndex;
     /** Every ECN-capable IP data frame's dequeue: {occupancy, 1 if marked, KMIN, KMAX}. */
     public final java.util.List<long[]> redSamples = new java.util.ArrayList<>();
 
@@ -108,7 +122,13 @@ public final class TrimQueueModel {
     }
 
     /** The frame's class, from docs/trimming-queue.md. */
-    record Parsed(boolean runt, boolean ip, boolean ipv4, boolean ipv6, boolean transport, boolean control, boolean ecnCapable) {
+    record Parsed(boolean runt, boolean ip, boolean ipv4, boolean ipv6, boolean transport, boolean control, boolean ecnCapable,
+                  boolean badIpv4Checksum) {
+    }
+
+    /** RFC 791: MF set or a non-zero fragment offset. */
+    static boolean ipv4Fragment(byte[] f) {
+        return (u16(f, Ipv4FlagsFragment()) & (Ipv4MoreFragments() | Ipv4FragmentOffsetMask())) != 0;
     }
 
     Parsed parse(byte[] f) {
@@ -118,26 +138,30 @@ public final class TrimQueueModel {
         boolean v6Type = type == EthTypeIpv6();
         boolean runt = n < EthHeaderBytes() || v4Type && n < Ipv4UdpOffset() || v6Type && n < Ipv6UdpOffset();
         if (runt) {
-            return new Parsed(true, false, false, false, false, false, false);
+            return new Parsed(true, false, false, false, false, false, false, false);
         }
         int version = (f[Ipv4VersionIhl()] & 0xF0) >> 4;
         boolean v4 = v4Type && version == 4;
         boolean v6 = v6Type && version == 6;
-        boolean udp = v4 && (f[Ipv4VersionIhl()] & 0xF) == 5 && (f[Ipv4Protocol()] & 0xFF) == ProtocolUdp()
+        boolean ihl5 = (f[Ipv4VersionIhl()] & 0xF) == 5;
+        // Only a 20-byte header is verified (the others are never trimmed).
+        boolean badChecksum = v4 && ihl5 && !InternetChecksum.verifies(f, EthHeaderBytes(), Ipv4HeaderBytes());
+        // A fragment has no transport header to trust (RFC 791): other IP.
+        boolean udp = v4 && ihl5 && !ipv4Fragment(f) && (f[Ipv4Protocol()] & 0xFF) == ProtocolUdp()
                 || v6 && (f[Ipv6NextHeader()] & 0xFF) == ProtocolUdp();
         int udpAt = v6 ? Ipv6UdpOffset() : Ipv4UdpOffset();
         if (udp && n < udpAt + UdpHeaderBytes()) {
-            return new Parsed(true, true, v4, v6, false, false, false); // shorter than its UDP header
+            return new Parsed(true, true, v4, v6, false, false, false, false); // shorter than its UDP header
         }
         boolean transport = udp && u16(f, udpAt + UdpDstPort()) == udpPort;
         int headers = v6 ? Ipv6AllHeaderBytes() : Ipv4AllHeaderBytes();
         if (transport && n < headers) {
-            return new Parsed(true, true, v4, v6, true, false, false);
+            return new Parsed(true, true, v4, v6, true, false, false, false);
         }
         int flags = transport ? f[(v6 ? Ipv6TransportOffset() : Ipv4TransportOffset()) + TpFlags()] & 0xFF : 0;
         int ecn = v6 ? (f[Ipv6TcFlow()] >> 4) & 3 : v4 ? f[Ipv4Tos()] & 3 : 0;
         return new Parsed(false, v4 || v6, v4, v6, transport, transport && (flags & ControlFlags()) != 0,
-                (v4 || v6) && ecn != EcnNotEct());
+                (v4 || v6) && ecn != EcnNotEct(), badChecksum);
     }
 
     /** Admission of a frame whose tlast was taken this clock; call inside {@link #clock}. */
@@ -161,13 +185,17 @@ public final class TrimQueueModel {
             o = n > maxControl ? Outcome.DROP_CONTROL_OVERSIZE : fits ? Outcome.CONTROL : Outcome.DROP_CONTROL_FULL;
         } else if (dataBytes + n <= capacity && dataBeats + beats(n) <= dataBeatLimit && dataDescs < dataDescriptors) {
             o = Outcome.DATA;
-        } else if (p.transport()) {
+        } else if (p.transport() && !p.badIpv4Checksum()) {
             o = trimWaiting < trimEntries ? Outcome.TRIM : Outcome.DROP_TRIM_FULL;
         } else {
-            o = Outcome.DROP_DATA_FULL;
+            o = Outcome.DROP_DATA_FULL; // not the transport, or its header is not to be trusted: cannot be trimmed
         }
-        if (!bad && n <= maxFrame && !malformed && !p.runt() && !p.ip()) {
+        boolean classified = !bad && n <= maxFrame && !malformed && !p.runt();
+        if (classified && !p.ip()) {
             nonIp++;
+        }
+        if (classified && p.badIpv4Checksum()) {
+            badIpv4Checksum++;
         }
         outcomes.merge(o, 1L, Long::sum);
         return o;
@@ -182,6 +210,11 @@ public final class TrimQueueModel {
         long dataOut = 0, dataBeatsOut = 0, dataDescOut = 0, controlOut = 0, controlBeatsOut = 0, controlDescOut = 0, trimOut = 0;
         if (d != null && d.start()) {
             if (d.queue() == QUEUE_DATA) {
+                long[] c = pendingControl.peek();
+                if (c != null && c[1] <= clockIndex - CONTROL_VISIBLE_AFTER) {
+                    throw new AssertionError(String.format("strict priority: a data packet started at clock %d while a control"
+                            + " packet admitted at clock %d waited", clockIndex, c[1]));
+                }
                 Waiting w = dataQueue.poll();
                 if (w == null) {
                     throw new AssertionError("data dequeue with the model's data queue empty");
@@ -214,7 +247,11 @@ public final class TrimQueueModel {
                 dataBeatsOut = beats(dataOut);
                 dataDescOut = 1;
             } else if (d.queue() == QUEUE_CONTROL) {
-                controlOut = pendingControl.poll();
+                long[] c = pendingControl.poll();
+                if (c == null) {
+                    throw new AssertionError("control dequeue with the model's control queue empty");
+                }
+                controlOut = c[0];
                 controlBeatsOut = beats(controlOut);
                 controlDescOut = 1;
             }
@@ -227,14 +264,18 @@ public final class TrimQueueModel {
         if (frame != null) {
             o = admit(frame, bad, malformed, wireBytes);
             Parsed p = parse(frame);
+            boolean trusted = !p.badIpv4Checksum(); // else left unchanged: not marked, not dropped as non-ECT
+            if ((o == Outcome.DATA || o == Outcome.CONTROL) && !trusted) {
+                admittedBadChecksum.add(frame);
+            }
             switch (o) {
                 case DATA -> {
-                    dataQueue.add(new Waiting(frame, p.ip(), p.ipv4(), p.ecnCapable()));
+                    dataQueue.add(new Waiting(frame, p.ip() && trusted, p.ipv4() && trusted, p.ecnCapable() && trusted));
                     dataIn = frame.length;
                 }
                 case CONTROL -> {
                     expectedControl.add(frame);
-                    pendingControl.add((long) frame.length);
+                    pendingControl.add(new long[] {frame.length, clockIndex});
                     controlIn = frame.length;
                 }
                 case TRIM -> {
@@ -254,10 +295,22 @@ public final class TrimQueueModel {
         trimWaiting += trimIn - trimOut;
         dataHighWater = Math.max(dataHighWater, dataBytes);
         controlHighWater = Math.max(controlHighWater, controlBytes);
+        clockIndex++;
         return o;
     }
 
-    private final Deque<Long> pendingControl = new ArrayDeque<>();
+    /** Control packets admitted and not yet started: {length, clock of admission}. */
+    private final Deque<long[]> pendingControl = new ArrayDeque<>();
+
+    /** The frame (an expected output, by identity) was admitted with a wrong IPv4 header checksum. */
+    public boolean admittedWithBadIpv4Checksum(byte[] expected) {
+        return admittedBadChecksum.contains(expected);
+    }
+
+    /** Forgets a frame that left (keeps the identity set small). */
+    public void left(byte[] expected) {
+        admittedBadChecksum.remove(expected);
+    }
 
     /** Sec. 2.1: keep max(trim-bytes, headers) bytes, TRIMMED and TRIM_DSCP set, lengths and checksums fixed. */
     byte[] trimmed(byte[] frame, boolean ipv6) {
