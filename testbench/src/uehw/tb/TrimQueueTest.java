@@ -493,9 +493,10 @@ class TrimQueueTest {
 
     /**
      * CONTROL.DROP_NON_ECT above KMAX: the dropped packets' beats are skipped (the read pointer
-     * jumps), not streamed into nowhere. Line rate in, mixed ECT / non-ECT frames of 64..9000
-     * bytes; after a hold the output always ready: from its first beat to its last it idles at
-     * most one clock per packet dropped (the old design idled for every beat of them).
+     * jumps), not streamed into nowhere. Line rate in, ECN-capable frames of up to 9000 bytes
+     * mixed with dropped non-ECT ones of up to 1500; after a hold the output always ready: from
+     * its first beat to its last it idles at most one clock per packet dropped (the old design
+     * idled for every beat of them).
      */
     @Test
     void dropsAtDequeueCostAtMostOneClockEach() {
