@@ -104,7 +104,7 @@ public final class XilinxTiming {
     }
 
     /** What {@code sta} is given: the retyped top module as Yosys JSON and the delay library. */
-    public record Prepared(String netlistJson, String libraryVerilog, Set<String> types) {
+    public record Prepared(String netlistJson, String libraryVerilog) {
     }
 
     private static final Set<String> SLICE_LOGIC_PREFIXES = Set.of("LUT", "INV", "MUXF", "CARRY");
@@ -269,7 +269,7 @@ public final class XilinxTiming {
         for (var e : representative.entrySet()) {
             lib.append(libraryModule(e.getKey(), e.getValue(), lutNs));
         }
-        return new Prepared(om.writeValueAsString(root), lib.toString(), representative.keySet());
+        return new Prepared(om.writeValueAsString(root), lib.toString());
     }
 
     private static int registered(JsonNode param) {

@@ -126,9 +126,10 @@ object DartDft {
  * clock through five registered steps: stage 0 (registered input) takes the routed port's rank
  * among the allowed ports and the packet's PRNG draw; stage 1 scales the draw to the candidate
  * count (a registered DSP multiply); stage 2 picks the candidate port and compares the flow id
- * with every entry; stage 3 decides, updates the table and registers the decision. A packet that
- * enters stage 3 while the packet ahead updates the table sees that update (forwarded), so a
- * message's next packet may follow its start packet on the next clock.
+ * with every entry; stage 3 decides, updates the table and writes the decision into the output
+ * FIFO. The compare of stage 2 misses the update the packet ahead makes in stage 3 on the same
+ * clock; when that packet is of the same flow, its update is applied in stage 3 from registers,
+ * so a message's next packet may follow its start packet on the next clock.
  */
 class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
   val io = new DartDftIo(cfg)
