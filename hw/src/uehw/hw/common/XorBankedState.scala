@@ -3,17 +3,31 @@ package uehw.hw.common
 import spinal.core._
 
 /**
- * Per-key state in block RAM with two read-modify-write ports per clock ("ctrl" and "send").
+ * Per-key state in block RAM with two read-modify-write ports per clock ("ctrl" and "send"),
+ * pipelined so that no block-RAM access sits on a logic path:
+ *
+ *  - stage 0: the read addresses (and whether each port's operation will write) are presented;
+ *  - stage 1: the RAMs' words arrive and are combined with the writes two and three ahead;
+ *  - stage 2: `ctrlValue` / `sendValue` are the current logical values (forwarded from the
+ *    writes still in flight); the caller computes `ctrlResult` / `sendResult`;
+ *  - stage 3: the results are written.
  *
  * Two writers per clock cannot share one BRAM, so the logical word is split in two banks,
  * value(k) = bankC(k) ^ bankS(k): the ctrl port writes only bankC, the send port only bankS,
  * each writing `newValue ^ otherBank(k)` (the XOR multi-port memory of LaForest et al.,
- * FPGA'12). Each bank needs two reads per clock (one per port), so it is stored twice:
- * four 1W1R RAMs in all. Reads are synchronous (issued in stage 0, used in stage 1); the one
- * write each bank takes on the same edge as a read is bypassed from a register.
+ * FPGA'12). Each bank needs two reads per clock (one per port), so it is stored twice: four
+ * 1W1R RAMs in all.
+ *
+ * A read issued in stage 0 misses the writes of the three operations ahead of it (the one
+ * writing on the same edge as the read, and the two after). They are forwarded: the logical
+ * results for the caller's stage-2 value, the physical bank words for the stage-3 XOR. Which
+ * of them hits is decided from the stage-0 addresses and registered; stage 1 combines the RAM
+ * word with the older two, so stage 2 only selects between that and the operation one ahead.
+ * The result of the operation one ahead reaches stage 2 straight from its stage-3 register:
+ * that select plus the caller's update is the only one-clock loop.
  *
  * When both ports address the same key in one clock the caller merges the two operations and
- * writes through the ctrl port only (sendWrite must then be False).
+ * writes through the ctrl port only (`sendWrites` must then be False).
  */
 class XorBankedState(width: Int, depth: Int) extends Area {
   private val addrWidth = log2Up(depth)
@@ -21,50 +35,99 @@ class XorBankedState(width: Int, depth: Int) extends Area {
   private val bankC = Seq.fill(2)(bank())
   private val bankS = Seq.fill(2)(bank())
 
-  // Stage 0: read addresses.
+  /** Stage 0: read addresses, and whether each port writes its address in stage 3. */
   val ctrlReadAddr = UInt(addrWidth bits)
   val sendReadAddr = UInt(addrWidth bits)
+  val ctrlWrites = Bool()
+  val sendWrites = Bool()
 
-  // Stage 1: the address each read was issued for.
-  private val ctrlAddr1 = RegNext(ctrlReadAddr)
-  private val sendAddr1 = RegNext(sendReadAddr)
+  /** Stage 2: the new logical values, written in stage 3. */
+  val ctrlResult = Bits(width bits)
+  val sendResult = Bits(width bits)
 
+  /** Initialisation sweep: sets value(sweepAddr) = sweepData using both banks (no operation in flight). */
+  val sweepWrite = Bool()
+  val sweepAddr = UInt(addrWidth bits)
+  val sweepData = Bits(width bits)
+
+  /** One port's operation as it moves down the pipeline: its address and whether it writes. */
+  private case class PortOp(addr: UInt, writes: Bool) {
+    def next: PortOp = PortOp(RegNext(addr), RegNext(writes) init (False))
+  }
+  private val ctrlOps = Iterator.iterate(PortOp(ctrlReadAddr, ctrlWrites))(_.next).take(4).toSeq
+  private val sendOps = Iterator.iterate(PortOp(sendReadAddr, sendWrites))(_.next).take(4).toSeq
+
+  // Stage 3: the logical results and (below) the physical words written; the logical results of
+  // the operation that wrote on the previous edge are kept one clock more.
+  private val ctrlResult3 = RegNext(ctrlResult)
+  private val sendResult3 = RegNext(sendResult)
+  private val ctrlResult4 = RegNext(ctrlResult3)
+  private val sendResult4 = RegNext(sendResult3)
   private val writeC = StateWrite(addrWidth, width)
   private val writeS = StateWrite(addrWidth, width)
-  // Data of the write that lands on the same edge as a read; whether it hits is decided below.
-  private val lastC = RegNext(writeC.data)
-  private val lastS = RegNext(writeS.data)
+  private val writeC4 = RegNext(writeC.data)
+  private val writeS4 = RegNext(writeS.data)
 
-  // Whether the write landing on the same edge as a read hits its address is decided in stage 0
-  // (from the stage-1 write and the stage-0 read address) and registered, off the stage-1 path.
-  private def hit(write: StateWrite, readAddr: UInt): Bool = RegNext(write.valid && write.addr === readAddr) init (False)
-  private def bypass(read: Bits, hit: Bool, lastData: Bits): Bits = Mux(hit, lastData, read)
+  /**
+   * One read port's forwarding. In stage 0 the operations `j` = 1, 2, 3 ahead are in stages
+   * 1, 2, 3; `hitsC(j)` / `hitsS(j)` say whether that operation's ctrl / send port writes the
+   * address read now.
+   */
+  private class ReadPort(addr0: UInt, ramC: Mem[Bits], ramS: Mem[Bits]) {
+    private def hits(ops: Seq[PortOp]) = (1 to 3).map(j => ops(j).writes && ops(j).addr === addr0)
+    private val hitsC1 = hits(ctrlOps).map(h => RegNext(h) init (False))
+    private val hitsS1 = hits(sendOps).map(h => RegNext(h) init (False))
+    private val hitsC2 = RegNext(hitsC1(0)) init (False)
+    private val hitsS2 = RegNext(hitsS1(0)) init (False)
 
-  private val physC_atCtrl = bypass(bankC(0).readSync(ctrlReadAddr), hit(writeC, ctrlReadAddr), lastC)
-  private val physS_atCtrl = bypass(bankS(0).readSync(ctrlReadAddr), hit(writeS, ctrlReadAddr), lastS)
-  private val physC_atSend = bypass(bankC(1).readSync(sendReadAddr), hit(writeC, sendReadAddr), lastC)
-  private val physS_atSend = bypass(bankS(1).readSync(sendReadAddr), hit(writeS, sendReadAddr), lastS)
+    // Stage 1: the RAM words arrive (no output register: one LUT level follows) and are combined
+    // with the writes of the operations two and three ahead, now in stages 3 and 4.
+    private val ramWordC = ramC.readSync(addr0)
+    private val ramWordS = ramS.readSync(addr0)
+    private val older =
+      Mux(hitsC1(1), ctrlResult3, Mux(hitsS1(1), sendResult3, Mux(hitsC1(2), ctrlResult4,
+        Mux(hitsS1(2), sendResult4, ramWordC ^ ramWordS))))
+    private val older2 = RegNext(older)
+    private val olderC2 = RegNext(Mux(hitsC1(1), writeC.data, Mux(hitsC1(2), writeC4, ramWordC)))
+    private val olderS2 = RegNext(Mux(hitsS1(1), writeS.data, Mux(hitsS1(2), writeS4, ramWordS)))
 
-  /** Stage 1: the current logical value at the ctrl / send read address. */
-  val ctrlValue = physC_atCtrl ^ physS_atCtrl
-  val sendValue = physC_atSend ^ physS_atSend
+    /**
+     * Stage 2: `f` of the current logical value, computed on every candidate (each starts at a
+     * register) and then selected: the operation one ahead is in stage 3.
+     */
+    def forwarded[T <: Data](f: Bits => T): T = {
+      // `keep`: synthesis must not share one f behind a mux of its inputs.
+      def each(b: Bits): T = { val r = CombInit(f(b)); r.addAttribute("keep"); r }
+      Mux(hitsC2, each(ctrlResult3), Mux(hitsS2, each(sendResult3), each(older2)))
+    }
+    val value: Bits = Mux(hitsC2, ctrlResult3, Mux(hitsS2, sendResult3, older2))
 
-  /** Stage 1 write requests (to the address read in stage 0). */
-  val ctrlWrite     = Bool()
-  val ctrlWriteData = Bits(width bits)
-  val sendWrite     = Bool()
-  val sendWriteData = Bits(width bits)
-  /** Initialisation sweep: sets value(sweepAddr) = sweepData using both banks. */
-  val sweepWrite = Bool()
-  val sweepAddr  = UInt(addrWidth bits)
-  val sweepData  = Bits(width bits)
+    /** Stage 2: the current physical word of bank C / bank S (the write one ahead, or older). */
+    val currentC: Bits = Mux(hitsC2, writeC.data, olderC2)
+    val currentS: Bits = Mux(hitsS2, writeS.data, olderS2)
+  }
 
-  writeC.valid := ctrlWrite || sweepWrite
-  writeC.addr  := Mux(sweepWrite, sweepAddr, ctrlAddr1)
-  writeC.data  := Mux(sweepWrite, sweepData, ctrlWriteData ^ physS_atCtrl)
-  writeS.valid := sendWrite || sweepWrite
-  writeS.addr  := Mux(sweepWrite, sweepAddr, sendAddr1)
-  writeS.data  := Mux(sweepWrite, B(0, width bits), sendWriteData ^ physC_atSend)
+  private val atCtrl = new ReadPort(ctrlReadAddr, bankC(0), bankS(0))
+  private val atSend = new ReadPort(sendReadAddr, bankC(1), bankS(1))
+
+  /** Stage 2: the current logical value at the ctrl / send read address. */
+  val ctrlValue: Bits = atCtrl.value
+  val sendValue: Bits = atSend.value
+  /**
+   * Stage 2: a function of the ctrl port's current value, computed before the forwarding select
+   * rather than after it: keeps e.g. a wide compare of a stored field off the one-clock loop.
+   */
+  def ctrlDerived[T <: Data](f: Bits => T): T = atCtrl.forwarded(f)
+
+  // Stage 3: each port XORs its new value with the other bank's current word at its address.
+  private val otherS3 = RegNext(atCtrl.currentS)
+  private val otherC3 = RegNext(atSend.currentC)
+  writeC.valid := ctrlOps(3).writes || sweepWrite
+  writeC.addr := Mux(sweepWrite, sweepAddr, ctrlOps(3).addr)
+  writeC.data := Mux(sweepWrite, sweepData, ctrlResult3 ^ otherS3)
+  writeS.valid := sendOps(3).writes || sweepWrite
+  writeS.addr := Mux(sweepWrite, sweepAddr, sendOps(3).addr)
+  writeS.data := Mux(sweepWrite, B(0, width bits), sendResult3 ^ otherC3)
 
   for (m <- bankC) m.write(writeC.addr, writeC.data, writeC.valid)
   for (m <- bankS) m.write(writeS.addr, writeS.data, writeS.valid)

@@ -21,6 +21,8 @@ class Xorshift32(resetSeed: Long) extends Area {
   }
   /** The value of the current draw (valid whenever `draw` is asserted). */
   val value = step(state)
+  /** The value of the draw after the current one (a pipeline that decides a draw late looks ahead). */
+  def valueAfterNext: UInt = step(value)
   when(reseed) {
     state := Mux(seedValue === 0, U(1, 32 bits), seedValue)
   } elsewhen (draw) {

@@ -88,16 +88,64 @@ object CtrlKind extends SpinalEnum(binarySequential) {
   val ACK, FAILURE, INIT = newElement()
 }
 
+/** The operations accepted in one clock (a control event and a send) as they move down the pipeline. */
+case class RepsOps(cfg: RepsConfig) extends Bundle {
+  val ctrlValid = Bool()
+  val ctrlKind = CtrlKind()
+  val ctrlConn = UInt(cfg.connIdWidth bits)
+  val ctrlInRange = Bool()
+  val ackEv = cfg.usesAckEv generate UInt(cfg.evWidth bits)
+  val ackMarked = Bool()
+  val sendValid = Bool()
+  val sendConn = UInt(cfg.connIdWidth bits)
+  val sendInRange = Bool()
+  /** Both ports address one connection: the control event applies first, one write. */
+  val merged = Bool()
+  /** An ACK that is not marked: its EV is cached (reps, reps-lite). */
+  val ackRecycles = Bool()
+  val now = cfg.usesTime generate UInt(cfg.timeWidth bits)
+
+  /** The control event, in range, decoded one-hot in stage 0 (registers for the update stage). */
+  val isAck = Bool()
+  val isFailure = Bool()
+  val isInit = Bool()
+
+  def ctrlOk: Bool = ctrlValid && ctrlInRange
+  def sendOk: Bool = sendValid && sendInRange
+
+  /** The same operations one clock later. */
+  def stage(): RepsOps = {
+    val r = RegNext(this)
+    for (flag <- Seq(r.ctrlValid, r.sendValid, r.isAck, r.isFailure, r.isInit, r.ackRecycles, r.merged)) flag.init(False)
+    r
+  }
+}
+
+/** What the update stage decided for one clock's operations, carried to the result. */
+case class RepsOutcome(cfg: RepsConfig) extends Bundle {
+  /** A random (reps, ops) or round-robin (reps-lite) EV was explored. */
+  val explored = Bool()
+  val replayed = Bool()
+  val freezeEnter = Bool()
+  val freezeExit = Bool()
+}
+
 object Reps {
   /** Clocks from a send's acceptance (valid && ready) to its result. */
-  val latency = 2
+  val latency = 5
+  /** PRNG bits a random EV is scaled from (the top ones): one 27 x 18 DSP (uehw.sim.reps.RepsModel.DRAW_BITS). */
+  val drawBits = 25
 }
 
 /**
  * REPS entropy cache: one send and one control event (ACK, failure or init) per clock, for
- * any connection mix. Stage 0 arbitrates and reads the state RAMs; stage 1 bypasses the write
- * of the previous clock, applies the control event and then the send (the same connection in
- * the same clock sees the ACK first), writes back and registers the result.
+ * any connection mix, the same connection included. Stages:
+ *  0. arbitration; the state and EV RAMs are read; which in-flight writes the reads miss is decided;
+ *  1. the RAMs' output registers;
+ *  2. update: the control event and then the send (the same connection in the same clock sees the
+ *     ACK first) on the forwarded state; the PRNG draws for an exploring send;
+ *  3. write-back; the cached EV is selected from the forwarded EV word; the draw enters the DSP;
+ *  4. the DSP product and the cached EV are registered; the result register follows.
  */
 class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
   val io = new RepsIo(cfg)
@@ -176,8 +224,10 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
       when(addr === N - 1) { active := False }
     }
   }
-  io.initDone := !sweep.active
-  csr.statusInitDone := !sweep.active
+  /** The ports open the clock after the sweep's last write: a register of its own (low fanout). */
+  val open = RegNext(!sweep.active) init (False)
+  io.initDone := open
+  csr.statusInitDone := open
   csr.statusInitPending := csr.initPending
 
   // ------------------------------------------- stage 0: arbitration
@@ -185,7 +235,6 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
   // failure storm cannot hold ACKs (and so the end of freezing) back. A waiting event sees ready
   // low; nothing is dropped.
   val stage0 = new Area {
-    val open = !sweep.active
     val initGrant = open && csr.initPending
     /** Whose turn it is when a failure and an ACK wait together. */
     val ackFirst = RegInit(False)
@@ -203,81 +252,81 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
       csr.initPending := False
     }
 
-    val ctrlValid = initGrant || io.failure.fire || io.ack.fire
-    val ctrlKind = CtrlKind()
-    val ctrlConn = UInt(cfg.connIdWidth bits)
-    val ctrlInRange = Bool()
-    ctrlInRange := inRange(ctrlConn)
+    val ops = RepsOps(cfg)
+    // Range checks and the same-connection compare are made on each source and then selected
+    // by the grant, in parallel with the arbitration.
+    val initConn = csr.initConn.resize(cfg.connIdWidth)
+    val ctrlSameAsSend = Bool()
+    ops.ctrlValid := initGrant || io.failure.fire || io.ack.fire
     when(initGrant) {
-      ctrlKind := CtrlKind.INIT; ctrlConn := csr.initConn.resize(cfg.connIdWidth)
-      ctrlInRange := csr.initInRange
+      ops.ctrlKind := CtrlKind.INIT; ops.ctrlConn := initConn
+      ops.ctrlInRange := csr.initInRange
+      ctrlSameAsSend := initConn === io.send.conn
     } elsewhen (io.failure.fire) {
-      ctrlKind := CtrlKind.FAILURE; ctrlConn := io.failure.conn
+      ops.ctrlKind := CtrlKind.FAILURE; ops.ctrlConn := io.failure.conn
+      ops.ctrlInRange := inRange(io.failure.conn)
+      ctrlSameAsSend := io.failure.conn === io.send.conn
     } otherwise {
-      ctrlKind := CtrlKind.ACK; ctrlConn := io.ack.conn
+      ops.ctrlKind := CtrlKind.ACK; ops.ctrlConn := io.ack.conn
+      ops.ctrlInRange := inRange(io.ack.conn)
+      ctrlSameAsSend := io.ack.conn === io.send.conn
     }
+    if (cfg.usesAckEv) ops.ackEv := io.ack.ev
+    ops.ackMarked := io.ack.ecn || io.ack.trimmed
+    ops.sendValid := io.send.fire
+    ops.sendConn := io.send.conn
+    ops.sendInRange := inRange(io.send.conn)
+    ops.merged := Bool(hasState) && ops.ctrlOk && ops.sendOk && ctrlSameAsSend
+    ops.isAck := ops.ctrlOk && ops.ctrlKind === CtrlKind.ACK
+    ops.isFailure := ops.ctrlOk && ops.ctrlKind === CtrlKind.FAILURE
+    ops.isInit := ops.ctrlOk && ops.ctrlKind === CtrlKind.INIT
+    ops.ackRecycles := Bool(hasState) && ops.isAck && !ops.ackMarked
+    if (cfg.usesTime) ops.now := io.now
   }
-
-  // -------------------------------------------- stage 1 registers
-  val s1 = new Area {
-    val ctrlValid = RegNext(stage0.ctrlValid) init (False)
-    val ctrlKind = RegNext(stage0.ctrlKind)
-    val ctrlConn = hasState generate RegNext(stage0.ctrlConn)
-    val ctrlInRange = RegNext(stage0.ctrlInRange)
-    val ackEv = cfg.usesAckEv generate RegNext(io.ack.ev)
-    val ackMarked = RegNext(io.ack.ecn || io.ack.trimmed)
-    val sendValid = RegNext(io.send.fire) init (False)
-    val sendConn = RegNext(io.send.conn)
-    val sendInRange = RegNext(inRange(io.send.conn))
-    val now = cfg.usesTime generate RegNext(io.now)
-    val ctrlOk = ctrlValid && ctrlInRange
-    val sendOk = sendValid && sendInRange
-    val merged = hasState generate (ctrlOk && sendOk && ctrlConn === sendConn)
-    val isAck = ctrlOk && ctrlKind === CtrlKind.ACK
-    val isFailure = ctrlOk && ctrlKind === CtrlKind.FAILURE
-    val isInit = ctrlOk && ctrlKind === CtrlKind.INIT
-  }
+  /** ops(k): the operations in stage k. */
+  val ops: Seq[RepsOps] = Iterator.iterate(stage0.ops)(_.stage()).take(5).toSeq
 
   private val evsSizeClamped = {
     val s = csr.evsSize
     Mux(s === 0 || s > (BigInt(1) << cfg.evWidth), U(BigInt(1) << cfg.evWidth, cfg.evsSizeWidth bits), s)
   }
-  // Outputs of the mode logic, stage 1; the events default to "did not happen".
-  val chosenEv = UInt(cfg.evWidth bits)
-  val explored = Bool()
-  val replayed = False
-  val ackRecycled = False
-  val freezeEnter = False
-  val freezeExit = False
 
-  // reps-lite explores round-robin and has no PRNG.
+  // ------------------------------------------- stage 2: the update
+  val s2 = ops(2)
+  val outcome = RepsOutcome(cfg)
+  outcome.freezeEnter := False
+
+  // reps-lite explores round-robin and has no PRNG. The PRNG advances in stage 3 for an exploring
+  // send (from registers); stage 2 takes the value after that draw when the send one ahead draws.
   val prng = cfg.hasPrng generate new Xorshift32(cfg.prngSeed)
-  val randomEv = cfg.hasPrng generate prng.scaled(evsSizeClamped, cfg.evWidth)
+  val draws3 = Bool()
   if (cfg.hasPrng) {
     prng.reseed := csr.reseed
     prng.seedValue := csr.seed
-    prng.draw := s1.sendOk && explored
+    prng.draw := draws3
   }
 
   val stateRam = hasState generate new XorBankedState(cfg.ctrlWidth, N)
   if (hasState) {
-    stateRam.ctrlReadAddr := addrOf(stage0.ctrlConn)
-    stateRam.sendReadAddr := addrOf(io.send.conn)
+    stateRam.ctrlReadAddr := addrOf(stage0.ops.ctrlConn)
+    stateRam.sendReadAddr := addrOf(stage0.ops.sendConn)
+    stateRam.ctrlWrites := stage0.ops.ctrlOk
+    stateRam.sendWrites := stage0.ops.sendOk && !stage0.ops.merged
     stateRam.sweepWrite := sweep.active
     stateRam.sweepAddr := sweep.addr
-    stateRam.ctrlWrite := s1.ctrlOk
-    stateRam.sendWrite := s1.sendOk && !s1.merged
   }
 
-  /** Stage 1 state plumbing shared by the stateful modes. */
   private def decode[T <: Bundle](bits: Bits, make: => T): T = { val t = make; t.assignFromBits(bits); t }
   /** The send's input: the control event's result when both address one connection (control first). */
-  private def sendInput[T <: Bundle](afterCtrl: T, make: => T): T = Mux(s1.merged, afterCtrl, decode(stateRam.sendValue, make))
+  private def sendInput[T <: Bundle](afterCtrl: T, make: => T): T = Mux(s2.merged, afterCtrl, decode(stateRam.sendValue, make))
   /** Each port writes its result; a merged pair writes once, through the control port. */
   private def writeBack[T <: Bundle](afterCtrl: T, afterSend: T): Unit = {
-    stateRam.ctrlWriteData := Mux(s1.merged, afterSend, afterCtrl).asBits
-    stateRam.sendWriteData := afterSend.asBits
+    stateRam.ctrlResult := Mux(s2.merged, afterSend, afterCtrl).asBits
+    stateRam.sendResult := afterSend.asBits
   }
+
+  /** Stage 3: the EV of a send that did not draw (cached, replayed or reps-lite's). */
+  val cachedEv3 = UInt(cfg.evWidth bits)
 
   // ------------------------------------------------ mode: reps
   val repsLogic = (cfg.mode == RepsMode.Reps) generate new Area {
@@ -290,81 +339,112 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
     }
     stateRam.sweepData := initState.asBits
 
-    // EV store: written only by recycled ACKs, read only by sends; one masked word per connection.
-    val evMem = Mem(Bits(cfg.evWordWidth bits), N)
-    val evWrite = RepsEvWrite(cfg)
-    val lastEvWrite = RegNext(evWrite)
-    lastEvWrite.valid.init(False)
-    val evRead = evMem.readSync(addrOf(io.send.conn))
-    val evReadAddr = RegNext(addrOf(io.send.conn))
-    val evs = Vec(UInt(cfg.evWidth bits), B)
-    for (i <- 0 until B) {
-      val stored = evRead(i * cfg.evWidth, cfg.evWidth bits).asUInt
-      val bypassLast = lastEvWrite.valid && lastEvWrite.addr === evReadAddr && lastEvWrite.index === i
-      val bypassNow = s1.merged && evWrite.valid && evWrite.index === i
-      evs(i) := Mux(bypassNow, evWrite.ev, Mux(bypassLast, lastEvWrite.ev, stored))
-    }
-    evMem.write(evWrite.addr, evWrite.ev.asBits #* B, evWrite.valid, UIntToOh(evWrite.index, B).asBits)
-
     // Control event: Alg. 1.
     val before = decode(stateRam.ctrlValue, RepsConnState(cfg))
+    /**
+     * now > exitFreezingMode modulo 2^timeWidth (Alg. 1 l.15): exitFreezingMode - now is negative,
+     * one carry chain with no zero test; computed on each forwarding candidate.
+     */
+    val exitPassed = stateRam.ctrlDerived(b => (decode(b, RepsConnState(cfg)).exitFreezing - s2.now).msb)
     val afterCtrl = RepsConnState(cfg)
     afterCtrl := before
-    evWrite.valid := False
-    evWrite.addr := addrOf(s1.ctrlConn)
-    evWrite.index := before.head
-    evWrite.ev := s1.ackEv
-    when(s1.isInit) {
+    when(s2.isInit) {
       afterCtrl := initState
     }
-    when(s1.isFailure) {
+    when(s2.isFailure) {
       // Alg. 1 l.22-24: freeze unless already frozen or still exploring.
       when(!before.freezing && before.explore === 0) {
         afterCtrl.freezing := True
-        afterCtrl.exitFreezing := s1.now + csr.freezingTimeout
-        freezeEnter := True
+        afterCtrl.exitFreezing := s2.now + csr.freezingTimeout
+        outcome.freezeEnter := True
       }
     }
-    when(s1.isAck && !s1.ackMarked) {
+    when(s2.ackRecycles) {
       // Alg. 1 l.6-8: an ECN-marked (or trimmed) ACK returns before touching the buffer.
-      // Alg. 1 l.9-14: cache the EV at head, mark it valid, advance head.
-      ackRecycled := True
-      evWrite.valid := True
+      // Alg. 1 l.9-14: cache the EV at head (the EV RAM write, stage 3), mark it valid, advance head.
       // Alg. 1 l.9-11: the entry at head is invalid unless all B are valid (then it is the oldest).
       when(before.numValid =/= B) { afterCtrl.numValid := before.numValid + 1 }
       afterCtrl.head := before.head + 1
       when(before.filled =/= B) { afterCtrl.filled := before.filled + 1 }
-      // Alg. 1 l.15-18: leave freezing once now > exitFreezingMode (modulo 2^timeWidth), explore a BDP.
-      when(before.freezing && (s1.now - before.exitFreezing).asSInt > 0) {
-        afterCtrl.freezing := False
-        afterCtrl.explore := csr.numPktsBdp
-        freezeExit := True
+    }
+    // Alg. 1 l.15-18: leave freezing once now > exitFreezingMode (modulo 2^timeWidth), explore a BDP.
+    val exits = s2.ackRecycles && before.freezing && exitPassed
+    outcome.freezeExit := exits
+    val afterExit = RepsConnState(cfg)
+    afterExit := afterCtrl
+    afterExit.freezing.allowOverride := False
+    afterExit.explore.allowOverride := csr.numPktsBdp
+
+    /** Alg. 2 on the connection state `st`: the state after the send and what the send takes. */
+    case class SendStep(st: RepsConnState) {
+      val after = RepsConnState(cfg)
+      after := st
+      val numValid = st.numValid
+      // Alg. 2 l.15: explore when empty, when nothing is valid outside freezing, or while exploring.
+      val explore = st.filled === 0 || (numValid === 0 && !st.freezing) || st.explore =/= 0
+      /** The entry a send that does not explore takes: the oldest valid one (Alg. 2 l.4). */
+      val evIndex = (st.head - numValid.resize(cfg.headWidth)).resize(cfg.headWidth)
+      val replayed = False
+      when(explore) {
+        when(st.explore =/= 0) { after.explore := st.explore - 1 } // Alg. 2 l.17
+      } elsewhen (numValid =/= 0) {
+        // Alg. 2 l.3-6: the oldest valid EV, then invalidate it.
+        after.numValid := st.numValid - 1
+      } otherwise {
+        // Alg. 2 l.7-9, freezing with no valid EV: replay the cached EVs round-robin.
+        evIndex := st.replay
+        replayed := True
+        after.replay := Mux(st.replay.resize(cfg.filledWidth) + 1 === st.filled, U(0), st.replay + 1)
       }
     }
+    // Send: Alg. 2, applied after the control event when both address the same connection. The
+    // send is evaluated on both outcomes of the freezing-exit compare (a 32-bit carry chain), which
+    // then only selects.
+    val stays = SendStep(sendInput(afterCtrl, RepsConnState(cfg)))
+    val leaves = SendStep(afterExit)
+    val sendAfterExit = s2.merged && exits
+    val afterSend = Mux(sendAfterExit, leaves.after, stays.after)
+    val evIndex = Mux(sendAfterExit, leaves.evIndex, stays.evIndex)
+    outcome.explored := Mux(sendAfterExit, leaves.explore, stays.explore)
+    outcome.replayed := Mux(sendAfterExit, leaves.replayed, stays.replayed)
+    stateRam.ctrlResult := Mux(s2.merged, afterSend, Mux(exits, afterExit, afterCtrl)).asBits
+    stateRam.sendResult := afterSend.asBits
 
-    // Send: Alg. 2, applied after the control event when both address the same connection.
-    val st = sendInput(afterCtrl, RepsConnState(cfg))
-    val afterSend = RepsConnState(cfg)
-    afterSend := st
-    val numValid = st.numValid
-    // Alg. 2 l.15: explore when empty, when nothing is valid outside freezing, or while exploring.
-    val explore = st.filled === 0 || (numValid === 0 && !st.freezing) || st.explore =/= 0
-    val oldest = (st.head - numValid.resize(cfg.headWidth)).resize(cfg.headWidth) // Alg. 2 l.4
-    explored := explore
-    chosenEv := randomEv
-    when(explore) {
-      when(st.explore =/= 0) { afterSend.explore := st.explore - 1 } // Alg. 2 l.17
-    } elsewhen (numValid =/= 0) {
-      chosenEv := evs(oldest) // Alg. 2 l.3-6: oldest valid EV, then invalidate it
-      afterSend.numValid := st.numValid - 1
-    } otherwise {
-      // Alg. 2 l.7-9, freezing with no valid EV: replay the cached EVs round-robin.
-      chosenEv := evs(st.replay)
-      replayed := True
-      afterSend.replay := Mux(st.replay.resize(cfg.filledWidth) + 1 === st.filled, U(0), st.replay + 1)
+    /**
+     * EV store: written only by recycled ACKs (stage 3), read only by sends (stage 0); one word of
+     * B entries per connection, written one entry at a time. The read misses the writes of the
+     * three clocks ahead; they are forwarded per entry in stage 2.
+     */
+    val evs = new Area {
+      val mem = Mem(Bits(cfg.evWordWidth bits), N)
+      val write3 = RepsEvWrite(cfg)
+      write3.valid := ops(3).ackRecycles
+      write3.addr := addrOf(ops(3).ctrlConn)
+      write3.index := RegNext(before.head)
+      write3.ev := ops(3).ackEv
+      mem.write(write3.addr, write3.ev.asBits #* B, write3.valid, UIntToOh(write3.index, B).asBits)
+      val write4 = RegNext(write3)
+      val write5 = RegNext(write4)
+      write4.valid.init(False)
+      write5.valid.init(False)
+
+      val sendAddr0 = addrOf(stage0.ops.sendConn)
+      /** Whether the ACK j = 1, 2, 3 clocks ahead writes the connection read now (decided in stage 0). */
+      val hits1 = (1 to 3).map(j => RegNext(ops(j).ackRecycles && addrOf(ops(j).ctrlConn) === sendAddr0) init (False))
+      val hits2 = hits1.map(h => RegNext(h) init (False))
+      val stored2 = RegNext(mem.readSync(sendAddr0))
+      // Stage 2: the writes one, two and three ahead are in stages 3, 4 and 5.
+      val inFlight = Seq(write3, write4, write5)
+      val current2 = Vec((0 until B).map { i =>
+        val stored = stored2(i * cfg.evWidth, cfg.evWidth bits).asUInt
+        inFlight.zip(hits2).foldRight(stored) { case ((w, hit), older) => Mux(hit && w.index === i, w.ev, older) }
+      })
+      val current3 = RegNext(current2)
+      val index3 = RegNext(evIndex)
+      // Stage 3: the ACK of the same clock on the same connection wrote its entry first.
+      val ownAck = ops(3).merged && write3.valid && write3.index === index3
+      cachedEv3 := Mux(ownAck, write3.ev, current3(index3))
     }
-
-    writeBack(afterCtrl, afterSend)
   }
 
   // ------------------------------------------- mode: reps-lite
@@ -372,76 +452,132 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
     val initState = LiteConnState(cfg).getZero
     stateRam.sweepData := initState.asBits
 
-    /** Alg. 4 l.6/l.14: next_entropy++ % num_entropies; wrapping means all were tried. */
-    def advance(s: LiteConnState, out: LiteConnState): Unit = {
-      val wraps = s.next.resize(cfg.evsSizeWidth) + 1 >= evsSizeClamped
-      out.next := Mux(wraps, U(0), s.next + 1)
-      when(wraps) { out.triedAll := True }
+    // EVS_SIZE - 1 (the last entropy; EVS_SIZE >= 1) and EVS_SIZE - 2, in registers of their own.
+    val lastEv = RegNext((evsSizeClamped - 1).resize(cfg.evWidth))
+    val lastEvMinus1 = RegNext((evsSizeClamped - 2).resize(cfg.evWidth))
+    val oneEntropy = RegNext(evsSizeClamped === 1)
+
+    /**
+     * Alg. 4 l.6/l.14, next_entropy++ % num_entropies (wrapping means all were tried), once and
+     * twice from `x`, in parallel: a marked ACK and an exploring send of the same connection in
+     * one clock advance twice, and the second step must not wait for the first.
+     */
+    case class Advance(x: UInt) {
+      val wraps1 = x >= lastEv
+      val next1 = Mux(wraps1, U(0, cfg.evWidth bits), x + 1)
+      // The second step starts from 0 (first wrapped) or from x + 1 < EVS_SIZE (so EVS_SIZE >= 2).
+      val wraps2 = Mux(wraps1, oneEntropy, x >= lastEvMinus1)
+      val next2 = Mux(wraps1, Mux(oneEntropy, U(0, cfg.evWidth bits), U(1, cfg.evWidth bits)),
+        Mux(x >= lastEvMinus1, U(0, cfg.evWidth bits), x + 2))
     }
 
     val before = decode(stateRam.ctrlValue, LiteConnState(cfg))
+    val ctrlAdvance = Advance(before.next)
     val afterCtrl = LiteConnState(cfg)
     afterCtrl := before
-    when(s1.isInit) { afterCtrl := initState }
-    when(s1.isAck) {
-      when(s1.ackMarked) {
+    when(s2.isInit) { afterCtrl := initState }
+    when(s2.isAck) {
+      when(s2.ackMarked) {
         afterCtrl.cached := before.next // Alg. 4 l.13-14: marked, move on to the next entropy
-        advance(before, afterCtrl)
+        afterCtrl.next := ctrlAdvance.next1
+        when(ctrlAdvance.wraps1) { afterCtrl.triedAll := True }
       } otherwise {
-        afterCtrl.cached := s1.ackEv // Alg. 4 l.16: cache the EV of the clean ACK
-        ackRecycled := True
+        afterCtrl.cached := s2.ackEv // Alg. 4 l.16: cache the EV of the clean ACK
       }
+    }
+
+    // The send's step of next_entropy, selected: from the stored state, or after the control event.
+    val sendAdvance = Advance(decode(stateRam.sendValue, LiteConnState(cfg)).next)
+    val stepNext = UInt(cfg.evWidth bits)
+    val stepWraps = Bool()
+    when(!s2.merged) {
+      stepNext := sendAdvance.next1; stepWraps := sendAdvance.wraps1
+    } elsewhen (s2.isInit) {
+      stepNext := Mux(oneEntropy, U(0, cfg.evWidth bits), U(1, cfg.evWidth bits)); stepWraps := oneEntropy
+    } elsewhen (s2.isAck && s2.ackMarked) {
+      stepNext := ctrlAdvance.next2; stepWraps := ctrlAdvance.wraps2
+    } otherwise {
+      stepNext := ctrlAdvance.next1; stepWraps := ctrlAdvance.wraps1
     }
 
     val st = sendInput(afterCtrl, LiteConnState(cfg))
     val afterSend = LiteConnState(cfg)
     afterSend := st
     val explore = st.sent < csr.numPktsBdp && !st.triedAll // Alg. 4 l.5
-    explored := explore
+    outcome.explored := explore
+    outcome.replayed := False
+    outcome.freezeExit := False
     when(st.sent =/= st.sent.maxValue) { afterSend.sent := st.sent + 1 }
+    val ev = UInt(cfg.evWidth bits)
     when(explore) {
-      chosenEv := st.next // Alg. 4 l.6
-      advance(st, afterSend)
+      ev := st.next // Alg. 4 l.6
+      afterSend.next := stepNext
+      when(stepWraps) { afterSend.triedAll := True }
     } otherwise {
-      chosenEv := st.cached // Alg. 4 l.8
+      ev := st.cached // Alg. 4 l.8
     }
-
     writeBack(afterCtrl, afterSend)
+    cachedEv3 := RegNext(ev)
   }
 
   // ------------------------------------------------- mode: ops
   val opsLogic = (cfg.mode == RepsMode.Ops) generate new Area {
-    chosenEv := randomEv
-    explored := True
+    outcome.explored := True
+    outcome.replayed := False
+    outcome.freezeExit := False
+    cachedEv3 := 0
   }
 
-  // ----------------------------------------------------- result
+  // ------------------------------------------- stages 3-4: the EV
+  val outcome3 = RegNext(outcome)
+  draws3 := ops(3).sendOk && outcome3.explored
+  /**
+   * A draw r becomes an EV in [0, EVS_SIZE) by multiply-high of its top 25 bits, one 27 x 18
+   * DSP with its input and output registers: ((r >> 7) * EVS_SIZE) >> 25.
+   */
+  val scale = cfg.hasPrng generate new Area {
+    // The value this send draws: the next one, or the one after if the send in stage 3 draws now.
+    // (A SEED write applies to the sends that reach stage 2 after it lands; the docs say to write
+    // it with no send in flight.)
+    val value2 = Mux(draws3, prng.valueAfterNext, prng.value)
+    val draw3 = RegNext(value2(31 downto 32 - Reps.drawBits))
+    val size3 = RegNext(evsSizeClamped)
+    val product4 = RegNext(draw3 * size3)
+    product4.setName("draw_scaledProduct") // the lint waiver names it: the low bits are dropped by design
+    val ev4 = product4(Reps.drawBits, cfg.evWidth bits)
+  }
+  val cachedEv4 = RegNext(cachedEv3)
+  val outcome4 = RegNext(outcome3)
+
   val result = Flow(RepsSendResult(cfg))
-  result.valid := s1.sendValid
-  result.conn := s1.sendConn
-  result.ev := Mux(s1.sendInRange, chosenEv, U(0))
-  result.explored := s1.sendInRange && explored
-  result.replayed := s1.sendInRange && replayed
-  result.outOfRange := !s1.sendInRange
+  result.valid := ops(4).sendValid
+  result.conn := ops(4).sendConn
+  private val ev4 = if (cfg.hasPrng) Mux(outcome4.explored, scale.ev4, cachedEv4) else cachedEv4
+  result.ev := Mux(ops(4).sendInRange, ev4, U(0))
+  result.explored := ops(4).sendInRange && outcome4.explored
+  result.replayed := ops(4).sendInRange && outcome4.replayed
+  result.outOfRange := !ops(4).sendInRange
   io.result := RegNext(result)
   io.result.valid.init(False)
 
   // ---------------------------------------------------- counters
+  // Counted in stage 3, from registers.
   val stats = new Area {
     import CsrCounters.count
-    count(csr.SENDS, s1.sendOk)
-    count(csr.SENDS_EXPLORED, s1.sendOk && explored)
-    count(csr.SENDS_RECYCLED, s1.sendOk && !explored)
-    count(csr.SENDS_REPLAYED, s1.sendOk && replayed)
-    count(csr.ACKS, s1.isAck)
-    count(csr.ACKS_RECYCLED, s1.isAck && ackRecycled)
-    count(csr.ACKS_MARKED, s1.isAck && s1.ackMarked)
-    count(csr.FAILURES, s1.isFailure)
-    count(csr.FREEZE_ENTER, freezeEnter)
-    count(csr.FREEZE_EXIT, freezeExit)
-    count(csr.INITS, s1.isInit)
-    count(csr.OOR_SEND, s1.sendValid && !s1.sendInRange)
-    count(csr.OOR_CTRL, s1.ctrlValid && !s1.ctrlInRange)
+    val o = ops(3)
+    count(csr.SENDS, o.sendOk)
+    count(csr.SENDS_EXPLORED, o.sendOk && outcome3.explored)
+    count(csr.SENDS_RECYCLED, o.sendOk && !outcome3.explored)
+    count(csr.SENDS_REPLAYED, o.sendOk && outcome3.replayed)
+    count(csr.ACKS, o.isAck)
+    count(csr.ACKS_RECYCLED, o.ackRecycles)
+    count(csr.ACKS_MARKED, o.isAck && o.ackMarked)
+    count(csr.FAILURES, o.isFailure)
+    count(csr.FREEZE_ENTER, outcome3.freezeEnter)
+    count(csr.FREEZE_EXIT, outcome3.freezeExit)
+    count(csr.INITS, o.isInit)
+    count(csr.OOR_SEND, o.sendValid && !o.sendInRange)
+    count(csr.OOR_CTRL, o.ctrlValid && !o.ctrlInRange)
     count(csr.INIT_OVERRUN, stage0.initOverrun)
   }
 

@@ -130,7 +130,7 @@ public final class DartDftModel {
             } else if (choices.isEmpty()) {
                 refusedNoCandidate++;
             } else {
-                outPort = choices.get((int) (((draw >>> DRAW_DROPPED_BITS) * choices.size()) >>> (32 - DRAW_DROPPED_BITS)));
+                outPort = choices.get((int) Xorshift32.scaleTop(draw, choices.size(), 32 - DRAW_DROPPED_BITS));
                 allocated = true;
                 allocations++;
                 if (tokens > 0) {

@@ -202,8 +202,9 @@ public final class RepsBench {
     }
 
     /** Idles until every outstanding result came out and was checked. */
+    /** Idles until every accepted send's result came out (a CSR access steps the clock unobserved). */
     public void drain() {
-        for (int i = 0; i < 8; i++) {
+        for (int i = 0; i < Reps.latency() + 3; i++) {
             step();
         }
         results.assertEmpty();

@@ -11,6 +11,12 @@ import uehw.sim.model.Xorshift32;
  * (ACK, failure or init) is applied before the send of the same clock.
  */
 public final class RepsModel {
+    /**
+     * Random EVs are scaled from the draw's top 25 bits: ((r >> 7) * EVS_SIZE) >> 25, one 27 x 18
+     * DSP in hardware (uehw.hw.reps.Reps.drawBits); uniform within a bias of EVS_SIZE / 2^25.
+     */
+    public static final int DRAW_BITS = 25;
+
     public enum Mode {
         REPS("reps"), LITE("reps-lite"), OPS("ops");
         public final String id;
@@ -205,9 +211,12 @@ public final class RepsModel {
         }
     }
 
+    /**
+     * now is after then, modulo 2^timeWidth: then - now is negative as a timeWidth-bit signed
+     * number (serial-number arithmetic; a gap of exactly 2^(timeWidth-1) counts as after).
+     */
     private boolean modularAfter(long now, long then) {
-        long diff = (now - then) & mask(timeWidth);
-        return diff != 0 && diff < (1L << (timeWidth - 1));
+        return ((then - now) & mask(timeWidth)) >= (1L << (timeWidth - 1));
     }
 
     private void advanceLite(Conn c) {
@@ -231,7 +240,7 @@ public final class RepsModel {
         boolean replayed = false;
         switch (mode) {
             case OPS -> {
-                ev = prng.nextScaled(evsSize);
+                ev = prng.nextScaledTop(evsSize, DRAW_BITS);
                 explored = true;
             }
             case LITE -> {
@@ -254,7 +263,7 @@ public final class RepsModel {
                 // Alg. 2 l.15-17
                 explored = c.filled == 0 || (numValid == 0 && !c.freezing) || c.explore != 0;
                 if (explored) {
-                    ev = prng.nextScaled(evsSize);
+                    ev = prng.nextScaledTop(evsSize, DRAW_BITS);
                     c.explore = Math.max(c.explore - 1, 0);
                 } else if (numValid > 0) { // getNextEntropy, l.3-6
                     int offset = Math.floorMod(c.head - numValid, bufferEntries);
