@@ -43,7 +43,7 @@ class RepsIo(cfg: RepsConfig) extends Bundle {
   /** One result per accepted send, exactly `Reps.latency` clocks after it was accepted, in order. */
   val result = master(Flow(RepsSendResult(cfg)))
   val ctrl = slave(AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32)))
-  /** Low while the post-reset sweep initialises every connection (N clocks). */
+  /** Low while the post-reset sweep initialises every connection and one clock after (N + 1 clocks). */
   val initDone = out Bool()
 }
 
