@@ -283,8 +283,8 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
     ops.ackRecycles := Bool(hasState) && ops.isAck && !ops.ackMarked
     if (cfg.usesTime) ops.now := io.now
   }
-  /** ops(k): the operations in stage k. */
-  val ops: Seq[RepsOps] = Iterator.iterate(stage0.ops)(_.stage()).take(5).toSeq
+  /** ops(k): the operations in stage k (stage 4 carries only the send, below). */
+  val ops: Seq[RepsOps] = Iterator.iterate(stage0.ops)(_.stage()).take(4).toSeq
 
   private val evsSizeClamped = {
     val s = csr.evsSize
@@ -299,7 +299,7 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
   // reps-lite explores round-robin and has no PRNG. The PRNG advances in stage 3 for an exploring
   // send (from registers); stage 2 takes the value after that draw when the send one ahead draws.
   val prng = cfg.hasPrng generate new Xorshift32(cfg.prngSeed)
-  val draws3 = Bool()
+  val draws3 = cfg.hasPrng generate Bool()
   if (cfg.hasPrng) {
     prng.reseed := csr.reseed
     prng.seedValue := csr.seed
@@ -423,10 +423,9 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
       write3.index := RegNext(before.head)
       write3.ev := ops(3).ackEv
       mem.write(write3.addr, write3.ev.asBits #* B, write3.valid, UIntToOh(write3.index, B).asBits)
-      val write4 = RegNext(write3)
-      val write5 = RegNext(write4)
-      write4.valid.init(False)
-      write5.valid.init(False)
+      // The entry and EV of the writes one and two clocks older (their hits are decided in stage 0).
+      val written4 = (RegNext(write3.index), RegNext(write3.ev))
+      val written5 = (RegNext(written4._1), RegNext(written4._2))
 
       val sendAddr0 = addrOf(stage0.ops.sendConn)
       /** Whether the ACK j = 1, 2, 3 clocks ahead writes the connection read now (decided in stage 0). */
@@ -434,10 +433,10 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
       val hits2 = hits1.map(h => RegNext(h) init (False))
       val stored2 = RegNext(mem.readSync(sendAddr0))
       // Stage 2: the writes one, two and three ahead are in stages 3, 4 and 5.
-      val inFlight = Seq(write3, write4, write5)
+      val inFlight = Seq((write3.index, write3.ev), written4, written5)
       val current2 = Vec((0 until B).map { i =>
         val stored = stored2(i * cfg.evWidth, cfg.evWidth bits).asUInt
-        inFlight.zip(hits2).foldRight(stored) { case ((w, hit), older) => Mux(hit && w.index === i, w.ev, older) }
+        inFlight.zip(hits2).foldRight(stored) { case (((index, ev), hit), older) => Mux(hit && index === i, ev, older) }
       })
       val current3 = RegNext(current2)
       val index3 = RegNext(evIndex)
@@ -453,8 +452,10 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
     stateRam.sweepData := initState.asBits
 
     // EVS_SIZE - 1 (the last entropy; EVS_SIZE >= 1) and EVS_SIZE - 2, in registers of their own.
-    val lastEv = RegNext((evsSizeClamped - 1).resize(cfg.evWidth))
-    val lastEvMinus1 = RegNext((evsSizeClamped - 2).resize(cfg.evWidth))
+    val lastEvFull = evsSizeClamped - 1 // < 2^e: the top bit is dropped by design
+    val lastEvMinus1Full = evsSizeClamped - 2 // used only when EVS_SIZE >= 2
+    val lastEv = RegNext(lastEvFull.resize(cfg.evWidth))
+    val lastEvMinus1 = RegNext(lastEvMinus1Full.resize(cfg.evWidth))
     val oneEntropy = RegNext(evsSizeClamped === 1)
 
     /**
@@ -530,7 +531,7 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
 
   // ------------------------------------------- stages 3-4: the EV
   val outcome3 = RegNext(outcome)
-  draws3 := ops(3).sendOk && outcome3.explored
+  if (cfg.hasPrng) draws3 := ops(3).sendOk && outcome3.explored
   /**
    * A draw r becomes an EV in [0, EVS_SIZE) by multiply-high of its top 25 bits, one 27 x 18
    * DSP with its input and output registers: ((r >> 7) * EVS_SIZE) >> 25.
@@ -539,24 +540,30 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
     // The value this send draws: the next one, or the one after if the send in stage 3 draws now.
     // (A SEED write applies to the sends that reach stage 2 after it lands; the docs say to write
     // it with no send in flight.)
-    val value2 = Mux(draws3, prng.valueAfterNext, prng.value)
-    val draw3 = RegNext(value2(31 downto 32 - Reps.drawBits))
+    val drawWordFull = Mux(draws3, prng.valueAfterNext, prng.value) // its low bits are dropped by design
+    val draw3 = RegNext(drawWordFull(31 downto 32 - Reps.drawBits))
     val size3 = RegNext(evsSizeClamped)
     val product4 = RegNext(draw3 * size3)
     product4.setName("draw_scaledProduct") // the lint waiver names it: the low bits are dropped by design
     val ev4 = product4(Reps.drawBits, cfg.evWidth bits)
   }
   val cachedEv4 = RegNext(cachedEv3)
-  val outcome4 = RegNext(outcome3)
+  val explored4 = RegNext(outcome3.explored)
+  val replayed4 = RegNext(outcome3.replayed)
+  val send4 = new Area {
+    val valid = RegNext(ops(3).sendValid) init (False)
+    val conn = RegNext(ops(3).sendConn)
+    val inRange = RegNext(ops(3).sendInRange)
+  }
 
   val result = Flow(RepsSendResult(cfg))
-  result.valid := ops(4).sendValid
-  result.conn := ops(4).sendConn
-  private val ev4 = if (cfg.hasPrng) Mux(outcome4.explored, scale.ev4, cachedEv4) else cachedEv4
-  result.ev := Mux(ops(4).sendInRange, ev4, U(0))
-  result.explored := ops(4).sendInRange && outcome4.explored
-  result.replayed := ops(4).sendInRange && outcome4.replayed
-  result.outOfRange := !ops(4).sendInRange
+  result.valid := send4.valid
+  result.conn := send4.conn
+  private val ev4 = if (cfg.hasPrng) Mux(explored4, scale.ev4, cachedEv4) else cachedEv4
+  result.ev := Mux(send4.inRange, ev4, U(0))
+  result.explored := send4.inRange && explored4
+  result.replayed := send4.inRange && replayed4
+  result.outOfRange := !send4.inRange
   io.result := RegNext(result)
   io.result.valid.init(False)
 
