@@ -114,7 +114,7 @@ class SmarttErrorBoundTest {
         s.ignoreBytes = r.nextInt(3) == 0 ? r.nextInt(2 * p.mtuEff()) : 0;
         s.fiCount = (long) (r.nextDouble() * 2 * p.maxCwnd);
         s.fiActive = r.nextInt(4) == 0;
-        s.wtd = r.nextInt(1024);
+        s.wtd = r.nextInt(1 << SmarttParams.WTD_STATE_FRAC);
         return s;
     }
 
@@ -127,6 +127,40 @@ class SmarttErrorBoundTest {
                 : (long) (brtt * (0.9 + 2.1 * r.nextDouble()));
         long now = s.qaEnd + r.nextInt(1 << 16) - (1 << 15); // around the QuickAdapt deadline
         return new Event(0, kind, size, rtt, r.nextBoolean(), r.nextInt((int) (2 * p.maxCwnd)), now & 0xFFFFFFFFL);
+    }
+
+    /**
+     * Issue 14 defect 8: the stored Wait-to-Decrease average (u0.13, rounded decay) against the
+     * exact EWMA of Sec. 3.6.1 over long random mark sequences, for every gain 2^-1..2^-6 and mark
+     * densities from sparse to dense. Bound: 2^(shift-1) LSBs (half an LSB of rounding per step,
+     * divided by alpha), plus one LSB where the sum saturates below 1.0. The old truncated u0.10
+     * average sat up to 7/1024 = 56 LSBs above the exact one.
+     */
+    @Test
+    void waitToDecreaseAverageWithinItsBoundOfTheExactEwma() {
+        long seed = Seeds.next();
+        Random r = new Random(seed);
+        double lsb = Math.scalb(1.0, -SmarttParams.WTD_STATE_FRAC);
+        for (int shift = 1; shift <= 6; shift++) {
+            double alpha = Math.scalb(1.0, -shift);
+            double bound = Math.scalb(1.0, shift - 1) + 1;
+            double worst = 0;
+            for (double density : new double[] {0.0, 0.01, 0.1, 0.25, 0.5, 0.9, 1.0}) {
+                int fixed = 0;
+                double exact = 0;
+                for (int i = 0; i < 50_000 * Seeds.scale(); i++) {
+                    boolean ecn = r.nextDouble() < density || (i % 1000 < 20 && r.nextBoolean()); // bursts as well
+                    fixed = SmarttFixedModel.wtdAverage(fixed, ecn, shift);
+                    exact = alpha * (ecn ? 1 : 0) + (1 - alpha) * exact;
+                    double err = Math.abs(fixed * lsb - exact) / lsb;
+                    worst = Math.max(worst, err);
+                    assertTrue(err <= bound, String.format("seed %d shift %d density %.2f step %d: fixed %d/8192, exact %.3f/8192,"
+                            + " error %.3f LSB > %.0f", seed, shift, density, i, fixed, exact / lsb, err, bound));
+                }
+            }
+            System.out.printf("smartt WTD average, alpha 2^-%d (seed %d): worst |fixed - exact| %.3f LSB of u0.13 = %.4f/1024"
+                    + " (bound %.0f LSB)%n", shift, seed, worst, worst / 8, bound);
+        }
     }
 
     /** The reciprocal table is the reciprocal at each bin's middle, within its rounding. */

@@ -487,6 +487,44 @@ class SmarttTest {
     }
 
     /**
+     * Issue 14 defect 8: near the threshold the decision follows the exact EWMA (Sec. 3.6.1). One
+     * marked ACK, forty clean, then 1100001: the exact average at the last mark is 251.3/1024,
+     * below 0.25, so every marked ACK is held (a truncated u0.10 average read 257/1024 and
+     * decreased). The expectation comes from the exact average, computed here in double.
+     */
+    @Test
+    void waitToDecreaseFollowsTheExactAverageNearTheThreshold() {
+        withBench(DEFAULT, "wtd_threshold", (b, seed) -> {
+            SmarttParams p = b.model.p.clone();
+            p.initCwnd = 100_000;
+            b.writeParams(p);
+            b.push(of(0, Kind.INIT, 0));
+            String marks = "1" + "0".repeat(40) + "1100001";
+            double alpha = Math.scalb(1.0, -p.wtdAlphaShift);
+            double threshold = p.wtdThreshold / 1024.0;
+            double exact = 0;
+            long held = 0, decreases = 0;
+            for (char c : marks.toCharArray()) {
+                boolean ecn = c == '1';
+                exact = alpha * (ecn ? 1 : 0) + (1 - alpha) * exact;
+                if (ecn) {
+                    if (exact < threshold) {
+                        held++;
+                    } else {
+                        decreases++;
+                    }
+                }
+                b.push(ack(0, MTU, 30_000, ecn)); // above the target RTT: a marked ACK is a Multiplicative Decrease
+            }
+            b.drain();
+            assertEquals(4, held, "the scenario holds every mark in the exact model");
+            assertEquals(held, b.counter(SmarttCsr.WTD_HELD));
+            assertEquals(decreases, b.counter(SmarttCsr.MULTIPLICATIVE_DECREASES));
+            assertCounters(b);
+        });
+    }
+
+    /**
      * Bad input has defined behaviour: rtt 0 and rtt below the base act as the base RTT; a size
      * above the MTU acts as the MTU; size 0 changes nothing that is per byte; flow ids >= N are
      * ignored; each is counted.

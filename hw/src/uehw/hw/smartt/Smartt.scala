@@ -46,7 +46,7 @@ case class SmarttCwnd(cfg: SmarttConfig) extends Bundle {
   val cwnd = UInt(cfg.byteWidth bits)
 }
 
-/** The per-flow state in block RAM (smartt-reps.txt Alg. 1-3 variables; 149 bits at the defaults). */
+/** The per-flow state in block RAM (smartt-reps.txt Alg. 1-3 variables; 152 bits at the defaults). */
 case class SmarttFlowState(cfg: SmarttConfig) extends Bundle {
   val cwnd = UInt(cfg.cwndWidth bits)       // bytes x 2^-8
   val acked = UInt(cfg.byteWidth bits)      // Alg. 2 acked
@@ -56,7 +56,7 @@ case class SmarttFlowState(cfg: SmarttConfig) extends Bundle {
   val ignoreBytes = UInt(cfg.byteWidth bits) // bytes_to_ignore - bytes_ignored, saturating at 0
   val fiCount = UInt(cfg.byteWidth bits)    // Alg. 3 count
   val fiActive = Bool()                     // Alg. 3 increase
-  val wtd = UInt(Smartt.wtdFrac bits)       // Sec. 3.6.1 avg_wtd, u0.10
+  val wtd = UInt(Smartt.wtdStateFrac bits)  // Sec. 3.6.1 avg_wtd, u0.13 (three bits below the u0.10 threshold)
 }
 
 /** What the pre-stages carry along for the update stage: the clamped event and its classification. */
@@ -95,6 +95,12 @@ object Smartt {
   val latency = 6
   val gainFrac = 11
   val wtdFrac = 10
+  /**
+   * Fraction bits of the stored WTD average: three more than the threshold, with a rounded decay,
+   * so that the average stays within 2^(shift-1) LSBs (0.5/1024 at alpha = 1/8) of the exact
+   * EWMA (a truncated u0.10 decay sat up to 7/1024 above it and never fell below 7/1024).
+   */
+  val wtdStateFrac = 13
   val minMtu = 64
   val minBdp = 1024
   def gain(x: Double): BigInt = BigInt(scala.math.round(x * (1 << gainFrac)))
@@ -124,7 +130,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   setDefinitionName("uehw_smartt")
   AxiLite4SpecRenamer(io.ctrl)
 
-  import Smartt.{gain, gainFrac, wtdFrac}
+  import Smartt.{gain, gainFrac, wtdFrac, wtdStateFrac}
   private val N = cfg.flows
   private val B = cfg.byteWidth
   private val F = cfg.cwndFrac
@@ -415,10 +421,15 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
       val ignore1 = satSub(s.ignoreBytes, sizeBytes)                    // line 5
       val ignoring = ignore1 =/= 0                                      // lines 8-9
       // Sec. 3.6.1: avg = alpha x ecn + (1 - alpha) x avg with alpha = 2^-shift.
-      val wtdSum = s.wtd.resize(wtdFrac + 1) - (s.wtd >> csr.wtdShift).resize(wtdFrac + 1) +
-        Mux(ecn, U(1 << wtdFrac, wtdFrac + 1 bits) >> csr.wtdShift, U(0, wtdFrac + 1 bits))
-      val wtd1 = satTo(wtdSum, U((1 << wtdFrac) - 1, wtdFrac bits), wtdFrac)
-      val canDecrease = !csr.wtdEnable || wtd1 >= csr.wtdThreshold     // line 12
+      // The decay is rounded to nearest (half up): round(avg / 2^shift) = ((2 avg >> shift) + 1) >> 1.
+      private val WS = wtdStateFrac
+      val wtdDecayTwice = ((s.wtd @@ U(0, 1 bits)) >> csr.wtdShift).resize(WS + 2)
+      val wtdDecayRoundedFull = wtdDecayTwice + 1
+      val wtdDecay = wtdDecayRoundedFull(WS + 1 downto 1)
+      val wtdSum = s.wtd.resize(WS + 1) - wtdDecay +
+        Mux(ecn, U(1 << WS, WS + 1 bits) >> csr.wtdShift, U(0, WS + 1 bits))
+      val wtd1 = satTo(wtdSum, U((1 << WS) - 1, WS bits), WS)
+      val canDecrease = !csr.wtdEnable || wtd1 >= (csr.wtdThreshold @@ U(0, WS - wtdFrac bits)) // line 12
       val adapt = expired && s.triggerQa && s.qaStarted                 // Alg. 2 line 4
       val c1 = Mux(adapt, qaValue(acked1, "e_ack"), s.cwnd)
       val clean = close && !ecn                                         // Alg. 3 line 2

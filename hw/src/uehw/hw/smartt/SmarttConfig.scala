@@ -57,7 +57,7 @@ case class SmarttConfig(flows: Int = 1024,
   /** Width of the target RTT: brtt x factor (u5.11) >> 11. */
   val trttWidth: Int = rttWidth + 5
   /** The per-flow state, field by field (SmarttFlowState). */
-  def stateBitsPerFlow: Int = cwndWidth + byteWidth + timeWidth + 1 + 1 + byteWidth + byteWidth + 1 + Smartt.wtdFrac
+  def stateBitsPerFlow: Int = cwndWidth + byteWidth + timeWidth + 1 + 1 + byteWidth + byteWidth + 1 + Smartt.wtdStateFrac
 }
 
 object SmarttConfig {

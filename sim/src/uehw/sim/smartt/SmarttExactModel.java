@@ -34,7 +34,7 @@ public final class SmarttExactModel {
             r.ignoreBytes = s.ignoreBytes;
             r.fiCount = s.fiCount;
             r.fiActive = s.fiActive;
-            r.wtd = s.wtd / (double) (1 << SmarttParams.WTD_FRAC);
+            r.wtd = s.wtd / (double) (1 << SmarttParams.WTD_STATE_FRAC);
             return r;
         }
     }

@@ -36,7 +36,7 @@ public final class SmarttFixedModel {
         public long ignoreBytes;  // bytes_to_ignore - bytes_ignored, saturating at 0 (Alg. 1 lines 5, 8, 32)
         public long fiCount;      // Alg. 3 count
         public boolean fiActive;  // Alg. 3 increase
-        public int wtd;           // EWMA of ECN marks, u0.10 (Sec. 3.6.1)
+        public int wtd;           // EWMA of ECN marks, u0.13 (Sec. 3.6.1)
 
         @Override
         public State clone() {
@@ -76,6 +76,18 @@ public final class SmarttFixedModel {
         for (int i = 0; i < flows; i++) {
             state[i] = initialState();
         }
+    }
+
+    /**
+     * Sec. 3.6.1: avg' = alpha ecn + (1 - alpha) avg with alpha = 2^-shift, in u0.13 with the decay
+     * avg / 2^shift rounded to nearest (half up) and the sum saturated below 1.0. The rounding
+     * error of each step is at most half an LSB, so the average stays within 2^(shift-1) LSBs of
+     * the exact EWMA (plus one LSB where it saturates).
+     */
+    public static int wtdAverage(int avg, boolean ecn, int shift) {
+        int frac = SmarttParams.WTD_STATE_FRAC;
+        int decay = ((avg << 1) >> shift) + 1 >> 1;
+        return Math.min((1 << frac) - 1, avg - decay + (ecn ? (1 << frac) >> shift : 0));
     }
 
     /** round(2^(V+I+1) / (2^(I+1) + 2i + 1)): 2^V / (1 + (i + 1/2) / 2^I), the reciprocal at the bin's middle. */
@@ -195,10 +207,9 @@ public final class SmarttFixedModel {
             } else {
                 s.ignoreBytes = 0;
                 // Sec. 3.6.1: avg = alpha * ecn + (1 - alpha) * avg, alpha = 2^-shift.
-                int sh = p.wtdAlphaShift;
-                int wtd1 = (int) Math.min((1 << SmarttParams.WTD_FRAC) - 1,
-                        s.wtd - (s.wtd >> sh) + (e.ecn() ? (1 << SmarttParams.WTD_FRAC) >> sh : 0));
-                boolean canDecrease = !p.wtdEnable || wtd1 >= p.wtdThreshold;  // Alg. 1 line 12
+                int wtd1 = wtdAverage(s.wtd, e.ecn(), p.wtdAlphaShift);
+                boolean canDecrease = !p.wtdEnable                              // Alg. 1 line 12
+                        || wtd1 >= p.wtdThreshold << (SmarttParams.WTD_STATE_FRAC - SmarttParams.WTD_FRAC);
                 s.wtd = wtd1;
                 // QuickAdapt, Alg. 2 with acked including this ACK (line 4 runs first).
                 long qaOnAck = Math.min(cwndFieldMax(),

@@ -8,8 +8,10 @@ package uehw.sim.smartt;
 public final class SmarttParams implements Cloneable {
     /** Fractional bits of every gain CSR (u5.11). */
     public static final int GAIN_FRAC = 11;
-    /** Fractional bits of WTD_THRESHOLD and of the per-flow WTD average (u0.10). */
+    /** Fractional bits of WTD_THRESHOLD (u0.10). */
     public static final int WTD_FRAC = 10;
+    /** Fractional bits of the stored WTD average (u0.13): three below the threshold, with a rounded decay. */
+    public static final int WTD_STATE_FRAC = 13;
     /** Smallest BDP and MTU the CSRs take; smaller values act as these. */
     public static final int MIN_BDP = 1024;
     public static final int MIN_MTU = 64;
