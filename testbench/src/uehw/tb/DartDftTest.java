@@ -5,10 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayDeque;
+import java.util.BitSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
@@ -420,6 +424,266 @@ class DartDftTest {
             assertEquals(3, b.seen.get(3).port());
             assertCounters(b);
         });
+    }
+
+    // ------------------------------------------------------------ mask writes in traffic
+
+    static Stream<Arguments> maskWriteConfigs() {
+        int scale = Seeds.scale();
+        return Stream.of(Arguments.of(2, 8, 16, 16, 4000 * scale), Arguments.of(8, 32, 32, 32, 1500 * scale));
+    }
+
+    /** One CANDIDATES, HOST_PORTS or CONTROL write issued in the middle of traffic. */
+    static final class MaskWrite {
+        long issueAt; // AW and W go valid before this edge
+        int address;
+        long data;
+        long candidates;
+        long hostPorts;
+        boolean torMode;
+        boolean changed; // the allowed-port mask changes: a rebuild follows
+        boolean awTaken;
+        boolean wTaken;
+        long h = -1;     // the edge that took the later of the AW and W beats
+        boolean issued;
+        boolean applied; // the model took the new mask (after edge h + 2)
+    }
+
+    /**
+     * CANDIDATES, HOST_PORTS and CONTROL.TOR_MODE written in the middle of traffic, at random edges
+     * relative to the packets (random idle input, output always ready), with random masks. The
+     * expectation comes from docs/dart-cam.md ("CSR writes", "Rebuild after a mask write"), with h
+     * the edge that takes the write's later AW/W beat:
+     * <ul>
+     * <li>a packet that leaves stage 0 at s <= h + 3 gets the model's decision under the old mask,
+     *     every later packet the one under the new mask (the model is switched after the packet
+     *     accepted at edge h + 2: with a ready output and no rebuild in progress, a packet accepted
+     *     at k leaves at k + 1);</li>
+     * <li>when the allowed-port mask changes, the rebuild starts at the first edge b >= h + 3 with
+     *     no packet leaving stage 0 at b - 2, b - 1 or b; no packet leaves at edges h + 4 to
+     *     b + P + 1, and the first one held leaves at b + P + 2;</li>
+     * <li>every decision is transferred at its packet's stage-0 exit edge + 5 (k + 6 when not
+     *     held), and a start packet that allocates never takes its routed port.</li>
+     * </ul>
+     * The next write comes no earlier than edge b + P - 1, so that a packet held by one rebuild
+     * leaves before the next write's cut; it may land on the edges around the hold's end.
+     */
+    @ParameterizedTest(name = "E={0} P={1}, {4} writes")
+    @MethodSource("maskWriteConfigs")
+    void maskWritesDuringTrafficUseTheOldOrTheNewTables(int entries, int ports, int flowIdWidth, int metaWidth,
+                                                        int writes) {
+        assertTrue(ports <= 32, "the test writes only the _LO mask registers");
+        DartDftConfig cfg = config(entries, ports, flowIdWidth, metaWidth);
+        withBench(cfg, "mask_writes_p" + ports, (b, seed) -> {
+            Random r = new Random(seed);
+            var sim = b.sim;
+            var ctrl = b.io.ctrl();
+            long all = (1L << ports) - 1;
+            MessageTraffic traffic = new MessageTraffic(r, ports, flowIdWidth, 3 * entries + 2, THRESHOLD, 0);
+            long flowMask = (1L << flowIdWidth) - 1;
+            long[] oneShot = {0};
+            // What the CSRs hold, as far as the test knows (and the model, from h + 2 on).
+            long[] cand = {all};
+            long[] hosts = {0};
+            boolean[] tor = {false};
+            // Stage-0 exit edges by the documented rules, and the current hold {from, to, resume}.
+            BitSet exits = new BitSet();
+            long[] hold = {-1, -1, -1};
+            long[] lastExit = {-1};
+            ArrayDeque<long[]> expectedOut = new ArrayDeque<>(); // {exit edge, transfer edge}
+            Set<Long> lateCuts = new HashSet<>(); // h + 3 of writes with only that packet near the cut
+            long[] stats = new long[4]; // changed writes, late-cut writes, late-cut deflections, holds checked
+            ArrayDeque<String> log = new ArrayDeque<>();
+            MaskWrite[] cur = {null};
+            long[] nextEarliest = {sim.cycle() + 1};
+
+            // The rebuild start of a write that changed the mask, once the packets up to h + 3 are known.
+            Runnable finish = () -> {
+                MaskWrite w = cur[0];
+                if (w == null || !w.applied || sim.cycle() < w.h + 3) {
+                    return;
+                }
+                long h = w.h;
+                if (w.changed) {
+                    stats[0]++;
+                    long bEdge = h + 3;
+                    while (left(exits, bEdge - 2, h) || left(exits, bEdge - 1, h) || left(exits, bEdge, h)) {
+                        bEdge++;
+                    }
+                    hold[0] = h + 4;
+                    hold[1] = bEdge + ports + 1;
+                    hold[2] = bEdge + ports + 2;
+                    if (exits.get((int) (h + 3)) && !exits.get((int) (h + 2)) && !exits.get((int) (h + 1))) {
+                        stats[1]++;
+                        lateCuts.add(h + 3);
+                    }
+                    nextEarliest[0] = bEdge + ports - 1;
+                    log.addLast(log.pollLast() + String.format(", rebuild from edge %d, hold %d..%d", bEdge, hold[0], hold[1]));
+                } else {
+                    nextEarliest[0] = h + 3;
+                }
+                int gap = r.nextInt(3) == 0 ? r.nextInt(4) : r.nextInt(2 * ports);
+                cur[0] = null;
+                scheduleWrite(r, cur, Math.max(sim.cycle() + 1, nextEarliest[0]) + gap, ports, all, cand, hosts, tor);
+            };
+
+            b.observeAccept(p -> {
+                finish.run();
+                long k = sim.cycle();
+                assertTrue(k >= lastExit[0], "packet accepted at edge " + k + " while the one before waited in stage 0");
+                long s = k + 1;
+                if (s >= hold[0] && s <= hold[1]) {
+                    s = hold[2];
+                    stats[3]++;
+                }
+                exits.set((int) s);
+                lastExit[0] = s;
+                expectedOut.addLast(new long[] {s, s + DartDft.latency() - 1});
+            });
+            b.observe((p, d) -> {
+                long[] want = expectedOut.pollFirst();
+                assertEquals(want[1], sim.cycle(), "decision transfer edge of the packet that left stage 0 at " + want[0]);
+                if (d.allocated()) {
+                    assertNotEquals(p.routedPort(), d.port(), "deflected onto its routed port");
+                }
+                if (d.allocated() && lateCuts.contains(want[0])) {
+                    stats[2]++;
+                }
+            });
+
+            double[] idles = {0, 0.3, 0.6, 0.85};
+            int done = 0;
+            for (int phase = 0; phase < idles.length; phase++) {
+                b.patterns(r, idles[phase], 0);
+                scheduleWrite(r, cur, Math.max(sim.cycle() + 1, nextEarliest[0]) + r.nextInt(8), ports, all, cand, hosts, tor);
+                int phaseWrites = (phase + 1) * writes / idles.length;
+                boolean feeding = true;
+                while (feeding || cur[0] != null || !b.inputIdle() || b.decisions.pending() > 0) {
+                    if (feeding && b.inputIdle()) {
+                        b.push(r.nextBoolean() ? traffic.next()
+                                : pkt((0x5000 + oneShot[0]++ % 4096) & flowMask, true, true, 1 + r.nextInt(4),
+                                        r.nextInt(ports), THRESHOLD + 1 + r.nextInt(1000), oneShot[0]));
+                    }
+                    MaskWrite w = cur[0];
+                    if (w != null && !w.issued && sim.cycle() + 1 >= w.issueAt) {
+                        sim.poke(ctrl.aw().payload().addr(), (long) w.address);
+                        sim.poke(ctrl.w().payload().data(), w.data);
+                        sim.poke(ctrl.w().payload().strb(), 0xFL);
+                        sim.poke(ctrl.aw().valid(), true);
+                        sim.poke(ctrl.w().valid(), true);
+                        w.issued = true;
+                    }
+                    try {
+                        b.step();
+                    } catch (AssertionError e) {
+                        throw new AssertionError(e.getMessage() + "; recent writes: " + String.join("; ", log), e);
+                    }
+                    long e = sim.cycle();
+                    if (w != null && w.issued && w.h < 0) {
+                        if (!w.awTaken && sim.peekBool(ctrl.aw().valid()) && sim.peekBool(ctrl.aw().ready())) {
+                            w.awTaken = true;
+                            sim.poke(ctrl.aw().valid(), false);
+                        }
+                        if (!w.wTaken && sim.peekBool(ctrl.w().valid()) && sim.peekBool(ctrl.w().ready())) {
+                            w.wTaken = true;
+                            sim.poke(ctrl.w().valid(), false);
+                        }
+                        if (w.awTaken && w.wTaken) {
+                            w.h = e;
+                            assertTrue(w.h >= nextEarliest[0], "write taken before the previous hold allowed");
+                            log.addLast(String.format("h=%d: 0x%02x <- 0x%x (allowed 0x%x -> 0x%x)", w.h, w.address,
+                                    w.data, allowedPorts(cand[0], hosts[0], tor[0]),
+                                    allowedPorts(w.candidates, w.hostPorts, w.torMode)));
+                            if (log.size() > 4) {
+                                log.pollFirst();
+                            }
+                        }
+                    }
+                    if (w != null && w.h >= 0 && !w.applied && e == w.h + 2) {
+                        // The packets accepted up to h + 2 (leaving stage 0 up to h + 3) were applied under the old mask.
+                        cand[0] = w.candidates;
+                        hosts[0] = w.hostPorts;
+                        tor[0] = w.torMode;
+                        b.model.candidates = w.candidates;
+                        b.model.hostPorts = w.hostPorts;
+                        b.model.torMode = w.torMode;
+                        w.applied = true;
+                        done++;
+                    }
+                    finish.run();
+                    if (feeding && done >= phaseWrites) {
+                        feeding = false;
+                    }
+                    if (!feeding && cur[0] != null && !cur[0].issued) {
+                        cur[0] = null; // end of the phase: drop the write not yet issued
+                    }
+                }
+            }
+            b.decisions.assertEmpty();
+            assertCounters(b);
+            System.out.printf("dart mask writes P=%d: %d writes, %d changed the allowed ports, %d with a lone packet "
+                            + "leaving stage 0 at h + 3 (%d of them deflected), %d packets held by a rebuild, seed %d%n",
+                    ports, done, stats[0], stats[1], stats[2], stats[3], seed);
+            // Guards that the traffic reached the cases the test is about, not measurements.
+            assertTrue(stats[0] > writes / 2, "too few writes changed the mask: " + stats[0]);
+            assertTrue(stats[2] > writes / 200, "too few deflections right at the cut: " + stats[2]);
+        });
+    }
+
+    /** Whether a packet left stage 0 at edge x, among those known to leave by edge h + 3. */
+    private static boolean left(BitSet exits, long x, long h) {
+        return x <= h + 3 && exits.get((int) x);
+    }
+
+    static long allowedPorts(long candidates, long hostPorts, boolean torMode) {
+        return candidates & ~(torMode ? hostPorts : 0);
+    }
+
+    /** A random mask: empty, one port, or ports drawn with a random density. */
+    private static long randomMask(Random r, int ports) {
+        int kind = r.nextInt(10);
+        if (kind == 0) {
+            return 0;
+        }
+        if (kind == 1) {
+            return 1L << r.nextInt(ports);
+        }
+        double density = new double[] {0.2, 0.5, 0.8}[r.nextInt(3)];
+        long m = 0;
+        for (int p = 0; p < ports; p++) {
+            if (r.nextDouble() < density) {
+                m |= 1L << p;
+            }
+        }
+        return m;
+    }
+
+    private static void scheduleWrite(Random r, MaskWrite[] cur, long issueAt, int ports, long all, long[] cand,
+                                      long[] hosts, boolean[] tor) {
+        MaskWrite w = new MaskWrite();
+        w.issueAt = issueAt;
+        w.candidates = cand[0];
+        w.hostPorts = hosts[0];
+        w.torMode = tor[0];
+        switch (r.nextInt(4)) {
+            case 0, 1 -> {
+                w.address = DartCsr.CANDIDATES_LO;
+                w.candidates = randomMask(r, ports) & all;
+                w.data = w.candidates;
+            }
+            case 2 -> {
+                w.address = DartCsr.HOST_PORTS_LO;
+                w.hostPorts = randomMask(r, ports) & all;
+                w.data = w.hostPorts;
+            }
+            default -> {
+                w.address = DartCsr.CONTROL;
+                w.torMode = !tor[0];
+                w.data = DartCsr.Control.ENABLE | DartCsr.Control.EVERY_MISROUTE | (w.torMode ? DartCsr.Control.TOR_MODE : 0);
+            }
+        }
+        w.changed = allowedPorts(w.candidates, w.hostPorts, w.torMode) != allowedPorts(cand[0], hosts[0], tor[0]);
+        cur[0] = w;
     }
 
     // ------------------------------------------------------------ line rate

@@ -58,7 +58,7 @@ case class DartCarried(cfg: DartDftConfig) extends Bundle {
   val meta = Bits(cfg.metaWidth bits)
 }
 
-/** Stage 0's results about the packet, taken against the CSRs (which change only when the pipeline is drained). */
+/** Stage 0's results about the packet, taken against the CSRs as they are in the clock before it leaves stage 0. */
 case class DartChecks() extends Bundle {
   /** The routed port is >= P. */
   val badPort = Bool()
@@ -219,8 +219,15 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
   /**
    * Uniform choice among the allowed ports in one clock: for the allowed-port mask A (CANDIDATES
    * and, in ToR mode, not HOST_PORTS) `nth(k)` is the k-th set bit of A and `rank(p)` the number
-   * of set bits below p. Both are rebuilt in P clocks after A changes; meanwhile packets wait in
-   * stage 0. The routed port is removed per packet by skipping its rank (never deflect to it).
+   * of set bits below p. Both are rebuilt, one port per clock, in P clocks after A changes, and
+   * twice after reset (2P clocks: first for the empty built mask, then for the reset masks);
+   * meanwhile packets wait in stage 0. The routed port is removed per packet by skipping its rank
+   * (never deflect to it).
+   *
+   * Each packet sees one complete table: it reads `rank`, `count` and `builtMask` in stage 0 and
+   * `nth` in stage 2, and a rebuild starts only at an edge where no packet leaves stage 0 and
+   * stages 1 and 2 are empty. So no packet is past stage 0 and before stage 3 while the tables are
+   * rewritten, and stage 0 holds from the mask change until the rebuild is done.
    */
   val choice = new Area {
     val allowed = RegNext(csr.candidates & ~(csr.hostPorts & (csr.torMode.asBits #* P))) init (0)
@@ -231,13 +238,16 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     val count = Reg(UInt(cfg.portCountWidth bits)) init (0)
     val nth = Mem(UInt(cfg.portWidth bits), P)
     val rank = Mem(UInt(cfg.portWidth bits), P)
-    // Registered: a mask change stops new packets one clock late, harmlessly, as the rebuild
-    // itself waits for the packets already past stage 0.
+    // Registered: a mask change stops new packets one clock late, so a packet may still leave
+    // stage 0 (with the old rank and count) at the edge the rebuild could start; `drained` waits for it.
     val ready = RegNext(!building && allowed === builtMask) init (False)
 
-    /** No packet past stage 0 holds a rank or count of the tables (set below). */
+    /**
+     * No packet leaves stage 0 at this edge and stages 1 and 2 are empty: from this edge on, until
+     * stage 0 lets packets go again, no packet is in stages 1-2 to read a table being rewritten (set below).
+     */
     val drained = Bool()
-    // A rebuild waits for the packets that already read the tables, so each packet sees one table.
+    // A rebuild waits for the packets that already read the old rank and count, so each packet sees one table.
     when(!building && allowed =/= builtMask && drained) {
       building := True
       builtMask := allowed
@@ -329,7 +339,7 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
   // The flow compare with the packet one ahead, a stage early: the pipeline never stalls, so the
   // packet in stage 2 now is the one in stage 3 next clock.
   val sameFlowAsNext = RegNext(stage2.valid && stage2.payload.carried.flowId === stage1.payload.carried.flowId) init (False)
-  choice.drained := !stage1.valid && !stage2.valid
+  choice.drained := !toStage1.valid && !stage1.valid && !stage2.valid
 
   /** Stage 2: the candidate port (skipping the routed one) and the CAM compare against the table. */
   val lookup = new Area {

@@ -7,6 +7,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Random;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 import spinal.core.BaseType;
 import uehw.hw.dart.DartDft;
@@ -40,6 +41,7 @@ public final class DartBench {
     private StreamDriver<Packet> driver;
     private StreamMonitor<Decision> monitor;
     private BiConsumer<Packet, Decision> observer = (p, d) -> { };
+    private Consumer<Packet> acceptObserver = p -> { };
 
     public DartBench(Sim<DartDft> sim, DartDftModel model) {
         this.sim = sim;
@@ -96,6 +98,11 @@ public final class DartBench {
         this.observer = observer;
     }
 
+    /** Sees each packet right after the edge that accepted it, once the model has applied it. */
+    public void observeAccept(Consumer<Packet> acceptObserver) {
+        this.acceptObserver = acceptObserver;
+    }
+
     public void push(Packet p) {
         driver.push(p);
     }
@@ -115,6 +122,7 @@ public final class DartBench {
             Decision d = model.apply(taken);
             decisions.expect(new Decision(d.flowId(), d.meta() & metaMask, d.port(), d.tokens(), d.deflected(),
                     d.tableHit(), d.allocated(), d.freed()));
+            acceptObserver.accept(taken);
         }
         monitor.afterEdge();
     }
