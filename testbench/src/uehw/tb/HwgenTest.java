@@ -10,6 +10,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -133,6 +134,30 @@ class HwgenTest {
             assertTrue(header.matches("(?s).*#define\\s+" + prefix + "_" + f.getName() + "\\s+" + hex + ".*"),
                     prefix + "_" + f.getName() + " at " + hex + " in the C header");
         }
+    }
+
+    /**
+     * docs/dart-cam.md (FLUSH, timing diagram): a flush holds new packets in stage 0 and waits for
+     * the packets in stages 1 to 3 before it clears the table. The field descriptions that go into
+     * the generated header, HTML and JSON must say the same.
+     */
+    @Test
+    void dartFlushDescriptionsNameTheStagesItWaitsFor() throws Exception {
+        Path out = tmp.resolve("dart");
+        assertEquals(0, run("generate", "dart-dft", "--out", out.toString()));
+        JsonNode regs = new ObjectMapper().readTree(out.resolve("uehw_dart_dft_regs.json").toFile());
+        Map<String, String> docs = new HashMap<>();
+        for (JsonNode slice : regs.get("slices")) {
+            for (JsonNode field : slice.get("fields")) {
+                docs.put(slice.get("name").asText() + "." + field.get("name").asText(), field.get("doc").asText());
+            }
+        }
+        for (String field : List.of("DART_COMMAND.FLUSH", "DART_STATUS.FLUSH_PENDING")) {
+            String doc = docs.get(field);
+            assertTrue(doc != null && doc.contains("stages 1 to 3"), field + ": " + doc);
+        }
+        String header = Files.readString(out.resolve("uehw_dart_dft_regs.h"));
+        assertTrue(header.contains("wait until stages 1 to 3 are empty"), "the C header carries the FLUSH description");
     }
 
     @Test

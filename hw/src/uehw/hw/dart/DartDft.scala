@@ -181,13 +181,14 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     val reseed = RegNext(seedReg.hitDoWrite) init (False)
 
     val flush = reg("COMMAND", 0x24, "Commands")
-      .field(Bool(), AccessType.W1P, 0, doc = "Write 1: free every entry once the packet in stage 1 has left (counted in FLUSHED)")(SymbolName("FLUSH"))
+      .field(Bool(), AccessType.W1P, 0,
+        doc = "Write 1: hold new packets in stage 0, wait until stages 1 to 3 are empty, then free every entry (counted in FLUSHED)")(SymbolName("FLUSH"))
 
     private val status = reg("STATUS", 0x28, "Status")
     val occupancy = status.field(UInt(8 bits), AccessType.RO, doc = "Valid DFT entries")(SymbolName("OCCUPANCY"))
     val candidateCount = status.field(UInt(8 bits), AccessType.RO, doc = "Allowed deflection ports in the current mask")(SymbolName("CANDIDATES"))
-    val rebuilding = status.field(Bool(), AccessType.RO, doc = "The candidate tables are being rebuilt after a mask change (packets wait)")(SymbolName("REBUILDING"))
-    val flushPendingStatus = status.field(Bool(), AccessType.RO, doc = "A FLUSH waits for stage 1 to drain")(SymbolName("FLUSH_PENDING"))
+    val rebuilding = status.field(Bool(), AccessType.RO, doc = "The candidate tables are being rebuilt, or wait to be, after a mask change (packets wait in stage 0)")(SymbolName("REBUILDING"))
+    val flushPendingStatus = status.field(Bool(), AccessType.RO, doc = "A FLUSH waits for stages 1 to 3 to drain (packets wait in stage 0)")(SymbolName("FLUSH_PENDING"))
 
     private val counters = new CsrCounters(busif, 0x40)
     import counters.counter
