@@ -554,4 +554,53 @@ class SmarttTest {
             assertCounters(b);
         });
     }
+
+    /**
+     * docs/smartt.md, "What each counter counts": CLAMPED_MIN counts the in-range non-INIT events
+     * whose window before the clamp, cut to MAX_CWND, is below MTU (held and ignored ACKs
+     * included); CLAMPED_MAX those whose window is above MAX_CWND and that CLAMPED_MIN did not
+     * count. One INIT, then a held ACK (one mark: WTD average 1/8 < 1/4), an MI ACK, an FI ACK and
+     * a NACK of one MTU, on a fresh flow:
+     * <ul>
+     * <li>MAX_CWND = 1000 < MTU: every window ends at MTU and all four events count in CLAMPED_MIN,
+     *     the held ACK too (its window was MTU before and after);</li>
+     * <li>MAX_CWND = MTU: the held ACK's MTU is neither below MTU nor above MAX_CWND (no count),
+     *     the two increases go above MAX_CWND (CLAMPED_MAX), and the NACK's 0 is below MTU
+     *     (CLAMPED_MIN).</li>
+     * </ul>
+     * The RTL and the model must both give these counts.
+     */
+    @Test
+    void clampCountersFollowTheWindowBeforeTheClamp() {
+        withBench(DEFAULT, "clamp_counters", (b, seed) -> {
+            long[] maxCwnd = {1000, MTU};
+            long[][] expected = {{4, 0}, {1, 2}}; // {CLAMPED_MIN, CLAMPED_MAX} added by the four events
+            for (int i = 0; i < maxCwnd.length; i++) {
+                SmarttParams p = b.model.p.clone();
+                p.maxCwnd = maxCwnd[i];
+                b.writeParams(p);
+                int f = 5 + i;
+                long rtlMin = b.counter(SmarttCsr.CLAMPED_MIN);
+                long rtlMax = b.counter(SmarttCsr.CLAMPED_MAX);
+                long modelMin = b.model.clampedMin;
+                long modelMax = b.model.clampedMax;
+                long held = b.counter(SmarttCsr.WTD_HELD);
+                long mi = b.counter(SmarttCsr.MULTIPLICATIVE_INCREASES);
+                long fi = b.counter(SmarttCsr.FAIR_INCREASES);
+                run(b, new long[5], of(f, Kind.INIT, 0), ack(f, MTU, BRTT, true), ack(f, MTU, BRTT, false),
+                        ack(f, MTU, 2 * BRTT, false), of(f, Kind.NACK, MTU));
+                String where = "MAX_CWND " + maxCwnd[i] + ", seed " + seed;
+                // The events took the rules the counts above assume.
+                assertEquals(held + 1, b.counter(SmarttCsr.WTD_HELD), "held ACK, " + where);
+                assertEquals(mi + 1, b.counter(SmarttCsr.MULTIPLICATIVE_INCREASES), "MI ACK, " + where);
+                assertEquals(fi + 1, b.counter(SmarttCsr.FAIR_INCREASES), "FI ACK, " + where);
+                assertEquals(expected[i][0], b.counter(SmarttCsr.CLAMPED_MIN) - rtlMin, "RTL CLAMPED_MIN, " + where);
+                assertEquals(expected[i][1], b.counter(SmarttCsr.CLAMPED_MAX) - rtlMax, "RTL CLAMPED_MAX, " + where);
+                assertEquals(expected[i][0], b.model.clampedMin - modelMin, "model CLAMPED_MIN, " + where);
+                assertEquals(expected[i][1], b.model.clampedMax - modelMax, "model CLAMPED_MAX, " + where);
+                assertEquals(MTU, cwnd(b, f), "the window after the NACK, " + where);
+                assertCounters(b);
+            }
+        });
+    }
 }

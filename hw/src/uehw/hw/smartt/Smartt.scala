@@ -205,8 +205,8 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val RTT_BELOW_BASE = counter("ACKs with 0 < rtt < BASE_RTT (taken as BASE_RTT)")
     val SIZE_ZERO = counter("ACK/NACK/timeout events of 0 bytes")
     val SIZE_OVER_MTU = counter("Events with size > MTU (taken as MTU)")
-    val CLAMPED_MIN = counter("Updates raised to the MTU (Alg. 1 line 36)")
-    val CLAMPED_MAX = counter("Updates cut to MAX_CWND (Alg. 1 line 36)")
+    val CLAMPED_MIN = counter("Non-INIT updates whose window, cut to MAX_CWND, is below MTU and so set to MTU (Alg. 1 line 36); every one when MAX_CWND < MTU")
+    val CLAMPED_MAX = counter("Non-INIT updates whose window is above MAX_CWND (cut to it, Alg. 1 line 36), unless counted in CLAMPED_MIN")
   }
 
   // ------------------------------------------- values derived from the CSRs

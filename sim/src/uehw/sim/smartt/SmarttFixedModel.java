@@ -140,15 +140,18 @@ public final class SmarttFixedModel {
         long lo = (long) p.mtuEff() << F;
         long hi = Math.min(p.maxCwnd, byteMax()) << F;
         // Alg. 1 line 36: cwnd = max(min(cwnd, max), mtu) -- the MTU wins if MAX_CWND < MTU.
-        long out = Math.max(Math.min(c, hi), lo);
-        if (count && out != c) {
-            if (out == lo) {
+        long cut = Math.min(c, hi);
+        if (count) {
+            // docs/smartt.md, "What each counter counts": CLAMPED_MIN when the window cut to MAX_CWND
+            // is below MTU (so with MAX_CWND < MTU every update, even one already at MTU);
+            // CLAMPED_MAX when the window is above MAX_CWND and not counted in CLAMPED_MIN.
+            if (cut < lo) {
                 clampedMin++;
-            } else {
+            } else if (c > hi) {
                 clampedMax++;
             }
         }
-        return out;
+        return Math.max(cut, lo);
     }
 
     /** Applies one event; returns null for a flow id >= N (counted, nothing changes). */
