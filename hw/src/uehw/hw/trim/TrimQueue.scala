@@ -41,6 +41,10 @@ object TrimQueue {
   val queueControl = 0
   val queueTrim = 1
   val queueData = 2
+  /** Clocks from the edge that takes a frame's tlast to the edge that admits it (commit, counters, occupancies). */
+  val admissionClocks = 4
+  /** Clocks from the admission of a trimmed frame to the push of its header checksum (the header itself is pushed at the admission). */
+  val trimBuildClocks = 4
 }
 
 case class TrimOutBeat(cfg: TrimQueueConfig) extends Bundle {
@@ -56,6 +60,8 @@ case class TrimDataDescriptor(cfg: TrimQueueConfig) extends Bundle {
   val ipv4 = Bool()
   val ipv6 = Bool()
   val ecnCapable = Bool()
+  /** The IPv4 header checksum after a CE mark (RFC 1624), precomputed at admission. */
+  val ceChecksum = Bits(16 bits)
 }
 
 case class TrimSnapshot(cfg: TrimQueueConfig) extends Bundle {
@@ -70,8 +76,9 @@ case class TrimSnapshot(cfg: TrimQueueConfig) extends Bundle {
  * built from the captured bytes goes to the trim queue) or dropped (both writes rolled back).
  * The output serves control, then trimmed headers, then data, whole packets, one beat a clock;
  * RED marks a data packet when it starts to leave, from the instantaneous byte occupancy. The IPv4
- * header checksum (RFC 791) is verified one clock after tlast: a bad one is counted and never
- * repaired (no trim, no CE mark).
+ * header checksum (RFC 791) is verified before the admission: a bad one is counted and never
+ * repaired (no trim, no CE mark). The admission is pipelined: a frame is decided
+ * `admissionClocks` after its tlast was taken (beat registers s0-s3).
  */
 class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
   val io = new TrimQueueIo(cfg)
@@ -99,10 +106,10 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     private val control = reg("CONTROL", 0x08, "Policy")
     val dropNonEct = control.field(Bool(), AccessType.RW, 0,
       doc = "Non-ECN-capable IP packets when the data queue is at or above KMAX: 0 pass, 1 drop (counted)")(SymbolName("DROP_NON_ECT"))
-    val kMin = reg("KMIN", 0x0C, "RED: no marks at or below this occupancy (Sec. 3.5: 20%)")
-      .field(UInt(cfg.occupancyWidth bits), AccessType.RW, BigInt(cfg.kMinDefault), doc = "Bytes")(SymbolName("BYTES"))
-    val kMax = reg("KMAX", 0x10, "RED: every ECN-capable packet marked at or above this occupancy (Sec. 3.5: 80%)")
-      .field(UInt(cfg.occupancyWidth bits), AccessType.RW, BigInt(cfg.kMaxDefault), doc = "Bytes")(SymbolName("BYTES"))
+    private val kMinReg = reg("KMIN", 0x0C, "RED: no marks at or below this occupancy (Sec. 3.5: 20%)")
+    val kMin = kMinReg.field(UInt(cfg.occupancyWidth bits), AccessType.RW, BigInt(cfg.kMinDefault), doc = "Bytes")(SymbolName("BYTES"))
+    private val kMaxReg = reg("KMAX", 0x10, "RED: every ECN-capable packet marked at or above this occupancy (Sec. 3.5: 80%)")
+    val kMax = kMaxReg.field(UInt(cfg.occupancyWidth bits), AccessType.RW, BigInt(cfg.kMaxDefault), doc = "Bytes")(SymbolName("BYTES"))
     val trimDscp = reg("TRIM_DSCP", 0x14, "DSCP written into trimmed headers")
       .field(UInt(6 bits), AccessType.RW, BigInt(cfg.trimDscp), doc = "DSCP")(SymbolName("VALUE"))
     val udpPort = reg("UDP_PORT", 0x18, "UDP destination port of the transport (only its packets are classified and trimmed)")
@@ -110,6 +117,8 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     private val seedReg = reg("SEED", 0x1C, "RED PRNG seed: writing reloads the xorshift32 state (0 loads 1)")
     val seed = seedReg.field(UInt(32 bits), AccessType.RW, BigInt(cfg.prngSeed), doc = "Seed")(SymbolName("VALUE"))
     val reseed = RegNext(seedReg.hitDoWrite) init (False)
+    /** High in the clock a new KMIN, KMAX or SEED is in its register: the RED thresholds drawn ahead are recomputed. */
+    val redChange = RegNext(kMinReg.hitDoWrite || kMaxReg.hitDoWrite || seedReg.hitDoWrite) init (False)
 
     private val data = reg("DATA_OCCUPANCY", 0x20, "Data queue now")
     val dataBytes = data.field(UInt(cfg.occupancyWidth bits), AccessType.RO, doc = "Bytes")(SymbolName("BYTES"))
@@ -145,7 +154,7 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val DROP_NON_ECT = counter("Dropped at dequeue: non-ECN-capable IP frame at or above KMAX with DROP_NON_ECT")
     val NON_ECT_ABOVE_KMAX = counter("Non-ECN-capable IP frames that left at or above KMAX unmarked")
     val NON_IP = counter("Frames that are not IPv4/IPv6 (forwarded unmarked, never trimmed; dropped ones included)")
-    val INTERNAL_OVERRUN = counter("Descriptor or trim FIFO pushed while full: the admission rules prevent it, so 0")
+    val INTERNAL_OVERRUN = counter("A descriptor, trim, prefetch or RED threshold FIFO pushed while full: the admission rules and credits prevent it, so 0")
     val BAD_IPV4_CHECKSUM = counter("IPv4 frames (IHL 5) with a wrong header checksum: never trimmed or marked, forwarded unchanged or dropped")
   }
 
@@ -157,93 +166,189 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
 
   // ------------------------------------------------------- input, per beat
   io.s_axis.ready := True // store and forward into the RAMs: the input never waits
-  val in = new Area {
-    val fire = io.s_axis.fire
-    val beat = io.s_axis.payload
-    val index = Reg(UInt(log2Up(cfg.maxFrameBeats + 2) bits)) init (0) // saturates past the longest frame
-    val bytesSoFar = Reg(UInt(cfg.lengthWidth bits)) init (0)
-    val badSoFar, malformedSoFar, oversizeSoFar = RegInit(False)
-    val keepCount = CountOne(beat.keep)
-    val keepContiguous = beat.keep(0) && (beat.keep.asUInt & (beat.keep.asUInt + 1)) === 0
-    val beatMalformed = Mux(beat.last, !keepContiguous, !beat.keep.andR)
-    val lengthFull = bytesSoFar.resize(cfg.lengthWidth + 1) + keepCount
-    val length = Mux(lengthFull.msb, U(cfg.maxFrameBytes + W, cfg.lengthWidth bits), lengthFull.resize(cfg.lengthWidth))
-    val oversize = oversizeSoFar || length > cfg.maxFrameBytes
-    val bad = badSoFar || beat.user.orR // one tuser bit per byte lane: any of them marks the frame bad
-    val malformed = malformedSoFar || beatMalformed
-    val lastFire = fire && beat.last
-    // IN_BYTES: the bytes the frame took on the bus, exact modulo 2^32 like the counter (no saturation).
-    val wireBytes = Reg(UInt(32 bits)) init (0)
-    val wireNow = wireBytes + keepCount
-    when(fire) { wireBytes := Mux(beat.last, U(0, 32 bits), wireNow) }
-    val frameWireBytes = RegNextWhen(wireNow, lastFire) init (0)
-    when(fire) {
-      index := Mux(index === cfg.maxFrameBeats + 1, index, index + 1)
-      bytesSoFar := length
-      badSoFar := bad
-      malformedSoFar := malformed
-      oversizeSoFar := oversize
-      when(beat.last) {
-        index := 0; bytesSoFar := 0; badSoFar := False; malformedSoFar := False; oversizeSoFar := False
-      }
-    }
+  private val indexWidth = log2Up(cfg.maxFrameBeats + 2) // saturates past the longest frame
+  private def lane(data: Bits, o: Int): Bits = data(8 * (o % W), 8 bits)
 
-    // The header window: the first headerBytes of the frame; `view` includes the current beat.
-    val header = Vec(Reg(Bits(8 bits)), cfg.headerBytes)
-    val view = Vec(Bits(8 bits), cfg.headerBytes)
-    for (k <- 0 until cfg.headerBytes) {
-      val lane = beat.data(8 * (k % W), 8 bits)
-      val here = index === k / W
-      view(k) := Mux(fire && here, lane, header(k))
-      when(fire && here) { header(k) := lane }
+  /**
+   * The input runs down four beat registers, s0 to s3, one clock each, and the frame is decided
+   * when its last beat sits in s3 (TrimQueue.admissionClocks after its tlast was taken): s1 has
+   * the beat's byte count and checks, s2 the frame's length so far, s3 the classification. A
+   * beat is written into the RAMs from s3, so the next frame's beats only follow the decision.
+   */
+  val s0 = new Area {
+    val valid = RegNext(io.s_axis.fire) init (False)
+    val beat = RegNext(io.s_axis.payload)
+    /** Beat index of the beat in s0 within its frame. */
+    val index = Reg(UInt(indexWidth bits)) init (0)
+    when(valid) { index := Mux(beat.last, U(0, indexWidth bits), Mux(index === cfg.maxFrameBeats + 1, index, index + 1)) }
+  }
+
+  val s1 = new Area {
+    val valid = RegNext(s0.valid) init (False)
+    val data = RegNext(s0.beat.data)
+    val last = RegNext(s0.beat.last) init (False)
+    val index = RegNext(s0.index)
+    val keepCount = RegNext(CountOne(s0.beat.keep))
+    private val keep = s0.beat.keep
+    private val keepContiguous = keep(0) && (keep.asUInt & (keep.asUInt + 1)) === 0
+    /** tkeep not contiguous from lane 0 on the last beat, or not all ones before it. */
+    val malformedBeat = RegNext(Mux(s0.beat.last, !keepContiguous, !keep.andR))
+    /** One tuser bit per byte lane: any of them marks the frame bad. */
+    val badBeat = RegNext(s0.beat.user.orR)
+  }
+
+  // The header window: the first headerBytes of the frame, complete when its last beat is in s1.
+  val header = Vec(Reg(Bits(8 bits)), cfg.headerBytes)
+  for (k <- 0 until cfg.headerBytes) {
+    when(s0.valid && s0.index === k / W) { header(k) := lane(s0.beat.data, k) }
+  }
+
+  /** Running per-frame sums, of the beats before the one in s1. */
+  val frameSoFar = new Area {
+    val bytes = Reg(UInt(cfg.lengthWidth bits)) init (0)
+    val bad, malformed = RegInit(False)
+    // IN_BYTES: the bytes the frame took on the bus, exact modulo 2^32 like the counter (no saturation).
+    val wire = Reg(UInt(32 bits)) init (0)
+    val lengthFull = bytes.resize(cfg.lengthWidth + 1) + s1.keepCount
+    /** Saturates above max-frame-bytes: a longer frame stays longer. */
+    val length = Mux(lengthFull.msb, U(cfg.maxFrameBytes + W, cfg.lengthWidth bits), lengthFull.resize(cfg.lengthWidth))
+    val wireNow = wire + s1.keepCount
+    when(s1.valid) {
+      bytes := Mux(s1.last, U(0, cfg.lengthWidth bits), length)
+      wire := Mux(s1.last, U(0, 32 bits), wireNow)
+      bad := !s1.last && (bad || s1.badBeat)
+      malformed := !s1.last && (malformed || s1.malformedBeat)
     }
   }
 
-  // ------------------------------------------------ classification at tlast
-  val classify = new Area {
-    private val v = in.view
-    def byteAt(o: Int): UInt = v(o).asUInt
-    /** Header bytes of which only some bits are fields. */
-    val versionIhl = byteAt(PF.Ipv4VersionIhl)
-    val tosFull = byteAt(PF.Ipv4Tos)
-    def u16(o: Int): UInt = (v(o) ## v(o + 1)).asUInt
-    val length = in.length
-    val ethType = u16(PF.EthType)
-    val ipv4Type = ethType === PF.EthTypeIpv4
-    val ipv6Type = ethType === PF.EthTypeIpv6
-    val version = versionIhl(7 downto 4)
-    val runtEth = length < PF.EthHeaderBytes || (ipv4Type && length < PF.Ipv4UdpOffset) || (ipv6Type && length < PF.Ipv6UdpOffset)
-    val ipv4 = ipv4Type && version === 4
-    val ipv6 = ipv6Type && version === 6
-    val ip = ipv4 || ipv6
-    val ihl5 = versionIhl(3 downto 0) === 5
+  val s2 = new Area {
+    val valid = RegNext(s1.valid) init (False)
+    val data = RegNext(s1.data)
+    val last = RegNext(s1.last) init (False)
+    val index = RegNext(s1.index)
+    val keepCount = RegNext(s1.keepCount)
+    /** The frame's bytes up to and including this beat (its length at the last beat). */
+    val length = RegNext(frameSoFar.length)
+    val wireBytes = RegNext(frameSoFar.wireNow)
+    val bad = RegNext(frameSoFar.bad || s1.badBeat)
+    val malformed = RegNext(frameSoFar.malformed || s1.malformedBeat)
+  }
+
+  /** Header fields, from the header window while the frame's last beat is in s1; registered beside s2. */
+  /**
+   * Header fields, from the header window while the frame's last beat is in s1: each test of a
+   * field registered on its own beside s2, where they are combined (two LUT levels at most).
+   */
+  val headerClass = new Area {
+    private def byteAt(o: Int): UInt = header(o).asUInt
+    private def u16(o: Int): UInt = (header(o) ## header(o + 1)).asUInt
+    private def r(x: Bool): Bool = RegNext(x)
+    private val versionIhl = byteAt(PF.Ipv4VersionIhl)
+    private val tosFull = byteAt(PF.Ipv4Tos)
+    private val ethType = u16(PF.EthType)
+    private val version = versionIhl(7 downto 4)
+    val ipv4Type = r(ethType === PF.EthTypeIpv4)
+    val ipv6Type = r(ethType === PF.EthTypeIpv6)
+    val ipv6Now = ethType === PF.EthTypeIpv6 && version === 6
+    val ipv4 = ipv4Type && r(version === 4)
+    val ipv6 = ipv6Type && r(version === 6)
+    val ihl5 = r(versionIhl(3 downto 0) === 5)
     // RFC 791: MF set or a non-zero offset is a fragment; only the first one carries UDP, none is trusted.
-    val fragment = (u16(PF.Ipv4FlagsFragment) & (PF.Ipv4MoreFragments | PF.Ipv4FragmentOffsetMask)) =/= 0
-    val udp4 = ipv4 && ihl5 && !fragment && byteAt(PF.Ipv4Protocol) === PF.ProtocolUdp
-    val udp6 = ipv6 && byteAt(PF.Ipv6NextHeader) === PF.ProtocolUdp
-    val dstPort = Mux(ipv6, u16(PF.Ipv6UdpOffset + PF.UdpDstPort), u16(PF.Ipv4UdpOffset + PF.UdpDstPort))
-    val transport = (udp4 || udp6) && dstPort === csr.udpPort
-    val headerLength = Mux(ipv6, U(PF.Ipv6AllHeaderBytes, 7 bits), U(PF.Ipv4AllHeaderBytes, 7 bits))
+    private val fragment = r((u16(PF.Ipv4FlagsFragment) & (PF.Ipv4MoreFragments | PF.Ipv4FragmentOffsetMask)) =/= 0)
+    val udp4 = ipv4 && ihl5 && !fragment && r(byteAt(PF.Ipv4Protocol) === PF.ProtocolUdp)
+    val udp6 = ipv6 && r(byteAt(PF.Ipv6NextHeader) === PF.ProtocolUdp)
+    private val transport4 = udp4 && r(u16(PF.Ipv4UdpOffset + PF.UdpDstPort) === csr.udpPort)
+    private val transport6 = udp6 && r(u16(PF.Ipv6UdpOffset + PF.UdpDstPort) === csr.udpPort)
+    val transport = transport4 || transport6
+    private def controlFlags(o: Int): Bool = r((byteAt(o + PF.TpFlags) & PF.ControlFlags) =/= 0)
+    val control = (transport4 && controlFlags(PF.Ipv4TransportOffset)) || (transport6 && controlFlags(PF.Ipv6TransportOffset))
+    // IPv6: ECN in bits 5:4 of the same byte.
+    val ecnCapable = (ipv4 && r(tosFull(1 downto 0) =/= PF.EcnNotEct)) || (ipv6 && r(tosFull(5 downto 4) =/= PF.EcnNotEct))
+    // RFC 1624 for a CE mark: HC' = ~(~HC + ~m + m'), m the word of version/IHL and TOS. First half here.
+    private val oldWord = header(PF.Ipv4VersionIhl) ## header(PF.Ipv4Tos)
+    val ceHalfSum = RegNext(onesAdd(~u16(PF.Ipv4Checksum), (~oldWord).asUInt))
+    val ceWord = RegNext((oldWord | B(PF.EcnCe, 16 bits)).asUInt)
+  }
+  private def onesAdd(a: UInt, b: UInt): UInt = { val s = a.resize(17) + b.resize(17); (s(15 downto 0) + s(16).asUInt).resize(16) }
+
+  /**
+   * RFC 791 / RFC 1071: the 20-byte IPv4 header sums to 0xFFFF. The words of each beat are added
+   * in groups of at most four as the beat enters s1; the groups are added beside s2 and folded
+   * beside s3.
+   */
+  val ipv4Check = new Area {
+    private val words = (PF.EthHeaderBytes until PF.Ipv4UdpOffset by 2) // even offsets: a word never straddles a beat
+    private val groups = words.groupBy(_ / W).toSeq.sortBy(_._1).flatMap { case (b, ws) => ws.grouped(4).map(b -> _) }
+    val partial = groups.map { case (b, ws) =>
+      val r = Reg(UInt(18 bits)) init (0)
+      when(s0.valid && s0.index === b) {
+        r := ws.map(o => (lane(s0.beat.data, o) ## lane(s0.beat.data, o + 1)).asUInt.resize(18)).reduceBalancedTree(_ + _)
+      }
+      r
+    }
+    val total = RegNext(partial.map(_.resize(20)).reduceBalancedTree(_ + _))
+    private val folded = total(15 downto 0).resize(17) + total(19 downto 16) // <= 0x1000E: all ones only without a carry
+    val ok = RegNext(folded === 0xFFFF)
+  }
+
+  val s3 = new Area {
+    val valid = RegNext(s2.valid) init (False)
+    val data = RegNext(s2.data)
+    val last = RegNext(s2.last) init (False)
+    val index = RegNext(s2.index)
+    private val lastCountFull = s2.keepCount - 1
+    val lastCount = RegNext(lastCountFull(countWidth - 1 downto 0))
+    val lastValid = valid && last
+  }
+
+  /** The frame's classification, from s2's length and the header fields; registered beside s3. */
+  val classify = new Area {
+    private val h = headerClass
+    private val len = s2.length
+    private def r[T <: Data](x: T): T = RegNext(x)
+    val length = r(len)
+    val wireBytes = r(s2.wireBytes)
+    val bad = r(s2.bad)
+    val malformed = r(s2.malformed)
+    val oversize = r(len > cfg.maxFrameBytes)
+    private val runtEth = len < PF.EthHeaderBytes || (h.ipv4Type && len < PF.Ipv4UdpOffset) || (h.ipv6Type && len < PF.Ipv6UdpOffset)
+    private val headerLength = Mux(h.ipv6, U(PF.Ipv6AllHeaderBytes, 7 bits), U(PF.Ipv4AllHeaderBytes, 7 bits))
     // A UDP packet must hold its UDP header (else its port would be read from the previous frame's
     // bytes), and a transport packet all its headers.
-    val udpRunt = (udp4 && length < PF.Ipv4TransportOffset) || (udp6 && length < PF.Ipv6TransportOffset)
-    val runt = runtEth || udpRunt || (transport && length < headerLength)
-    val flags = Mux(ipv6, byteAt(PF.Ipv6TransportOffset + PF.TpFlags), byteAt(PF.Ipv4TransportOffset + PF.TpFlags))
-    val control = transport && (flags & PF.ControlFlags) =/= 0
-    val ecn = Mux(ipv6, tosFull(5 downto 4), tosFull(1 downto 0)) // IPv6: ECN in bits 5:4 of the same byte
-    val ecnCapable = ip && ecn =/= PF.EcnNotEct
-    val beats = beatsOf(length, "classify_beats")
+    private val udpRunt = (h.udp4 && len < PF.Ipv4TransportOffset) || (h.udp6 && len < PF.Ipv6TransportOffset)
+    val runt = r(runtEth || udpRunt || (h.transport && len < headerLength))
+    val ipv4 = r(h.ipv4)
+    val ipv6 = r(h.ipv6)
+    val ip = r(h.ipv4 || h.ipv6)
+    val transport = r(h.transport)
+    val control = r(h.control)
+    val controlOversize = r(len > cfg.maxControlBytes)
+    val ecnCapable = r(h.ecnCapable)
+    val ceChecksum = r((~onesAdd(h.ceHalfSum, h.ceWord)).asBits)
+    /** Frames whose IPv4 header checksum is verified: IPv4 with IHL 5 (and not runts, see admit). */
+    val ihl5 = r(h.ihl5)
+    val beats = r(beatsOf(len, "classify_beats"))
+    // The room each queue must have left, so that the admission compares a register with a register.
+    val dataBytesRoom = r((U(cfg.capacityBytes, cfg.occupancyWidth + 1 bits) - len).resize(cfg.occupancyWidth + 1))
+    val dataBeatsRoom = r(U(cfg.dataBeatLimit, occBeatsWidth(cfg.dataBeatLimit) bits) - beatsOf(len, "dataRoom_beats").resize(occBeatsWidth(cfg.dataBeatLimit)))
+    // A control frame longer than the control queue is DROP_CONTROL_OVERSIZE anyway (max-control-bytes <= control-bytes / 2).
+    val controlBytesRoom = r((U(cfg.controlBytes, 22 bits) - len.resize(22)).resize(22))
+    val controlBeatsRoom = r((U(cfg.controlBeatLimit, occBeatsWidth(cfg.controlBeatLimit) + 1 bits)
+      - beatsOf(len, "controlRoom_beats").resize(occBeatsWidth(cfg.controlBeatLimit) + 1)))
   }
+  private def occBeatsWidth(limit: Int): Int = scala.math.max(log2Up(limit + 1) + 1, cfg.lengthWidth)
 
   // ------------------------------------------------------ queue state
-  /** Occupancies, changed at admission (tlast) and when a packet starts to leave. */
+  /** Occupancies, changed at admission and when a packet starts to leave. */
   val occ = new Area {
     val dataBytes = Reg(UInt(cfg.occupancyWidth + 1 bits)) init (0)
-    val dataBeats = Reg(UInt(scala.math.max(log2Up(cfg.dataBeatLimit + 1) + 1, cfg.lengthWidth) bits)) init (0)
+    val dataBeats = Reg(UInt(occBeatsWidth(cfg.dataBeatLimit) bits)) init (0)
     val dataDescs = Reg(UInt(log2Up(cfg.dataDescriptors + 1) bits)) init (0)
     val controlBytes = Reg(UInt(21 bits)) init (0)
-    val controlBeats = Reg(UInt(scala.math.max(log2Up(cfg.controlBeatLimit + 1) + 1, cfg.lengthWidth) bits)) init (0)
+    val controlBeats = Reg(UInt(occBeatsWidth(cfg.controlBeatLimit) bits)) init (0)
     val controlDescs = Reg(UInt(log2Up(cfg.controlDescriptors + 1) bits)) init (0)
+    /** dataDescs === dataDescriptors, kept in a register (the admission reads it, not a compare). */
+    val dataDescsFull = RegInit(False)
     val trimCount = Reg(UInt(11 bits)) init (0)
     val dataHighWater = Reg(UInt(cfg.occupancyWidth bits)) init (0)
     val controlHighWater = Reg(UInt(21 bits)) init (0)
@@ -254,213 +359,176 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
   csr.controlHighWater := occ.controlHighWater
   csr.trimWaiting := occ.trimCount
 
-  /** The admission decision for the frame ending at this beat (smartt-reps.txt Sec. 2.1, 3). */
+  /** The admission decision for the frame whose last beat is in s3 (smartt-reps.txt Sec. 2.1, 3). */
   val admit = new Area {
     private val c = classify
-    val dataFits = occ.dataBytes + c.length <= cfg.capacityBytes &&
-      occ.dataBeats + c.beats <= cfg.dataBeatLimit && occ.dataDescs < cfg.dataDescriptors
-    val controlFits = occ.controlBytes + c.length <= cfg.controlBytes &&
-      occ.controlBeats + c.beats <= cfg.controlBeatLimit && occ.controlDescs < cfg.controlDescriptors
-    /** A trim cancelled this clock by its bad IPv4 checksum (below) frees its entry at once. */
-    val trimCancel = Bool()
-    val trimFits = occ.trimCount < cfg.trimEntries || (trimCancel && occ.trimCount === cfg.trimEntries)
+    val end = s3.lastValid
+    val dataFits = occ.dataBytes <= c.dataBytesRoom && occ.dataBeats <= c.dataBeatsRoom && !occ.dataDescsFull
+    val controlFits = !c.controlBytesRoom.msb && occ.controlBytes.resize(22) <= c.controlBytesRoom &&
+      !c.controlBeatsRoom.msb && occ.controlBeats <= c.controlBeatsRoom.resize(occ.controlBeats.getWidth) &&
+      occ.controlDescs < cfg.controlDescriptors
+    val trimFits = occ.trimCount < cfg.trimEntries
+    private val okFrame = !c.bad && !c.oversize && !c.malformed && !c.runt
+    /** IPv4 with IHL 5 reached classification: its header checksum is verified. */
+    val checked = okFrame && c.ipv4 && c.ihl5
+    val badChecksum = checked && !ipv4Check.ok
     val outcome = UInt(4 bits)
-    when(in.bad) {
+    when(c.bad) {
       outcome := Outcome.DROP_BAD_FRAME
-    } elsewhen (in.oversize) {
+    } elsewhen (c.oversize) {
       outcome := Outcome.DROP_OVERSIZE
-    } elsewhen (in.malformed) {
+    } elsewhen (c.malformed) {
       outcome := Outcome.DROP_MALFORMED
     } elsewhen (c.runt) {
       outcome := Outcome.DROP_RUNT
     } elsewhen (c.control) {
       // Control packets (ACK, NACK, trimmed headers) are never trimmed; no room: dropped.
-      outcome := Mux(c.length > cfg.maxControlBytes, U(Outcome.DROP_CONTROL_OVERSIZE, 4 bits),
+      outcome := Mux(c.controlOversize, U(Outcome.DROP_CONTROL_OVERSIZE, 4 bits),
         Mux(controlFits, U(Outcome.CONTROL, 4 bits), U(Outcome.DROP_CONTROL_FULL, 4 bits)))
     } elsewhen (dataFits) {
       outcome := Outcome.DATA
-    } elsewhen (c.transport) {
+    } elsewhen (c.transport && !badChecksum) {
       // Sec. 2.1: a data packet that would overflow the queue is trimmed to its headers.
       outcome := Mux(trimFits, U(Outcome.TRIM, 4 bits), U(Outcome.DROP_TRIM_FULL, 4 bits))
     } otherwise {
-      outcome := Outcome.DROP_DATA_FULL // not the transport: no receiver would understand a trimmed header
+      // Not the transport (no receiver would understand a trimmed header), or a header not to be trusted.
+      outcome := Outcome.DROP_DATA_FULL
     }
-    // The same decisions as plain conditions, so that trimFits only reaches the trim path.
-    private val okFrame = !in.bad && !in.oversize && !in.malformed && !c.runt
-    val commitControl = okFrame && c.control && c.length <= cfg.maxControlBytes && controlFits
+    // The same decisions as plain conditions, so that each fits only reaches its own path.
+    val commitControl = okFrame && c.control && !c.controlOversize && controlFits
     val commitData = okFrame && !c.control && dataFits
-    val toData = in.lastFire && commitData
-    val toControl = in.lastFire && commitControl
-    val toTrim = in.lastFire && okFrame && !c.control && !dataFits && c.transport && trimFits
-    /** Frames whose IPv4 header checksum is verified: they reached classification, IPv4 with IHL 5. */
-    val checked = okFrame && c.ipv4 && c.ihl5
+    val toData = end && commitData
+    val toControl = end && commitControl
+    val toTrim = end && okFrame && !c.control && !dataFits && c.transport && !badChecksum && trimFits
   }
-
-  /**
-   * RFC 791 / RFC 1071: the 20-byte IPv4 header sums to 0xFFFF. Pipelined: the words of each beat
-   * are added in groups of at most four as the beat is taken (registered); the clock after tlast
-   * adds the groups, folds once and compares. The verdict arrives one clock after the admission.
-   */
-  val ipv4Check = new Area {
-    private val words = (PF.EthHeaderBytes until PF.Ipv4UdpOffset by 2) // even offsets: a word never straddles a beat
-    private val groups = words.groupBy(_ / W).toSeq.sortBy(_._1).flatMap { case (b, ws) => ws.grouped(4).map(b -> _) }
-    val partial = groups.map { case (b, ws) =>
-      val r = Reg(UInt(18 bits)) init (0)
-      when(in.fire && in.index === b) {
-        r := ws.map(o => (in.beat.data(8 * (o % W), 8 bits) ## in.beat.data(8 * ((o + 1) % W), 8 bits)).asUInt.resize(18)).reduceBalancedTree(_ + _)
-      }
-      r
-    }
-    val total = partial.map(_.resize(20)).reduceBalancedTree(_ + _)
-    val folded = total(15 downto 0).resize(17) + total(19 downto 16) // <= 0x1000E: all ones only without a carry
-    val ok = folded === 0xFFFF
-  }
-
-  /** The clock after tlast: the checksum's verdict on the frame admitted at the previous clock. */
-  val late = new Area {
-    val valid = RegNext(in.lastFire) init (False)
-    val checked = RegNext(admit.checked) init (False)
-    val outcome = RegNext(admit.outcome) init (0)
-    val toData = RegNext(admit.toData) init (False)
-    val toTrim = RegNext(admit.toTrim) init (False)
-    val bad = valid && checked && !ipv4Check.ok
-    /** A data frame that would be trimmed but has a bad checksum: dropped (DROP_DATA_FULL), its trim entry freed. */
-    val cancel = toTrim && bad
-  }
-  admit.trimCancel := late.cancel
 
   // ------------------------------------------- RAMs with tentative writes
   private val ramWidth = 8 * W + countWidth + 1
-  class PacketRam(depth: Int, maxBeats: Int, commit: Bool, skip: Bool, skipTo: UInt) extends Area {
+  class PacketRam(depth: Int, maxBeats: Int, commit: Bool) extends Area {
     val ram = Mem(Bits(ramWidth bits), depth)
-    val tentative, committed, read = Reg(UInt(log2Up(depth) bits)) init (0)
-    val lastCountFull = in.keepCount - 1
-    val lastCount = lastCountFull(countWidth - 1 downto 0)
-    val write = in.fire && in.index < maxBeats
-    ram.write(tentative, in.beat.data ## lastCount ## in.beat.last, write)
+    val tentative, committed = Reg(UInt(log2Up(depth) bits)) init (0)
+    val write = s3.valid && s3.index < maxBeats
+    ram.write(tentative, s3.data ## s3.lastCount ## s3.last, write)
     val afterWrite = Mux(write, inc(tentative, depth), tentative)
     tentative := afterWrite
-    when(in.lastFire) {
+    when(admit.end) {
       // Commit the whole frame, or roll every beat of it back.
       when(commit) { committed := afterWrite } otherwise { tentative := committed }
     }
-    // Read side: the head beat waits in the RAM's output register, one beat a clock. `skip` drops
-    // the head packet in one clock: the read pointer jumps to `skipTo`, the address after its last beat.
-    val headValid = RegInit(False)
-    val words = Stream(Bits(ramWidth bits))
-    val consume = words.fire || skip
-    val readAddress = Mux(skip, skipTo, read)
-    val load = readAddress =/= committed && (!headValid || consume)
-    words.valid := headValid
-    words.payload := ram.readSync(readAddress, load)
-    read := Mux(load, inc(readAddress, depth), readAddress)
-    headValid := load || (headValid && !consume)
-    def beats(queue: Int): Stream[Fragment[TrimOutBeat]] = words.map { w =>
-      val f = Fragment(TrimOutBeat(cfg))
-      val last = w(0)
-      val count = w(countWidth downto 1).asUInt
-      f.fragment.data := w(ramWidth - 1 downto countWidth + 1)
-      f.fragment.keep := Mux(last, (U((BigInt(1) << W) - 1, W bits) >> (U(W - 1, countWidth bits) - count)).asBits, B((BigInt(1) << W) - 1, W bits))
-      f.fragment.queue := queue
-      f.last := last
-      f
-    }
   }
-  /** Drop the head data packet at dequeue (set by `dequeue`). */
-  val dataSkip = Bool()
-  val dataSkipTo = UInt(log2Up(cfg.dataRamBeats) bits)
-  val dataRam = new PacketRam(cfg.dataRamBeats, cfg.maxFrameBeats, admit.commitData, dataSkip, dataSkipTo)
-  val controlRam = new PacketRam(cfg.controlRamBeats, cfg.maxControlBeats, admit.commitControl, False, U(0, log2Up(cfg.controlRamBeats) bits))
+  val dataRam = new PacketRam(cfg.dataRamBeats, cfg.maxFrameBeats, admit.commitData)
+  val controlRam = new PacketRam(cfg.controlRamBeats, cfg.maxControlBeats, admit.commitControl)
 
   val dataDescriptors = StreamFifo(TrimDataDescriptor(cfg), cfg.dataDescriptors)
-  dataDescriptors.io.push.valid := admit.toData
-  dataDescriptors.io.push.length := classify.length
-  dataDescriptors.io.push.ipv4 := classify.ipv4
-  dataDescriptors.io.push.ipv6 := classify.ipv6
-  dataDescriptors.io.push.ecnCapable := classify.ecnCapable
-  dataDescriptors.io.push.next := dataRam.afterWrite
-  /** The checksum verdict of each data descriptor, written one clock after its push (read at its start, two or more clocks later). */
-  val dataBadChecksum = new Area {
-    val bits = Mem(Bool(), cfg.dataDescriptors)
-    val write, read = Reg(UInt(log2Up(cfg.dataDescriptors) bits)) init (0)
-    when(late.toData) { bits.write(write, late.bad); write := inc(write, cfg.dataDescriptors) }
-    when(dataDescriptors.io.pop.fire) { read := inc(read, cfg.dataDescriptors) }
-    val head = bits.readAsync(read, writeFirst) // written at least a clock before it is read
-  }
+  // Pushed the clock after the admission (registered): the FIFOs' write logic starts at a register.
+  private val descriptorNow = TrimDataDescriptor(cfg)
+  descriptorNow.length := classify.length
+  // A wrong IPv4 header checksum: not trusted as IP, left unchanged (never marked, never dropped as non-ECT).
+  descriptorNow.ipv4 := classify.ipv4 && !admit.badChecksum
+  descriptorNow.ipv6 := classify.ipv6
+  descriptorNow.ecnCapable := classify.ecnCapable
+  descriptorNow.ceChecksum := classify.ceChecksum
+  descriptorNow.next := dataRam.afterWrite
+  dataDescriptors.io.push.valid := RegNext(admit.toData) init (False)
+  dataDescriptors.io.push.payload := RegNext(descriptorNow)
   val controlLengths = StreamFifo(UInt(cfg.lengthWidth bits), cfg.controlDescriptors)
-  controlLengths.io.push.valid := admit.toControl
-  controlLengths.io.push.payload := classify.length
+  controlLengths.io.push.valid := RegNext(admit.toControl) init (False)
+  controlLengths.io.push.payload := RegNext(classify.length)
 
   // --------------------------------------------------- trimmed headers
   /**
    * Sec. 2.1 and README (htsim): keep the first max(trim-bytes, headers) bytes, set TRIMMED and
    * TRIM_DSCP, fix the IP and UDP lengths, recompute the IPv4 header checksum and zero the UDP
-   * checksum (IPv4) or recompute it (IPv6). Built one clock after tlast; not pushed when the
-   * IPv4 header checksum was wrong (never launder it).
+   * checksum (IPv4) or recompute it (IPv6). Pushed into the trim FIFO two clocks after the
+   * admission; a frame with a wrong IPv4 header checksum is never trimmed (never launder it).
    */
   val trim = new Area {
-    val pending = RegNext(admit.toTrim) init (False)
-    val raw = RegNextWhen(in.view, admit.toTrim)
-    val frameLength = RegNextWhen(classify.length, admit.toTrim)
-    val ipv6 = RegNextWhen(classify.ipv6, admit.toTrim)
-    val keepTarget = Mux(ipv6, U(scala.math.max(cfg.trimBytes, PF.Ipv6AllHeaderBytes)), U(cfg.trimBytes))
+    // Built for every frame, from its header window while its last beat is in s2, and pushed only
+    // when the frame is trimmed: the build does not wait for the decision.
+    val raw = RegNext(header) // the window of the frame whose last beat is in s2
+    val ipv6 = headerClass.ipv6
+    // The bytes kept, from the frame's length while its last beat is in s1 (registered beside s2).
+    private val frameLength = frameSoFar.length
+    private val keepTarget = Mux(headerClass.ipv6Now, U(scala.math.max(cfg.trimBytes, PF.Ipv6AllHeaderBytes)), U(cfg.trimBytes))
     val keptFull = Mux(frameLength < keepTarget.resize(cfg.lengthWidth), frameLength, keepTarget.resize(cfg.lengthWidth))
-    val kept = keptFull(log2Up(cfg.headerBytes + 1) - 1 downto 0) // at most keptMax
+    val kept = RegNext(keptFull(log2Up(cfg.headerBytes + 1) - 1 downto 0)) // at most keptMax
+    // Beside s3: which bytes are kept, and the length fields, registered with the window.
+    val raw3 = RegNext(raw)
+    val keepByte3 = RegNext(Vec((0 until cfg.headerBytes).map(k => kept > k)))
+    val kept3 = RegNext(kept)
+    val ipv6_3 = RegNext(ipv6)
+    private def lengthField(offset: Int): UInt = RegNext((kept - offset).resize(16))
+    val ipv4TotalLength3 = lengthField(PF.EthHeaderBytes)
+    val ipv4UdpLength3 = lengthField(PF.Ipv4UdpOffset)
+    val ipv6Lengths3 = lengthField(PF.Ipv6UdpOffset) // the IPv6 payload length and the UDP length
+    // The trimmed header, registered at the admission (the checksums are added as it leaves the FIFO).
     val out = Vec(Bits(8 bits), cfg.headerBytes)
-    for (k <- 0 until cfg.headerBytes) out(k) := Mux(k < kept, raw(k), B(0, 8 bits))
+    for (k <- 0 until cfg.headerBytes) out(k) := Mux(keepByte3(k), raw3(k), B(0, 8 bits))
     private def put16(o: Int, value: UInt): Unit = { out(o) := value(15 downto 8).asBits; out(o + 1) := value(7 downto 0).asBits }
     private val dscp = csr.trimDscp
-    when(ipv6) {
-      val tc = dscp.asBits ## raw(PF.Ipv6TcFlow)(5 downto 4)
-      out(PF.Ipv6VersionTc) := raw(PF.Ipv6VersionTc)(7 downto 4) ## tc(7 downto 4)
-      out(PF.Ipv6TcFlow) := tc(3 downto 0) ## raw(PF.Ipv6TcFlow)(3 downto 0)
-      put16(PF.Ipv6PayloadLength, (kept - PF.Ipv6UdpOffset).resize(16))
-      put16(PF.Ipv6UdpOffset + PF.UdpLength, (kept - PF.Ipv6UdpOffset).resize(16))
-      out(PF.Ipv6TransportOffset + PF.TpFlags) := raw(PF.Ipv6TransportOffset + PF.TpFlags) | B(PF.FlagTrimmed, 8 bits)
+    when(ipv6_3) {
+      val tc = dscp.asBits ## raw3(PF.Ipv6TcFlow)(5 downto 4)
+      out(PF.Ipv6VersionTc) := raw3(PF.Ipv6VersionTc)(7 downto 4) ## tc(7 downto 4)
+      out(PF.Ipv6TcFlow) := tc(3 downto 0) ## raw3(PF.Ipv6TcFlow)(3 downto 0)
+      put16(PF.Ipv6PayloadLength, ipv6Lengths3)
+      put16(PF.Ipv6UdpOffset + PF.UdpLength, ipv6Lengths3)
+      out(PF.Ipv6TransportOffset + PF.TpFlags) := raw3(PF.Ipv6TransportOffset + PF.TpFlags) | B(PF.FlagTrimmed, 8 bits)
       put16(PF.Ipv6UdpOffset + PF.UdpChecksum, U(0, 16 bits))
     } otherwise {
-      out(PF.Ipv4Tos) := dscp.asBits ## raw(PF.Ipv4Tos)(1 downto 0)
-      put16(PF.Ipv4TotalLength, (kept - PF.EthHeaderBytes).resize(16))
+      out(PF.Ipv4Tos) := dscp.asBits ## raw3(PF.Ipv4Tos)(1 downto 0)
+      put16(PF.Ipv4TotalLength, ipv4TotalLength3)
       put16(PF.Ipv4Checksum, U(0, 16 bits))
-      put16(PF.Ipv4UdpOffset + PF.UdpLength, (kept - PF.Ipv4UdpOffset).resize(16))
+      put16(PF.Ipv4UdpOffset + PF.UdpLength, ipv4UdpLength3)
       put16(PF.Ipv4UdpOffset + PF.UdpChecksum, U(0, 16 bits)) // IPv4: 0 means no UDP checksum (RFC 768)
-      out(PF.Ipv4TransportOffset + PF.TpFlags) := raw(PF.Ipv4TransportOffset + PF.TpFlags) | B(PF.FlagTrimmed, 8 bits)
+      out(PF.Ipv4TransportOffset + PF.TpFlags) := raw3(PF.Ipv4TransportOffset + PF.TpFlags) | B(PF.FlagTrimmed, 8 bits)
     }
-    /** Ones' complement sum of 16-bit words of `out` in [from, until), folded. */
-    private def onesSum(from: Int, until: Int, extra: Seq[UInt]): UInt = {
-      val words = (from until until by 2).map(o => (out(o) ## out(o + 1)).asUInt.resize(24)) ++ extra.map(_.resize(24))
-      val total = words.reduceBalancedTree(_ + _)
-      val once = total(15 downto 0).resize(17) + total(23 downto 16)
-      (once(15 downto 0) + once(16).asUInt).resize(16)
+    val out4 = RegNext(out)
+    val kept4 = RegNext(kept3)
+    val ipv6Lengths4 = RegNext(ipv6Lengths3)
+    /**
+     * The header goes into the trim FIFO at the admission, its checksum (RFC 1071 ones'
+     * complement sums, pipelined: groups of four 16-bit words, groups of four of those, the total
+     * and its first fold, the last fold) into a FIFO beside it `trimBuildClocks` later; a header
+     * leaves when both are there.
+     */
+    private def words(from: Int, until: Int): Seq[UInt] = (from until until by 2).map(o => (out4(o) ## out4(o + 1)).asUInt.resize(24))
+    private def sumStage(xs: Seq[UInt]): Seq[UInt] = xs.grouped(4).map(g => RegNext(g.reduceBalancedTree(_ + _))).toSeq
+    private def firstFold(xs: Seq[UInt]): UInt = {
+      val total = xs.reduceBalancedTree(_ + _)
+      RegNext((total(15 downto 0).resize(17) + total(23 downto 16)).resize(17))
     }
-    val ipv4Checksum = ~onesSum(PF.EthHeaderBytes, PF.Ipv4UdpOffset, Nil)
-    val udpLength = (kept - PF.Ipv6UdpOffset).resize(16)
-    val ipv6UdpSum = ~onesSum(PF.Ipv6Src, cfg.headerBytes, Seq(udpLength, U(PF.ProtocolUdp, 16 bits)))
-    val built = Vec(Bits(8 bits), cfg.headerBytes)
-    built := out
-    when(ipv6) {
-      val c = Mux(ipv6UdpSum === 0, U(0xFFFF, 16 bits), ipv6UdpSum) // RFC 768: a computed 0 is sent as all ones
-      built(PF.Ipv6UdpOffset + PF.UdpChecksum) := c(15 downto 8).asBits
-      built(PF.Ipv6UdpOffset + PF.UdpChecksum + 1) := c(7 downto 0).asBits
-    } otherwise {
-      built(PF.Ipv4Checksum) := ipv4Checksum(15 downto 8).asBits
-      built(PF.Ipv4Checksum + 1) := ipv4Checksum(7 downto 0).asBits
-    }
+    private def lastFold(once: UInt): UInt = (once(15 downto 0) + once(16).asUInt).resize(16)
+    val udpLength = ipv6Lengths4.resize(24)
+    val ipv4Once = firstFold(sumStage(sumStage(words(PF.EthHeaderBytes, PF.Ipv4UdpOffset))))
+    val ipv6Once = firstFold(sumStage(sumStage(words(PF.Ipv6Src, cfg.headerBytes) ++ Seq(udpLength, U(PF.ProtocolUdp, 24 bits)))))
+    val pending = Vec(RegInit(False), trimBuildClocks)
+    val ipv6Late = Vec(Reg(Bool()), trimBuildClocks)
+    pending(0) := admit.toTrim
+    ipv6Late(0) := ipv6_3
+    for (i <- 1 until trimBuildClocks) { pending(i) := pending(i - 1); ipv6Late(i) := ipv6Late(i - 1) }
+    val ipv4Checksum = ~lastFold(ipv4Once)
+    val ipv6UdpSum = ~lastFold(ipv6Once)
     val fifo = StreamFifo(TrimSnapshot(cfg), cfg.trimEntries + 1)
-    fifo.io.push.valid := pending && !late.bad
-    fifo.io.push.bytes := built
-    fifo.io.push.length := kept
+    fifo.io.push.valid := RegNext(admit.toTrim) init (False)
+    fifo.io.push.bytes := out4
+    fifo.io.push.length := kept4
+    /** The header checksum to write, and whether it is IPv6's UDP checksum (else IPv4's header checksum). */
+    val checksums = StreamFifo(Bits(17 bits), cfg.trimEntries + 1)
+    checksums.io.push.valid := pending(trimBuildClocks - 1)
+    // RFC 768: a computed UDP checksum of 0 is sent as all ones.
+    private val ipv6Last = ipv6Late(trimBuildClocks - 1)
+    checksums.io.push.payload := ipv6Last ## Mux(ipv6Last, Mux(ipv6UdpSum === 0, U(0xFFFF, 16 bits), ipv6UdpSum), ipv4Checksum)
 
     // Serialise the waiting headers, back to back.
-    val current = Reg(TrimSnapshot(cfg))
+    val current = Reg(Vec(Bits(8 bits), cfg.headerBytes))
     val active = RegInit(False)
     val beat = Reg(UInt(log2Up(cfg.headerBeats + 1) bits)) init (0)
     val stream = Stream(Fragment(TrimOutBeat(cfg)))
-    val lengthMinusOneFull = current.length - 1
-    val lastBeat = lengthMinusOneFull(lengthMinusOneFull.getWidth - 1 downto log2Up(W)).resize(beat.getWidth)
-    val isLast = beat === lastBeat
-    val words = Vec((0 until cfg.headerBeats).map(b => Cat((0 until W).map(j => current.bytes(b * W + j))))) // Cat: first = LSB
-    val tailBytes = lengthMinusOneFull(countWidth - 1 downto 0)
+    // The header's last beat and its byte count, and whether the current beat is the last: registers, set at the pop.
+    val lastBeat = Reg(UInt(beat.getWidth bits)) init (0)
+    val tailBytes = Reg(UInt(countWidth bits)) init (0)
+    val isLast = RegInit(False)
+    val words = Vec((0 until cfg.headerBeats).map(b => Cat((0 until W).map(j => current(b * W + j))))) // Cat: first = LSB
     stream.valid := active
     stream.fragment.data := words(beat.resize(log2Up(cfg.headerBeats).max(1)))
     stream.fragment.keep := Mux(isLast, (U((BigInt(1) << W) - 1, W bits) >> (U(W - 1, countWidth bits) - tailBytes)).asBits,
@@ -469,125 +537,239 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     stream.last := isLast
     when(stream.fire) {
       beat := beat + 1
+      isLast := beat + 1 === lastBeat
       when(isLast) { active := False }
     }
-    fifo.io.pop.ready := !active || (stream.fire && isLast)
-    val popped = fifo.io.pop.fire
+    /** The beats go to the output through a small FIFO: the output's choice never reaches the header FIFOs' pop. */
+    val prefetch = StreamFifo(Fragment(TrimOutBeat(cfg)), 2, latency = 1)
+    prefetch.io.push << stream
+    val beats = prefetch.io.pop
+    // A header with its checksum, through a skid register: the serializer's pop does not reach the FIFOs' pointers.
+    val both = StreamJoin(fifo.io.pop, checksums.io.pop).s2mPipe()
+    both.ready := !active || (stream.fire && isLast)
+    val popped = both.fire
     when(popped) {
-      current := fifo.io.pop.payload
+      current := both.payload._1.bytes
+      val lengthMinusOneFull = both.payload._1.length - 1
+      val lastBeatNow = lengthMinusOneFull(lengthMinusOneFull.getWidth - 1 downto log2Up(W)).resize(beat.getWidth)
+      lastBeat := lastBeatNow
+      tailBytes := lengthMinusOneFull(countWidth - 1 downto 0)
+      isLast := lastBeatNow === 0
+      val sum = both.payload._2
+      for ((o, v6) <- Seq(PF.Ipv4Checksum -> False, PF.Ipv6UdpOffset + PF.UdpChecksum -> True)) {
+        when(sum(16) === v6) {
+          current(o) := sum(15 downto 8)
+          current(o + 1) := sum(7 downto 0)
+        }
+      }
       active := True
       beat := 0
     }
   }
 
   // ---------------------------------------------------------- output
-  /** A queue's first beat of a packet waits for its descriptor (pushed in the same clock as the commit). */
-  private def withDescriptor(beats: Stream[Fragment[TrimOutBeat]], descriptorValid: Bool): Stream[Fragment[TrimOutBeat]] = {
-    val first = RegInit(True)
-    when(beats.fire) { first := beats.last }
-    beats.continueWhen(!first || descriptorValid)
+  /**
+   * RED thresholds (Sec. 3.5), drawn ahead: the k-th data packet's draw is the k-th xorshift32
+   * value scaled onto [0, KMAX - KMIN) by a multiply-high (two registered 16 x occupancy-width
+   * multiplies), and what the dequeue compares with is KMIN + draw: `occupancy > KMIN + draw`
+   * is `occupancy > KMIN && draw < occupancy - KMIN`. A write to KMIN, KMAX or SEED recomputes the
+   * thresholds not yet used (from the generator state after the last one used): the data
+   * dequeue waits for them, a few clocks.
+   */
+  val red = new Area {
+    private def step(x: UInt): UInt = { val a = x ^ (x |<< 13); val b = a ^ (a |>> 17); b ^ (b |<< 5) }
+    val restart = csr.redChange
+    val seed = Mux(csr.seed === 0, U(1, 32 bits), csr.seed)
+    /** The generator state before the next draw to be used; `ahead`, before the next draw to be computed. */
+    val used, ahead = Reg(UInt(32 bits)) init (cfg.prngSeed)
+    val depth = 8 // covers the draw pipeline's round trip: one data dequeue a clock
+    val thresholds = StreamFifo(UInt(cfg.occupancyWidth + 1 bits), depth, latency = 1)
+    val credits = Reg(UInt(log2Up(depth + 1) bits)) init (depth)
+    val issue = credits =/= 0 && !restart
+    val v1 = RegNext(issue) init (False)
+    val r1 = RegNext(step(ahead))
+    when(issue) { ahead := step(ahead) }
+    val span = RegNext(Mux(csr.kMax > csr.kMin, csr.kMax - csr.kMin, U(0, cfg.occupancyWidth bits)))
+    val v2 = RegNext(v1 && !restart) init (False)
+    val low = RegNext(r1(15 downto 0) * span)
+    val high = RegNext(r1(31 downto 16) * span)
+    val productFull = (high.resize(32 + cfg.occupancyWidth) |<< 16) + low.resize(32 + cfg.occupancyWidth)
+    val v3 = RegNext(v2 && !restart) init (False)
+    val draw = RegNext(productFull(32, cfg.occupancyWidth bits)) // uniform in [0, span)
+    thresholds.io.push.valid := v3 && !restart
+    thresholds.io.push.payload := csr.kMin.resize(cfg.occupancyWidth + 1) + draw
+    thresholds.io.flush := restart
+    val take = Bool() // a data packet's dequeue used the head threshold
+    thresholds.io.pop.ready := take
+    when(take) { used := step(used) }
+    credits := credits - issue.asUInt + take.asUInt
+    when(restart) {
+      val from = Mux(csr.reseed, seed, used)
+      used := from
+      ahead := from
+      credits := depth
+    }
   }
-  val controlIn = withDescriptor(controlRam.beats(queueControl), controlLengths.io.pop.valid)
-  val dataIn = withDescriptor(dataRam.beats(queueData), dataDescriptors.io.pop.valid)
-  /** The beat offered to the output register (control, trimmed header or data). */
-  val arbiter = Stream(Fragment(TrimOutBeat(cfg)))
+
+  /** What a packet reader does with one packet: read its beats, or skip them (dropped at dequeue). */
+  case class ReadCommand(addressWidth: Int) extends Bundle {
+    val beats = UInt(cfg.lengthWidth bits)
+    val skip = Bool()
+    /** RAM address after the packet's last beat. */
+    val next = UInt(addressWidth bits)
+    val patch = CePatch()
+  }
+  /** How a packet's beats are patched on their way to the output: CE marked (RFC 3168) or not. */
+  case class CePatch() extends Bundle {
+    val mark, ipv4, ipv6 = Bool()
+    /** The IPv4 header checksum after the mark. */
+    val ceChecksum = Bits(16 bits)
+  }
 
   /**
-   * Strict priority (Sec. 3), chosen when the output register takes a packet's first beat, not
-   * before: while the output is held at a packet boundary the choice stays open, so a control
-   * packet arriving meanwhile goes before any data packet. A data packet dropped at dequeue is
-   * skipped in one clock, output held or not. RED when a data packet starts to leave (Sec. 3.5).
+   * Reads packets from a RAM one beat a clock into a prefetch FIFO ahead of the output, as long as
+   * the FIFO has a place for every read in flight (credits); a skipped packet costs one clock and
+   * no read. Beats of packets marked CE at dequeue are patched on their way in (RFC 3168; the
+   * IPv4 header checksum precomputed at admission, RFC 1624).
    */
-  val dequeue = new Area {
-    val busy = RegInit(False) // the output took a packet's first beat and not yet its last
-    val lockedQueue = Reg(UInt(2 bits)) init (0)
-    val first = !busy
-    val proposal = Mux(controlIn.valid, U(queueControl, 2 bits), Mux(trim.stream.valid, U(queueTrim, 2 bits), U(queueData, 2 bits)))
-    val queue = Mux(busy, lockedQueue, proposal)
-    val isData = queue === queueData
-    val desc = dataDescriptors.io.pop.payload
-
-    val prng = new Xorshift32(cfg.prngSeed)
-    prng.reseed := csr.reseed
-    prng.seedValue := csr.seed
-    val occupancy = occ.dataBytes.resize(cfg.occupancyWidth)
-    val span = Mux(csr.kMax > csr.kMin, csr.kMax - csr.kMin, U(0, cfg.occupancyWidth bits))
-    val draw = prng.scaled(span, cfg.occupancyWidth) // uniform in [0, span)
-    // Linear from 0 at KMIN to 1 at KMAX: P(draw < occupancy - KMIN) = (occupancy - KMIN) / (KMAX - KMIN).
-    val congested = occupancy >= csr.kMax || (occupancy > csr.kMin && draw < occupancy - csr.kMin)
-    val descIpv4 = desc.ipv4 && !dataBadChecksum.head // a bad IPv4 header checksum: not trusted as IP, left unchanged
-    val ip = descIpv4 || desc.ipv6
-    val markNow = congested && ip && desc.ecnCapable
-    val dropNow = csr.dropNonEct && ip && !desc.ecnCapable && occupancy >= csr.kMax
-    val nonEctAboveKmax = ip && !desc.ecnCapable && occupancy >= csr.kMax
-    /** The head data packet is dropped: its beats are skipped, never streamed. */
-    val skip = first && isData && dataIn.valid && dropNow
-    dataSkip := skip
-    dataSkipTo := desc.next
-
-    arbiter.valid := queue.mux(queueControl -> controlIn.valid, queueTrim -> trim.stream.valid, default -> (dataIn.valid && !skip))
-    arbiter.payload := queue.mux(queueControl -> controlIn.payload, queueTrim -> trim.stream.payload, default -> dataIn.payload)
-    controlIn.ready := arbiter.ready && queue === queueControl
-    trim.stream.ready := arbiter.ready && queue === queueTrim
-    dataIn.ready := arbiter.ready && isData && !skip
-    when(arbiter.fire) {
-      busy := !arbiter.last
-      lockedQueue := queue
+  class PacketReader(ram: Mem[Bits], depth: Int, queue: Int) extends Area {
+    private val aw = log2Up(depth)
+    val commands = StreamFifo(ReadCommand(aw), 2, latency = 1)
+    private val cmd = commands.io.pop
+    val prefetchDepth = 8
+    val prefetch = StreamFifo(Fragment(TrimOutBeat(cfg)), prefetchDepth, latency = 1)
+    val read = Reg(UInt(aw bits)) init (0)
+    val active = RegInit(False)
+    val remaining = Reg(UInt(cmd.beats.getWidth bits)) init (0) // beats still to read after the next one
+    val index = Reg(UInt(indexWidth bits)) init (0) // beat index of the next read within its packet
+    val current = Reg(CePatch())
+    val credits = Reg(UInt(log2Up(prefetchDepth + 1) bits)) init (prefetchDepth)
+    val issue = active && credits =/= 0
+    val issueLast = issue && remaining === 0
+    cmd.ready := !active || issueLast
+    when(issue) {
+      read := inc(read, depth)
+      remaining := remaining - 1
+      index := Mux(index === cfg.maxFrameBeats + 1, index, index + 1)
+      when(remaining === 0) { active := False }
     }
-
-    val starting = (arbiter.fire && first) || skip
-    dataDescriptors.io.pop.ready := starting && isData
-    controlLengths.io.pop.ready := starting && queue === queueControl
-    prng.draw := starting && isData // one draw per data packet, used or not
-    val drop = isData && dropNow // only at a packet's start (a dropped packet never streams)
-    val markReg, ipv4Reg, ipv6Reg = Reg(Bool()) init (False)
-    val mark = Mux(first, isData && markNow, markReg)
-    val ipv4 = Mux(first, descIpv4, ipv4Reg)
-    val ipv6 = Mux(first, desc.ipv6, ipv6Reg)
-    when(starting) {
-      markReg := isData && markNow; ipv4Reg := descIpv4; ipv6Reg := desc.ipv6
-    }
-    val beatIndex = Reg(UInt(log2Up(cfg.maxFrameBeats + 1) bits)) init (0)
-    val index = Mux(first, U(0, beatIndex.getWidth bits), beatIndex)
-    when(arbiter.fire) { beatIndex := Mux(arbiter.last, U(0), index + 1) }
-  }
-
-  /** CE marking with the IPv4 header checksum updated (RFC 1624: HC' = ~(~HC + ~m + m')). */
-  val patch = new Area {
-    private val d = dequeue
-    private def lane(data: Bits, o: Int): Bits = data(8 * (o % W), 8 bits)
-    val inData = arbiter.fragment.data
-    val tosBeat = d.index === PF.Ipv4Tos / W
-    val sumBeat = d.index === PF.Ipv4Checksum / W
-    val oldWordReg = Reg(Bits(16 bits)) init (0)
-    val oldWord = Mux(tosBeat, lane(inData, PF.Ipv4VersionIhl) ## lane(inData, PF.Ipv4Tos), oldWordReg)
-    when(arbiter.fire && tosBeat) { oldWordReg := oldWord }
-    val newWord = oldWord | B(PF.EcnCe, 16 bits)
-    val oldSum = (lane(inData, PF.Ipv4Checksum) ## lane(inData, PF.Ipv4Checksum + 1)).asUInt
-    private def onesAdd(a: UInt, b: UInt): UInt = { val s = a.resize(17) + b.resize(17); (s(15 downto 0) + s(16).asUInt).resize(16) }
-    val newSum = ~onesAdd(onesAdd(~oldSum, (~oldWord).asUInt), newWord.asUInt)
-    val outData = Bits(8 * W bits)
-    outData := inData
-    when(d.mark && d.ipv4) {
-      when(tosBeat) { outData(8 * (PF.Ipv4Tos % W), 8 bits) := lane(inData, PF.Ipv4Tos) | B(PF.EcnCe, 8 bits) }
-      when(sumBeat) {
-        outData(8 * (PF.Ipv4Checksum % W), 8 bits) := newSum(15 downto 8).asBits
-        outData(8 * ((PF.Ipv4Checksum + 1) % W), 8 bits) := newSum(7 downto 0).asBits
+    when(cmd.fire) {
+      when(cmd.skip) {
+        read := cmd.next
+      } otherwise {
+        active := True
+        remaining := cmd.beats - 1
+        index := 0
+        current := cmd.patch
       }
     }
-    when(d.mark && d.ipv6 && d.index === PF.Ipv6TcFlow / W) {
+    private val creditsLeft = credits - issue.asUInt
+    credits := Mux(prefetch.io.pop.fire, creditsLeft + 1, creditsLeft) // the output's pop only reaches a 2:1 select
+    // The clock after the read: the RAM word; the clock after that: registered, patched, pushed.
+    val word = ram.readSync(read, issue)
+    val v1 = RegNext(issue) init (False)
+    val patch1 = RegNext(current)
+    val index1 = RegNext(index)
+    val v2 = RegNext(v1) init (False)
+    val word2 = RegNext(word)
+    val patch2 = RegNext(patch1)
+    val index2 = RegNext(index1)
+    private val last = word2(0)
+    private val count = word2(countWidth downto 1).asUInt
+    private val inData = word2(ramWidth - 1 downto countWidth + 1)
+    val outData = Bits(8 * W bits)
+    outData := inData
+    private val c = patch2
+    when(c.mark && c.ipv4) {
+      when(index2 === PF.Ipv4Tos / W) { outData(8 * (PF.Ipv4Tos % W), 8 bits) := lane(inData, PF.Ipv4Tos) | B(PF.EcnCe, 8 bits) }
+      when(index2 === PF.Ipv4Checksum / W) {
+        outData(8 * (PF.Ipv4Checksum % W), 8 bits) := c.ceChecksum(15 downto 8)
+        outData(8 * ((PF.Ipv4Checksum + 1) % W), 8 bits) := c.ceChecksum(7 downto 0)
+      }
+    }
+    when(c.mark && c.ipv6 && index2 === PF.Ipv6TcFlow / W) {
       outData(8 * (PF.Ipv6TcFlow % W), 8 bits) := lane(inData, PF.Ipv6TcFlow) | B(PF.EcnCe << 4, 8 bits)
     }
+    prefetch.io.push.valid := v2
+    prefetch.io.push.fragment.data := outData
+    prefetch.io.push.fragment.keep := Mux(last, (U((BigInt(1) << W) - 1, W bits) >> (U(W - 1, countWidth bits) - count)).asBits,
+      B((BigInt(1) << W) - 1, W bits))
+    prefetch.io.push.fragment.queue := queue
+    prefetch.io.push.last := last
+    val beats = prefetch.io.pop
+  }
+  val dataReader = new PacketReader(dataRam.ram, cfg.dataRamBeats, queueData)
+  val controlReader = new PacketReader(controlRam.ram, cfg.controlRamBeats, queueControl)
+
+  /**
+   * The dequeue, one packet a clock, control first: a packet leaves the byte count and RED
+   * decides (Sec. 3.5) when its descriptor is handed to its reader, from the occupancy then: the
+   * data queue's instantaneous occupancy at dequeue. A dropped packet's beats are skipped.
+   */
+  val dequeue = new Area {
+    val dataHead = dataDescriptors.io.pop.m2sPipe()
+    val controlHead = controlLengths.io.pop.m2sPipe()
+    val controlStart = controlHead.valid && controlReader.commands.io.push.ready
+    val dataStart = !controlStart && dataHead.valid && dataReader.commands.io.push.ready && red.thresholds.io.pop.valid && !red.restart
+    controlHead.ready := controlStart
+    dataHead.ready := dataStart
+    red.take := dataStart
+    val desc = dataHead.payload
+    val occupancy = occ.dataBytes
+    val atKmax = occupancy >= csr.kMax
+    // Linear from 0 at KMIN to 1 at KMAX: P(draw < occupancy - KMIN) = (occupancy - KMIN) / (KMAX - KMIN).
+    val congested = atKmax || occupancy > red.thresholds.io.pop.payload
+    val ip = desc.ipv4 || desc.ipv6
+    val mark = congested && ip && desc.ecnCapable
+    val drop = csr.dropNonEct && ip && !desc.ecnCapable && atKmax
+    val nonEctAboveKmax = ip && !desc.ecnCapable && atKmax
+
+    private val dc = dataReader.commands.io.push
+    dc.valid := dataStart
+    dc.beats := beatsOf(desc.length, "dataStart_beats")
+    dc.skip := drop
+    dc.next := desc.next
+    dc.patch.mark := mark
+    dc.patch.ipv4 := desc.ipv4
+    dc.patch.ipv6 := desc.ipv6
+    dc.patch.ceChecksum := desc.ceChecksum
+    private val cc = controlReader.commands.io.push
+    cc.valid := controlStart
+    cc.beats := beatsOf(controlHead.payload, "controlStart_beats")
+    cc.skip := False
+    cc.next := 0
+    cc.patch.mark := False
+    cc.patch.ipv4 := False
+    cc.patch.ipv6 := False
+    cc.patch.ceChecksum := 0
   }
 
-  val output = arbiter.translateWith {
-    val f = Fragment(TrimOutBeat(cfg))
-    f.fragment.data := patch.outData
-    f.fragment.keep := arbiter.fragment.keep
-    f.fragment.queue := arbiter.fragment.queue
-    f.last := arbiter.last
-    f
-  }.m2sPipe()
+  /**
+   * Strict priority (Sec. 3) at every packet boundary the output takes: control, then trimmed
+   * headers, then data, each from its prefetch FIFO (a queue's packets follow one another).
+   */
+  val arbiter = new Area {
+    val sources = Seq(controlReader.beats, trim.beats, dataReader.beats) // priority order = queue numbers 0, 1, 2
+    val busy = RegInit(False) // the output took a packet's first beat and not yet its last
+    val locked = Reg(Bits(3 bits)) init (0)
+    val choice = Bits(3 bits)
+    choice(0) := sources(0).valid
+    choice(1) := !sources(0).valid && sources(1).valid
+    choice(2) := !sources(0).valid && !sources(1).valid
+    val select = Mux(busy, locked, choice)
+    val beat = Stream(Fragment(TrimOutBeat(cfg)))
+    beat.valid := (0 until 3).map(i => select(i) && sources(i).valid).orR
+    beat.payload := sources.zipWithIndex.map { case (s, i) => s.payload.asBits & B(s.payload.asBits.getWidth bits, default -> select(i)) }
+      .reduce(_ | _).as(Fragment(TrimOutBeat(cfg)))
+    for (i <- 0 until 3) sources(i).ready := beat.ready && select(i)
+    when(beat.fire) {
+      busy := !beat.last
+      locked := select
+    }
+  }
+  // The output register. No skid buffer in front of it: the next packet is chosen only when the
+  // output register takes its first beat (issue 14 defect 1), so m_axis_tready reaches the arbiter.
+  val output = arbiter.beat.m2sPipe()
   io.m_axis.valid := output.valid
   output.ready := io.m_axis.ready
   io.m_axis.payload.data := output.fragment.data
@@ -599,73 +781,76 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
   val bookkeeping = new Area {
     private val d = dequeue
     private val c = classify
-    val dataStart = d.starting && d.queue === queueData
-    val controlStart = d.starting && d.queue === queueControl
-    val dataOut = Mux(dataStart, d.desc.length, U(0, cfg.lengthWidth bits))
-    val controlOut = Mux(controlStart, controlLengths.io.pop.payload, U(0, cfg.lengthWidth bits))
-    val dataIn = Mux(admit.toData, c.length, U(0, cfg.lengthWidth bits))
-    val controlIn = Mux(admit.toControl, c.length, U(0, cfg.lengthWidth bits))
-    val nextData = occ.dataBytes + dataIn - dataOut
-    occ.dataBytes := nextData
+    val dataOut = Mux(d.dataStart, d.desc.length, U(0, cfg.lengthWidth bits))
+    val controlOut = Mux(d.controlStart, d.controlHead.payload, U(0, cfg.lengthWidth bits))
+    // The departures first, the admission selected last: the decision only reaches a 2:1 select.
+    private val dataBytesLeft = occ.dataBytes - dataOut
+    occ.dataBytes := Mux(admit.toData, dataBytesLeft + c.length, dataBytesLeft)
     private def amount(when: Bool, value: UInt, width: Int): UInt = Mux(when, value.resize(width), U(0, width bits))
     private val dw = occ.dataBeats.getWidth
     private val cw = occ.controlBeats.getWidth
-    occ.dataBeats := occ.dataBeats + amount(admit.toData, c.beats, dw) - amount(dataStart, beatsOf(d.desc.length, "dataOut_beats"), dw)
-    occ.dataDescs := occ.dataDescs + admit.toData.asUInt - dataStart.asUInt
-    val nextControl = occ.controlBytes + controlIn - controlOut
-    occ.controlBytes := nextControl
-    occ.controlBeats := occ.controlBeats + amount(admit.toControl, c.beats, cw) - amount(controlStart, beatsOf(controlLengths.io.pop.payload, "controlOut_beats"), cw)
-    occ.controlDescs := occ.controlDescs + admit.toControl.asUInt - controlStart.asUInt
-    occ.trimCount := occ.trimCount + admit.toTrim.asUInt - trim.popped.asUInt - late.cancel.asUInt
+    private val dataBeatsLeft = occ.dataBeats - amount(d.dataStart, beatsOf(d.desc.length, "dataOut_beats"), dw)
+    occ.dataBeats := Mux(admit.toData, dataBeatsLeft + c.beats.resize(dw), dataBeatsLeft)
+    occ.dataDescs := occ.dataDescs + admit.toData.asUInt - d.dataStart.asUInt
+    // Full after this clock: full and nothing left without one coming, or one short and one came without one leaving.
+    occ.dataDescsFull := (occ.dataDescsFull && !(d.dataStart && !admit.toData)) ||
+      (occ.dataDescs === cfg.dataDescriptors - 1 && admit.toData && !d.dataStart)
+    private val controlBytesLeft = occ.controlBytes - controlOut
+    occ.controlBytes := Mux(admit.toControl, controlBytesLeft + c.length, controlBytesLeft)
+    private val controlBeatsLeft = occ.controlBeats - amount(d.controlStart, beatsOf(d.controlHead.payload, "controlOut_beats"), cw)
+    occ.controlBeats := Mux(admit.toControl, controlBeatsLeft + c.beats.resize(cw), controlBeatsLeft)
+    occ.controlDescs := occ.controlDescs + admit.toControl.asUInt - d.controlStart.asUInt
+    occ.trimCount := occ.trimCount + admit.toTrim.asUInt - trim.popped.asUInt
     // From the registered occupancies (one clock later, the same maximum): off the admission path.
     when(occ.dataBytes.resize(cfg.occupancyWidth) > occ.dataHighWater) { occ.dataHighWater := occ.dataBytes.resize(cfg.occupancyWidth) }
     when(occ.controlBytes > occ.controlHighWater) { occ.controlHighWater := occ.controlBytes }
   }
 
-  io.dequeue.valid := RegNext(dequeue.starting && dequeue.queue =/= queueTrim || trim.popped) init (False)
-  io.dequeue.start := RegNext(dequeue.starting && dequeue.queue =/= queueTrim)
-  io.dequeue.queue := RegNext(dequeue.queue)
-  io.dequeue.occupancy := RegNext(dequeue.occupancy)
-  io.dequeue.marked := RegNext(dequeue.mark)
-  io.dequeue.dropped := RegNext(dequeue.drop)
+  io.dequeue.valid := RegNext(dequeue.dataStart || dequeue.controlStart || trim.popped) init (False)
+  io.dequeue.start := RegNext(dequeue.dataStart || dequeue.controlStart)
+  io.dequeue.queue := RegNext(Mux(dequeue.controlStart, U(queueControl, 2 bits), U(queueData, 2 bits)))
+  io.dequeue.occupancy := RegNext(dequeue.occupancy.resize(cfg.occupancyWidth))
+  io.dequeue.marked := RegNext(dequeue.dataStart && dequeue.mark)
+  io.dequeue.dropped := RegNext(dequeue.dataStart && dequeue.drop)
   io.dequeue.trimPop := RegNext(trim.popped)
 
   // ---------------------------------------------------------- counters
+  /** The counters count one clock after their event: every condition is registered first (off the decision paths). */
   val stats = new Area {
     import CsrCounters._
+    private def r(x: Bool): Bool = RegNext(x) init (False)
     private val o = admit.outcome
-    private val end = in.lastFire
-    count(csr.IN_PACKETS, late.valid) // one clock after tlast, with the frame's exact byte count
-    when(late.valid) { add(csr.IN_BYTES, in.frameWireBytes) }
+    private val end = admit.end
+    private def outcome(x: Int): Bool = r(end && o === x)
+    count(csr.IN_PACKETS, r(end))
+    when(r(end)) { add(csr.IN_BYTES, RegNext(classify.wireBytes)) }
     private val sent = io.m_axis.fire
     private val q = output.fragment.queue
-    private val bytes = CountOne(io.m_axis.payload.keep)
+    private val bytes = RegNext(CountOne(io.m_axis.payload.keep))
     private def out(packets: UInt, bytesCounter: UInt, queue: Int): Unit = {
-      count(packets, sent && io.m_axis.payload.last && q === queue)
-      when(sent && q === queue) { add(bytesCounter, bytes) }
+      count(packets, r(sent && io.m_axis.payload.last && q === queue))
+      when(r(sent && q === queue)) { add(bytesCounter, bytes) }
     }
     out(csr.OUT_DATA_PACKETS, csr.OUT_DATA_BYTES, queueData)
     out(csr.OUT_CONTROL_PACKETS, csr.OUT_CONTROL_BYTES, queueControl)
     out(csr.OUT_TRIMMED_PACKETS, csr.OUT_TRIMMED_BYTES, queueTrim)
-    // One clock after tlast, with the checksum's verdict: a trim or a full trim queue of a frame
-    // with a bad IPv4 header checksum becomes DROP_DATA_FULL (it cannot be trimmed).
-    private val lo = late.outcome
-    private val untrimmable = late.bad && (lo === Outcome.TRIM || lo === Outcome.DROP_TRIM_FULL)
-    count(csr.TRIMMED, late.valid && lo === Outcome.TRIM && !late.bad)
-    count(csr.MARKED, dequeue.starting && dequeue.mark)
-    count(csr.DROP_BAD_FRAME, end && o === Outcome.DROP_BAD_FRAME)
-    count(csr.DROP_OVERSIZE, end && o === Outcome.DROP_OVERSIZE)
-    count(csr.DROP_MALFORMED, end && o === Outcome.DROP_MALFORMED)
-    count(csr.DROP_RUNT, end && o === Outcome.DROP_RUNT)
-    count(csr.DROP_CONTROL_FULL, end && o === Outcome.DROP_CONTROL_FULL)
-    count(csr.DROP_CONTROL_OVERSIZE, end && o === Outcome.DROP_CONTROL_OVERSIZE)
-    count(csr.DROP_DATA_FULL, late.valid && (lo === Outcome.DROP_DATA_FULL || untrimmable))
-    count(csr.DROP_TRIM_FULL, late.valid && lo === Outcome.DROP_TRIM_FULL && !late.bad)
-    count(csr.DROP_NON_ECT, dequeue.starting && dequeue.drop)
-    count(csr.NON_ECT_ABOVE_KMAX, dequeue.starting && dequeue.isData && dequeue.nonEctAboveKmax && !dequeue.drop)
-    count(csr.INTERNAL_OVERRUN, dataDescriptors.io.push.isStall || controlLengths.io.push.isStall || trim.fifo.io.push.isStall)
-    count(csr.NON_IP, end && !in.bad && !in.oversize && !in.malformed && !classify.runt && !classify.ip)
-    count(csr.BAD_IPV4_CHECKSUM, late.bad)
+    count(csr.TRIMMED, outcome(Outcome.TRIM))
+    count(csr.MARKED, r(dequeue.dataStart && dequeue.mark))
+    count(csr.DROP_BAD_FRAME, outcome(Outcome.DROP_BAD_FRAME))
+    count(csr.DROP_OVERSIZE, outcome(Outcome.DROP_OVERSIZE))
+    count(csr.DROP_MALFORMED, outcome(Outcome.DROP_MALFORMED))
+    count(csr.DROP_RUNT, outcome(Outcome.DROP_RUNT))
+    count(csr.DROP_CONTROL_FULL, outcome(Outcome.DROP_CONTROL_FULL))
+    count(csr.DROP_CONTROL_OVERSIZE, outcome(Outcome.DROP_CONTROL_OVERSIZE))
+    count(csr.DROP_DATA_FULL, outcome(Outcome.DROP_DATA_FULL))
+    count(csr.DROP_TRIM_FULL, outcome(Outcome.DROP_TRIM_FULL))
+    count(csr.DROP_NON_ECT, r(dequeue.dataStart && dequeue.drop))
+    count(csr.NON_ECT_ABOVE_KMAX, r(dequeue.dataStart && dequeue.nonEctAboveKmax && !dequeue.drop))
+    count(csr.INTERNAL_OVERRUN, r(dataDescriptors.io.push.isStall || controlLengths.io.push.isStall || trim.fifo.io.push.isStall ||
+      trim.checksums.io.push.isStall || dataReader.prefetch.io.push.isStall || controlReader.prefetch.io.push.isStall ||
+      red.thresholds.io.push.isStall))
+    count(csr.NON_IP, r(end && !classify.bad && !classify.oversize && !classify.malformed && !classify.runt && !classify.ip))
+    count(csr.BAD_IPV4_CHECKSUM, r(end && admit.badChecksum))
   }
 
   def emitRegisterDocs(): Unit = RegisterDocs.emit(csr.busif, "uehw_trim_queue_regs", "TRIMQ")

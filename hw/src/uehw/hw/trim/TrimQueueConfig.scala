@@ -57,9 +57,13 @@ case class TrimQueueConfig(dataBytes: Int = 64,
   val controlDescriptors: Int = math.max(2, controlBytes / 64)
   val dataBeatLimit: Int = (capacityBytes + W - 1) / W * 5 / 4
   val controlBeatLimit: Int = (controlBytes + W - 1) / W * 5 / 4
-  /** RAM depth: the admitted beats plus one frame being written before its decision and one being read. */
-  val dataRamBeats: Int = dataBeatLimit + 2 * maxFrameBeats
-  val controlRamBeats: Int = controlBeatLimit + 2 * maxControlBeats
+  /**
+   * RAM depth: the admitted beats, one frame being written before its decision, and the frames
+   * that left the count at dequeue but whose beats are not all read yet (two in the reader's
+   * command FIFO, one being read).
+   */
+  val dataRamBeats: Int = dataBeatLimit + 4 * maxFrameBeats
+  val controlRamBeats: Int = controlBeatLimit + 4 * maxControlBeats
   val lengthWidth: Int = log2Up(maxFrameBytes + W + 1) + 1
   val occupancyWidth: Int = log2Up(capacityBytes + 1)
   val kMinDefault: Long = capacityBytes / 5

@@ -17,10 +17,10 @@ import uehw.sim.packet.Packet;
 
 /**
  * Drives a TrimQueue next to a TrimQueueModel. Frames go in through the AXI4-Stream driver (random
- * idle); every clock the model applies the frame whose tlast was taken and the dequeue the RTL
- * reported, and every frame leaving m_axis (random backpressure) must be the next frame of exactly
- * one of the model's three queues, with valid checksums (an IPv4 header that arrived with a wrong
- * checksum must still fail: never repaired).
+ * idle); every clock the model applies the frame the RTL admitted (TrimQueue.admissionClocks after
+ * its tlast was taken) and the dequeue the RTL reported, and every frame leaving m_axis (random
+ * backpressure) must be the next frame of exactly one of the model's three queues, with valid
+ * checksums (an IPv4 header that arrived with a wrong checksum must still fail: never repaired).
  */
 public final class TrimQueueBench {
     public final Sim<TrimQueue> sim;
@@ -31,9 +31,8 @@ public final class TrimQueueBench {
     private final Deque<Sent> sent = new ArrayDeque<>();
     private Axi4StreamPackets.Driver driver;
     private Axi4StreamPackets.Monitor monitor;
-    private byte[] lastAdmitted;
-    private boolean lastBad;
-    private boolean lastMalformed;
+    /** Frames whose tlast was taken, until the edge that admits them (TrimQueue.admissionClocks later). */
+    private final Deque<Admission> admissions = new ArrayDeque<>();
     public long outData, outControl, outTrimmed, outDataBytes, outControlBytes, outTrimmedBytes;
     /** Queue of each frame that left, in output order (0 control, 1 trimmed, 2 data). */
     public final List<Integer> outputOrder = new ArrayList<>();
@@ -94,6 +93,9 @@ public final class TrimQueueBench {
     private record Sent(Axi4StreamPackets.Packet packet, boolean malformed) {
     }
 
+    private record Admission(long edge, byte[] frame, boolean bad, boolean malformed) {
+    }
+
     public boolean inputIdle() {
         return driver.idle();
     }
@@ -109,28 +111,27 @@ public final class TrimQueueBench {
         clocks++;
         boolean tookLast = driver.afterEdge();
         // The dequeue Flow is registered: what it shows now happened at the previous edge, the
-        // same edge as the previous step's admission.
+        // edge of the admission applied with it.
         TrimQueueModel.Dequeue d = null;
         if (sim.peekBool(io.dequeue().valid())) {
             var p = io.dequeue().payload();
             d = new TrimQueueModel.Dequeue(sim.peekBool(p.start()), (int) sim.peek(p.queue()), sim.peek(p.occupancy()),
                     sim.peekBool(p.marked()), sim.peekBool(p.dropped()), sim.peekBool(p.trimPop()));
         }
-        TrimQueueModel.Outcome o = model.clock(d, lastAdmitted, lastBad, lastMalformed,
-                lastAdmitted == null ? 0 : lastAdmitted.length - (lastMalformed ? 1 : 0)); // sendMalformed turns one lane off
+        Admission a = !admissions.isEmpty() && admissions.peek().edge() == clocks - 1 ? admissions.poll() : null;
+        TrimQueueModel.Outcome o = a == null ? model.clock(d, null, false, false, 0)
+                : model.clock(d, a.frame(), a.bad(), a.malformed(), a.frame().length - (a.malformed() ? 1 : 0)); // sendMalformed turns one lane off
         if (recordStarts && d != null && d.trimPop()) {
             trimPops.add(clocks - 1);
         }
         if (recordStarts && o == TrimQueueModel.Outcome.CONTROL) {
-            controlAdmissions.add(clocks - 1); // its tlast was taken at the previous edge
+            controlAdmissions.add(clocks - 1); // admitted at the previous edge
         }
-        lastAdmitted = null;
         if (tookLast) {
             lastTlastClock = clocks;
             Sent s = sent.poll();
-            lastAdmitted = s.packet().data();
-            lastBad = s.packet().user() != 0;
-            lastMalformed = s.malformed();
+            admissions.add(new Admission(clocks + TrimQueue.admissionClocks(), s.packet().data(), s.packet().user() != 0,
+                    s.malformed()));
         }
         if (recordBeats && sim.peekBool(io.m_axis().valid()) && sim.peekBool(io.m_axis().ready())) {
             outputBeatClocks.add(clocks);
@@ -207,7 +208,7 @@ public final class TrimQueueBench {
         long state = -1;
         while (!driver.idle() || !model.expectedControl.isEmpty() || !model.expectedTrimmed.isEmpty()
                 || !model.expectedData.isEmpty() || model.dataDescs > 0 || model.controlDescs > 0 || model.trimWaiting > 0
-                || lastAdmitted != null) {
+                || !admissions.isEmpty()) {
             step();
             long now = outputOrder.size() + model.dataDescs + 31 * model.controlDescs + 961 * model.trimWaiting + model.inPackets;
             if (now != state) {
