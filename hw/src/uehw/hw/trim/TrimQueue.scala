@@ -707,8 +707,9 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
    * data queue's instantaneous occupancy at dequeue. A dropped packet's beats are skipped.
    */
   val dequeue = new Area {
-    val dataHead = dataDescriptors.io.pop.m2sPipe()
-    val controlHead = controlLengths.io.pop.m2sPipe()
+    // Full register slices: the dequeue decision reaches the head registers, not the FIFOs' pointers.
+    val dataHead = dataDescriptors.io.pop.s2mPipe().m2sPipe()
+    val controlHead = controlLengths.io.pop.s2mPipe().m2sPipe()
     val controlStart = controlHead.valid && controlReader.commands.io.push.ready
     val dataStart = !controlStart && dataHead.valid && dataReader.commands.io.push.ready && red.thresholds.io.pop.valid && !red.restart
     controlHead.ready := controlStart
