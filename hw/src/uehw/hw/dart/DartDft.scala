@@ -99,8 +99,6 @@ case class DartLookup(cfg: DartDftConfig) extends Bundle {
   /** One-hot DFT hit vector against the table of the clock in stage 2, and whether it is not zero. */
   val liveHits = Bits(cfg.entries bits)
   val liveAny = Bool()
-  /** The packet ahead (in stage 3 on that clock) is of the same flow: its table update is applied in stage 3. */
-  val sameFlowAhead = Bool()
   /** The port this packet would be deflected to, uniform over the allowed candidates. */
   val candidatePort = UInt(cfg.portWidth bits)
   /** candidateStart with tokens and a candidate port: it allocates unless it hits or the table is full. */
@@ -280,10 +278,13 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
 
   val stage0 = io.pkt.m2sPipe()
   val stage3 = Flow(DartLookup(cfg))
-  val stage3Effect = new Area { // what stage 3 does to its own flow's entry this clock
+  val stage3Effect = new Area { // what the packet in stage 3 does to its own flow's entry this clock
+    /** It allocates an entry and keeps it (not an end packet); false when stage 3 is empty. */
     val keeps = Bool()
-    val keepsOneHot = Bits(E bits)
+    /** It is an end packet that leaves on its entry's port and frees the entry. */
     val removes = Bool()
+    /** The entry it allocates when it keeps one. */
+    val entry = Bits(E bits)
   }
 
   /**
@@ -354,17 +355,27 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     out.checks := d.checks
     out.liveHits := liveHits
     out.liveAny := liveHits.orR
-    out.sameFlowAhead := sameFlowAsNext
     out.candidatePort := choice.nth.readAsync(pick, writeFirst)
     out.allocOk := d.checks.candidateStart && d.checks.hasTokens && !d.checks.noCandidate
   }
   stage3 << stage2.translateWith(lookup.out).stage()
+  /**
+   * The packet in stage 3 is a start packet that keeps the entry it allocates (allocOk, not an end
+   * packet), unless it hits or the table is full. A register of its own, so that "it sets an
+   * entry" is one LUT of five registers in stage 3.
+   */
+  val startKeeps = RegNext(stage2.valid && lookup.out.allocOk && !lookup.d.carried.end) init (False)
 
-  /** What the packet in stage 3 did to its flow's entry last clock, for the packet behind it. */
+  /**
+   * What the packet in stage 3 did to its flow's entry last clock, registered for the packet
+   * behind it: `keeps` and `removes` are set only when that packet is of the same flow
+   * (`sameFlowAsNext`, which also says the packet ahead was there), so stage 3 needs no other
+   * same-flow signal.
+   */
   val lastEffect = new Area {
-    val keeps = RegNext(stage3.valid && stage3Effect.keeps) init (False)
-    val keepsOneHot = RegNext(stage3Effect.keepsOneHot)
-    val removes = RegNext(stage3.valid && stage3Effect.removes) init (False)
+    val keeps = RegNext(sameFlowAsNext && stage3Effect.keeps) init (False)
+    val removes = RegNext(sameFlowAsNext && stage3Effect.removes) init (False)
+    val entry = RegNext(stage3Effect.entry)
     val port = RegNext(stage3.payload.candidatePort)
   }
 
@@ -375,36 +386,32 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     // dart.txt Sec. IV-A: the table must not forget a deflected flow nor invent one. The compare of
     // stage 2 missed what the packet ahead did in stage 3 on that clock: when that packet was of
     // this flow, its allocation or release is applied here, from registers.
-    val hits = Mux(l.sameFlowAhead, Mux(lastEffect.removes, B(0, E bits), lastEffect.keepsOneHot | l.liveHits), l.liveHits)
-    val hit = Mux(l.sameFlowAhead, !lastEffect.removes && (lastEffect.keeps || l.liveAny), l.liveAny)
-    // A free entry to allocate and "no free entry" (which free entry a flow gets is not
-    // observable; the model takes the lowest). Both are prepared a clock ahead for either outcome
-    // of the packet then in stage 3 (it allocated or not) and selected by that registered outcome,
-    // so the late allocate decision drives no wide logic.
-    val nextIfNoSet = new Area {
-      val entry = Reg(Bits(E bits)) init (1)
-      val full = RegInit(False)
-    }
-    val nextIfSet = new Area {
-      val entry = Reg(Bits(E bits)) init (1)
-      val full = RegInit(False)
-    }
-    val lastSet = RegInit(False)
-    val allocOneHot = Mux(lastSet, nextIfSet.entry, nextIfNoSet.entry)
-    val tableFull = Mux(lastSet, nextIfSet.full, nextIfNoSet.full)
+    val hit = !lastEffect.removes && (lastEffect.keeps || l.liveAny)
+    // Only used to clear the entry, when hit (so not lastEffect.removes).
+    val hits = Mux(lastEffect.keeps, l.liveHits | lastEffect.entry, l.liveHits)
+    /**
+     * A free entry of the table as it is this clock (any when none is free) and "no entry is
+     * free", both registers: prepared a clock ahead for the update then made (which free entry a
+     * flow gets is not observable; the model takes the lowest). `tableFull` is occupancy === E,
+     * kept without a compare on the path.
+     */
+    val entry = Reg(Bits(E bits)) init (1)
+    val tableFull = RegInit(False)
     // Sec. IV-B: deflect only when the routed queue is above the threshold; Sec. IV-A: only the
     // start packet of a message allocates, never over a live entry, and only with tokens left.
     val wantsDeflection = l.checks.candidateStart && !hit
     val hasTokens = l.checks.hasTokens
     val allocate = l.allocOk && !hit && !tableFull
+    /** stage3.valid && allocate && !p.end: one LUT of five registers, it drives the 64-entry update. */
+    val setting = startKeeps && !hit && !tableFull
     val deflected = hit || allocate
     // Sec. IV-A: "The switch removes a token from each misrouted packet" (saturating at zero).
     val loseToken = (allocate || (hit && csr.everyMisroute)) && p.tokens =/= 0
     val free = p.end && deflected
 
-    stage3Effect.keeps := allocate && !p.end
-    stage3Effect.keepsOneHot := Mux(stage3Effect.keeps, allocOneHot, B(0, E bits))
+    stage3Effect.keeps := setting
     stage3Effect.removes := free
+    stage3Effect.entry := entry
 
     val d = DartDecision(cfg)
     d.flowId := p.flowId
@@ -412,7 +419,7 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     // The hit entry's port: AND-OR over the one-hot hits (MuxOH encodes the one-hot first, deeper).
     // A live entry's port does not change while it lives, and only a packet of its own flow ends it.
     val livePort = l.liveHits.asBools.zip(table.port).map { case (h, port) => port.andMask(h) }.reduceBalancedTree(_ | _)
-    val hitPort = Mux(l.sameFlowAhead && lastEffect.keeps, lastEffect.port, livePort)
+    val hitPort = Mux(lastEffect.keeps, lastEffect.port, livePort)
     d.port := hit ? hitPort | (allocate ? l.candidatePort | p.routedPort)
     d.tokens := p.tokens - loseToken.asUInt.resize(cfg.tokenWidth)
     d.deflected := deflected
@@ -420,11 +427,10 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     d.allocated := allocate
     d.freed := free
 
-    val setting = stage3.valid && allocate && !p.end
-    val sets = Mux(setting, allocOneHot, B(0, E bits))
+    val sets = entry & (setting #* E)
     // Sec. IV-A: de-allocated when the end packet of the message passes.
     val clearing = stage3.valid && hit && p.end
-    val clears = Mux(clearing, hits, B(0, E bits))
+    val clears = hits & (clearing #* E)
     val nextValid = Bits(E bits) // assigned below, after FLUSH
     for (i <- 0 until E) {
       table.valid(i) := nextValid(i)
@@ -433,15 +439,15 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
         table.port(i) := l.candidatePort
       }
     }
-    // Next clock's free entries are (free & ~sets) | clears, where sets is 0 or allocOneHot. A
-    // just-cleared entry serves when no other is free.
+    // Next clock's free entries are (free & ~sets) | clears, where sets is 0 or `entry`, and
+    // `entry` is free unless the table is full. Without the set some entry is free unless the
+    // table is full; with it, unless occupancy = E - 1. A just-cleared entry serves when no other
+    // is free. The two candidates do not wait for `setting`, which only selects.
     private val freeNow = ~table.validBits
-    private val freeIfSet = freeNow & ~allocOneHot
-    nextIfNoSet.entry := Mux(freeNow.orR, OHMasking.first(freeNow), clears)
-    nextIfNoSet.full := !freeNow.orR && !clearing
-    nextIfSet.entry := Mux(freeIfSet.orR, OHMasking.first(freeIfSet), clears)
-    nextIfSet.full := !freeIfSet.orR && !clearing
-    lastSet := setting
+    private val entryIfNoSet = Mux(tableFull, clears, OHMasking.first(freeNow))
+    private val entryIfSet = Mux(occupancy === E - 1, clears, OHMasking.first(freeNow & ~entry))
+    entry := Mux(setting, entryIfSet, entryIfNoSet)
+    tableFull := !clearing && Mux(setting, occupancy === E - 1, tableFull)
   }
   /** The output FIFO (its write is the decision register) holds what the credits promised. */
   val output = StreamFifo(DartDecision(cfg), DartDft.outputDepth)
@@ -462,9 +468,8 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
       Mux(decide.setting, occupancy + 1, occupancy - 1)))
     when(now) {
       flushPending := False
-      decide.nextIfNoSet.entry := B(1, E bits)
-      decide.nextIfNoSet.full := False
-      decide.lastSet := False
+      decide.entry := B(1, E bits)
+      decide.tableFull := False
     }
   }
 
