@@ -99,6 +99,8 @@ case class DartLookup(cfg: DartDftConfig) extends Bundle {
   /** One-hot DFT hit vector against the table of the clock in stage 2, and whether it is not zero. */
   val liveHits = Bits(cfg.entries bits)
   val liveAny = Bool()
+  /** The port of the entry liveHits points to (zero when none). */
+  val livePort = UInt(cfg.portWidth bits)
   /** The port this packet would be deflected to, uniform over the allowed candidates. */
   val candidatePort = UInt(cfg.portWidth bits)
   /** candidateStart with tokens and a candidate port: it allocates unless it hits or the table is full. */
@@ -116,6 +118,22 @@ object DartDft {
   val drawDroppedBits = 7
   /** Decisions the output FIFO holds: enough credits for one packet per clock through the pipeline. */
   val outputDepth = 8
+
+  /** A net synthesis keeps (Yosys `keep`): the logic is mapped up to it, so a tree is not turned into a chain. */
+  def kept[T <: Data](x: T): T = { val r = CombInit(x); r.addAttribute("keep"); r }
+
+  /** The OR of the bits as a tree of kept 6-input ORs: 3 LUT levels for 64 bits. */
+  def orTree(bits: scala.collection.Seq[Bool]): Bool =
+    if (bits.size <= 6) bits.reduce(_ || _) else orTree(bits.grouped(6).map(g => kept(g.reduce(_ || _))).toSeq)
+
+  /** The OR of the values whose select bit is set, as a tree of kept LUTs (3 pairs, then 6-input ORs). */
+  def andOrTree(selects: scala.collection.Seq[Bool], values: scala.collection.Seq[UInt]): UInt = {
+    val w = values.head.getWidth
+    Vec((0 until w).map { b =>
+      val firstLevel = selects.zip(values).grouped(3).map(g => kept(g.map { case (s, v) => s && v(b) }.reduce(_ || _))).toSeq
+      if (firstLevel.size == 1) firstLevel.head else orTree(firstLevel)
+    }).asBits.asUInt
+  }
 }
 
 /**
@@ -285,6 +303,8 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     val removes = Bool()
     /** The entry it allocates when it keeps one. */
     val entry = Bits(E bits)
+    /** The entry whose flow id and port it writes this clock (one-hot, or zero). */
+    val sets = Bits(E bits)
   }
 
   /**
@@ -344,27 +364,45 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
   choice.drained := !toStage1.valid && !stage1.valid && !stage2.valid
 
   /** Stage 2: the candidate port (skipping the routed one) and the CAM compare against the table. */
+  /**
+   * The CAM compare, a clock early: stage 1 compares its flow id with every entry's, in two
+   * registered halves. An entry's flow id changes only when stage 3 sets it, so in stage 2 the
+   * compare is still right except for the entry set at the edge between: for it, stage 1 also
+   * compared its flow id with the one stage 3 was writing.
+   */
+  val cam = new Area {
+    private val key = stage1.payload.carried.flowId
+    private val half = (cfg.flowIdWidth + 1) / 2
+    private def halves(f: UInt): Seq[Bool] =
+      Seq(f(0 until half) === key(0 until half)) ++
+        (if (half < cfg.flowIdWidth) Seq(f(half until cfg.flowIdWidth) === key(half until cfg.flowIdWidth)) else Nil)
+    val matches = table.flowId.map(f => halves(f).map(m => RegNext(m)))
+    val sameAsWritten = RegNext(key === stage3.payload.carried.flowId)
+    val written = RegNext(stage3Effect.sets) init (0)
+  }
+
   val lookup = new Area {
     val d = stage2.payload
-    val liveHits = Vec(table.valid.zip(table.flowId).map { case (v, f) => v && f === d.carried.flowId }).asBits
+    val liveHits = Vec((0 until E).map { i =>
+      table.valid(i) && Mux(cam.written(i), cam.sameAsWritten, cam.matches(i).reduce(_ && _))
+    })
+    val liveAny = DartDft.orTree(liveHits)
     val skip = d.routedAllowed && d.index >= d.routedRank
     val pick = d.index + skip.asUInt.resize(cfg.portWidth)
 
     val out = DartLookup(cfg)
     out.carried := d.carried
     out.checks := d.checks
-    out.liveHits := liveHits
-    out.liveAny := liveHits.orR
+    out.liveHits := liveHits.asBits
+    out.liveAny := liveAny
+    // The hit entry's port: AND-OR over the one-hot hits (MuxOH encodes the one-hot first, deeper).
+    // A live entry's port does not change while it lives: stage 3 sets only a free entry, and
+    // only a packet of the entry's own flow ends it.
+    out.livePort := DartDft.andOrTree(liveHits, table.port)
     out.candidatePort := choice.nth.readAsync(pick, writeFirst)
     out.allocOk := d.checks.candidateStart && d.checks.hasTokens && !d.checks.noCandidate
   }
   stage3 << stage2.translateWith(lookup.out).stage()
-  /**
-   * The packet in stage 3 is a start packet that keeps the entry it allocates (allocOk, not an end
-   * packet), unless it hits or the table is full. A register of its own, so that "it sets an
-   * entry" is one LUT of five registers in stage 3.
-   */
-  val startKeeps = RegNext(stage2.valid && lookup.out.allocOk && !lookup.d.carried.end) init (False)
 
   /**
    * What the packet in stage 3 did to its flow's entry last clock, registered for the packet
@@ -379,6 +417,35 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     val port = RegNext(stage3.payload.candidatePort)
   }
 
+  /**
+   * "Stage 3 sets an entry" and "stage 3 clears one" drive every entry, so each is one LUT of
+   * registers of its own, prepared in stage 2 and from the packet ahead (each register is its
+   * condition and'ed with the packet's own, so synthesis keeps it apart from the shared ones):
+   * setting = startKeeps && !tableFull && !hit and clearing = valid && end && hit, with hit =
+   * !lastEffect.removes && (lastEffect.keeps || liveAny).
+   */
+  val early = new Area {
+    private val startKeeps = stage2.valid && lookup.out.allocOk && !lookup.d.carried.end
+    private val validEnd = stage2.valid && lookup.d.carried.end
+    private val keepsAhead = sameFlowAsNext && stage3Effect.keeps
+    private val removesAhead = sameFlowAsNext && stage3Effect.removes
+    /** A start packet that keeps the entry it allocates and missed the CAM. */
+    val setMissed = RegNext(startKeeps && !lookup.liveAny) init (False)
+    /** ... of the flow the packet ahead allocated and keeps (it hits). */
+    val setAhead = RegNext(startKeeps && keepsAhead) init (False)
+    /** ... of the flow the packet ahead freed (it misses whatever the CAM said). */
+    val setFreed = RegNext(startKeeps && removesAhead) init (False)
+    /** A start packet that keeps the entry, with the table full. */
+    val setFull = RegInit(False) // assigned in stage 3
+    /** An end packet that hit the CAM. */
+    val clearLive = RegNext(validEnd && lookup.liveAny) init (False)
+    /** An end packet of the flow the packet ahead allocated and keeps. */
+    val clearAhead = RegNext(validEnd && keepsAhead) init (False)
+    /** An end packet of the flow the packet ahead freed. */
+    val clearFreed = RegNext(validEnd && removesAhead) init (False)
+    val startKeepsNext = startKeeps
+  }
+
   /** Stage 3: the decision (dart.txt Sec. IV-A/B) and the table update. */
   val decide = new Area {
     val l = stage3.payload
@@ -387,8 +454,6 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     // stage 2 missed what the packet ahead did in stage 3 on that clock: when that packet was of
     // this flow, its allocation or release is applied here, from registers.
     val hit = !lastEffect.removes && (lastEffect.keeps || l.liveAny)
-    // Only used to clear the entry, when hit (so not lastEffect.removes).
-    val hits = Mux(lastEffect.keeps, l.liveHits | lastEffect.entry, l.liveHits)
     /**
      * A free entry of the table as it is this clock (any when none is free) and "no entry is
      * free", both registers: prepared a clock ahead for the update then made (which free entry a
@@ -402,8 +467,8 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     val wantsDeflection = l.checks.candidateStart && !hit
     val hasTokens = l.checks.hasTokens
     val allocate = l.allocOk && !hit && !tableFull
-    /** stage3.valid && allocate && !p.end: one LUT of five registers, it drives the 64-entry update. */
-    val setting = startKeeps && !hit && !tableFull
+    /** stage3.valid && allocate && !p.end. */
+    val setting = DartDft.kept(!early.setFull && (early.setFreed || (early.setMissed && !early.setAhead)))
     val deflected = hit || allocate
     // Sec. IV-A: "The switch removes a token from each misrouted packet" (saturating at zero).
     val loseToken = (allocate || (hit && csr.everyMisroute)) && p.tokens =/= 0
@@ -416,10 +481,7 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     val d = DartDecision(cfg)
     d.flowId := p.flowId
     d.meta := p.meta
-    // The hit entry's port: AND-OR over the one-hot hits (MuxOH encodes the one-hot first, deeper).
-    // A live entry's port does not change while it lives, and only a packet of its own flow ends it.
-    val livePort = l.liveHits.asBools.zip(table.port).map { case (h, port) => port.andMask(h) }.reduceBalancedTree(_ | _)
-    val hitPort = Mux(lastEffect.keeps, lastEffect.port, livePort)
+    val hitPort = Mux(lastEffect.keeps, lastEffect.port, l.livePort)
     d.port := hit ? hitPort | (allocate ? l.candidatePort | p.routedPort)
     d.tokens := p.tokens - loseToken.asUInt.resize(cfg.tokenWidth)
     d.deflected := deflected
@@ -427,13 +489,16 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     d.allocated := allocate
     d.freed := free
 
-    val sets = entry & (setting #* E)
-    // Sec. IV-A: de-allocated when the end packet of the message passes.
-    val clearing = stage3.valid && hit && p.end
-    val clears = hits & (clearing #* E)
-    val nextValid = Bits(E bits) // assigned below, after FLUSH
+    val sets = DartDft.kept(entry & (setting #* E))
+    stage3Effect.sets := sets
+    // Sec. IV-A: de-allocated when the end packet of the message passes: stage3.valid && hit && p.end.
+    val clearing = DartDft.kept(!early.clearFreed && (early.clearAhead || early.clearLive))
+    /** The entries this flow holds (liveHits, or the one the packet ahead allocated), when clearing. */
+    def clears(i: Int): Bool = clearing && (l.liveHits(i) || (early.clearAhead && lastEffect.entry(i)))
+    val flushNow = Bool() // assigned below, by FLUSH
     for (i <- 0 until E) {
-      table.valid(i) := nextValid(i)
+      val stays = DartDft.kept(!flushNow && table.valid(i) && !clears(i))
+      table.valid(i) := stays || (!flushNow && sets(i))
       when(sets(i)) {
         table.flowId(i) := p.flowId
         table.port(i) := l.candidatePort
@@ -442,12 +507,19 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     // Next clock's free entries are (free & ~sets) | clears, where sets is 0 or `entry`, and
     // `entry` is free unless the table is full. Without the set some entry is free unless the
     // table is full; with it, unless occupancy = E - 1. A just-cleared entry serves when no other
-    // is free. The two candidates do not wait for `setting`, which only selects.
+    // is free. Both candidates are ready before `setting`, which only selects.
     private val freeNow = ~table.validBits
-    private val entryIfNoSet = Mux(tableFull, clears, OHMasking.first(freeNow))
-    private val entryIfSet = Mux(occupancy === E - 1, clears, OHMasking.first(freeNow & ~entry))
-    entry := Mux(setting, entryIfSet, entryIfNoSet)
-    tableFull := !clearing && Mux(setting, occupancy === E - 1, tableFull)
+    private val lastFree = DartDft.kept(occupancy === E - 1)
+    private val firstFree = DartDft.kept(OHMasking.first(freeNow))
+    private val secondFree = DartDft.kept(OHMasking.first(freeNow & ~entry))
+    for (i <- 0 until E) {
+      val ifSet = DartDft.kept(Mux(lastFree, clears(i), secondFree(i)))
+      val ifNoSet = DartDft.kept(Mux(tableFull, clears(i), firstFree(i)))
+      entry(i) := Mux(flushNow, Bool(i == 0), Mux(setting, ifSet, ifNoSet))
+    }
+    val fullNext = !flushNow && !clearing && Mux(setting, lastFree, tableFull)
+    tableFull := fullNext
+    early.setFull := fullNext && early.startKeepsNext
   }
   /** The output FIFO (its write is the decision register) holds what the credits promised. */
   val output = StreamFifo(DartDecision(cfg), DartDft.outputDepth)
@@ -461,15 +533,13 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
   val flush = new Area {
     val now = flushPending && !stage1.valid && !stage2.valid && !stage3.valid
     when(csr.flush) { flushPending := True }
-    decide.nextValid := Mux(now, B(0, E bits), (table.validBits & ~decide.clears) | decide.sets)
+    decide.flushNow := now
     // A flow holds at most one entry, so sets and clears are each zero or one-hot.
     private val w = occupancy.getWidth
     occupancy := Mux(now, U(0, w bits), Mux(decide.setting === decide.clearing, occupancy,
       Mux(decide.setting, occupancy + 1, occupancy - 1)))
     when(now) {
       flushPending := False
-      decide.entry := B(1, E bits)
-      decide.tableFull := False
     }
   }
 
