@@ -247,17 +247,29 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
    * rewritten, and stage 0 holds from the mask change until the rebuild is done.
    */
   val choice = new Area {
-    val allowed = RegNext(csr.candidates & ~(csr.hostPorts & (csr.torMode.asBits #* P))) init (0)
+    private val allowedNext = csr.candidates & ~(csr.hostPorts & (csr.torMode.asBits #* P))
+    val allowed = RegNext(allowedNext) init (0)
     val builtMask = Reg(Bits(P bits)) init (0)
+    /** The bits of builtMask not scanned yet, the one at `index` first (the scan reads no P-way mux). */
+    val unscanned = Reg(Bits(P bits)) init (0)
     val building = RegInit(True)
     val index = Reg(UInt(cfg.portWidth bits)) init (0)
     val found = Reg(UInt(cfg.portCountWidth bits)) init (0)
     val count = Reg(UInt(cfg.portCountWidth bits)) init (0)
+    /** count === 0 and count === 1, registered with it (stage 0's "no candidate" reads no compare). */
+    val countIsZero = RegInit(True)
+    val countIsOne = RegInit(False)
     val nth = Mem(UInt(cfg.portWidth bits), P)
     val rank = Mem(UInt(cfg.portWidth bits), P)
+    /**
+     * allowed =/= builtMask, from compares registered with the values both take at the next edge
+     * (with and without a rebuild start then), selected by whether it started: no P-bit compare
+     * on the path of the start.
+     */
+    val changed = Bool()
     // Registered: a mask change stops new packets one clock late, so a packet may still leave
     // stage 0 (with the old rank and count) at the edge the rebuild could start; `drained` waits for it.
-    val ready = RegNext(!building && allowed === builtMask) init (False)
+    val ready = RegNext(!building && !changed) init (False)
 
     /**
      * No packet leaves stage 0 at this edge and stages 1 and 2 are empty: from this edge on, until
@@ -265,21 +277,31 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
      */
     val drained = Bool()
     // A rebuild waits for the packets that already read the old rank and count, so each packet sees one table.
-    when(!building && allowed =/= builtMask && drained) {
+    val start = !building && changed && drained
+    private val started = RegNext(start) init (False)
+    private val changedIfStarted = RegNext(allowedNext =/= allowed) init (False)
+    private val changedIfNot = RegNext(allowedNext =/= builtMask) init (False)
+    changed := Mux(started, changedIfStarted, changedIfNot)
+    when(start) {
       building := True
       builtMask := allowed
+      unscanned := allowed
       index := 0
       found := 0
     }
     when(building) {
-      val set = builtMask(index)
+      val set = unscanned(0)
       rank.write(index, found.resize(cfg.portWidth))
       nth.write(found.resize(cfg.portWidth), index, enable = set)
-      found := found + set.asUInt.resize(cfg.portCountWidth)
+      val foundNext = found + set.asUInt.resize(cfg.portCountWidth)
+      found := foundNext
+      unscanned := unscanned |>> 1
       index := index + 1
       when(index === P - 1) {
         building := False
-        count := found + set.asUInt.resize(cfg.portCountWidth)
+        count := foundNext
+        countIsZero := foundNext === 0
+        countIsOne := foundNext === 1
       }
     }
 
@@ -336,7 +358,7 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     out.checks.candidateStart := csr.enable && p.start && portOk && p.queueBytes > csr.threshold
     // dart.txt Sec. IV-B: long flows carry no tokens and are never deflected, whatever MIN_TOKENS says.
     out.checks.hasTokens := p.tokens >= csr.minTokens && p.tokens =/= 0
-    out.checks.noCandidate := out.candidates === 0
+    out.checks.noCandidate := choice.countIsZero || (choice.countIsOne && out.routedAllowed) // candidates === 0
   }
   val toStage1 = stage0.translateWith(rankStage.out).continueWhen(choice.ready && !flushPending && credits.available).toFlow
   choice.prng.draw := toStage1.valid
