@@ -126,6 +126,16 @@ object DartDft {
   def orTree(bits: scala.collection.Seq[Bool]): Bool =
     if (bits.size <= 6) bits.reduce(_ || _) else orTree(bits.grouped(6).map(g => kept(g.reduce(_ || _))).toSeq)
 
+  /** The AND of the bits as a tree of kept 6-input ANDs. */
+  def andTree(bits: scala.collection.Seq[Bool]): Bool =
+    if (bits.size <= 6) bits.reduce(_ && _) else andTree(bits.grouped(6).map(g => kept(g.reduce(_ && _))).toSeq)
+
+  /** a === b as a tree of kept LUTs (3 bit pairs, then 6-input ANDs): 2 LUT levels for 18 bits, 3 for 64. */
+  def equal(a: Bits, b: Bits): Bool = {
+    require(a.getWidth == b.getWidth)
+    andTree((0 until a.getWidth).grouped(3).map(g => kept(g.map(i => a(i) === b(i)).reduce(_ && _))).toSeq)
+  }
+
   /** The OR of the values whose select bit is set, as a tree of kept LUTs (3 pairs, then 6-input ORs). */
   def andOrTree(selects: scala.collection.Seq[Bool], values: scala.collection.Seq[UInt]): UInt = {
     val w = values.head.getWidth
@@ -279,8 +289,8 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     // A rebuild waits for the packets that already read the old rank and count, so each packet sees one table.
     val start = !building && changed && drained
     private val started = RegNext(start) init (False)
-    private val changedIfStarted = RegNext(allowedNext =/= allowed) init (False)
-    private val changedIfNot = RegNext(allowedNext =/= builtMask) init (False)
+    private val changedIfStarted = RegNext(!DartDft.equal(allowedNext, allowed)) init (False)
+    private val changedIfNot = RegNext(!DartDft.equal(allowedNext, builtMask)) init (False)
     changed := Mux(started, changedIfStarted, changedIfNot)
     when(start) {
       building := True
@@ -382,7 +392,7 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
   val stage2 = stage1.translateWith(scaleStage.out).stage()
   // The flow compare with the packet one ahead, a stage early: the pipeline never stalls, so the
   // packet in stage 2 now is the one in stage 3 next clock.
-  val sameFlowAsNext = RegNext(stage2.valid && stage2.payload.carried.flowId === stage1.payload.carried.flowId) init (False)
+  val sameFlowAsNext = RegNext(stage2.valid && DartDft.equal(stage2.payload.carried.flowId.asBits, stage1.payload.carried.flowId.asBits)) init (False)
   choice.drained := !toStage1.valid && !stage1.valid && !stage2.valid
 
   /** Stage 2: the candidate port (skipping the routed one) and the CAM compare against the table. */
@@ -396,10 +406,10 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     private val key = stage1.payload.carried.flowId
     private val half = (cfg.flowIdWidth + 1) / 2
     private def halves(f: UInt): Seq[Bool] =
-      Seq(f(0 until half) === key(0 until half)) ++
-        (if (half < cfg.flowIdWidth) Seq(f(half until cfg.flowIdWidth) === key(half until cfg.flowIdWidth)) else Nil)
+      Seq(DartDft.equal(f(0 until half).asBits, key(0 until half).asBits)) ++
+        (if (half < cfg.flowIdWidth) Seq(DartDft.equal(f(half until cfg.flowIdWidth).asBits, key(half until cfg.flowIdWidth).asBits)) else Nil)
     val matches = table.flowId.map(f => halves(f).map(m => RegNext(m)))
-    val sameAsWritten = RegNext(key === stage3.payload.carried.flowId)
+    val sameAsWritten = RegNext(DartDft.equal(key.asBits, stage3.payload.carried.flowId.asBits))
     val written = RegNext(stage3Effect.sets) init (0)
   }
 
