@@ -216,7 +216,7 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     val rebuilding = status.field(Bool(), AccessType.RO, doc = "The candidate tables are being rebuilt, or wait to be, after a mask change (packets wait in stage 0)")(SymbolName("REBUILDING"))
     val flushPendingStatus = status.field(Bool(), AccessType.RO, doc = "A FLUSH waits for stages 1 to 3 to drain (packets wait in stage 0)")(SymbolName("FLUSH_PENDING"))
 
-    private val counters = new CsrCounters(busif, 0x40)
+    private val counters = new CsrCounters(busif, 0x40, oneReadMux = true)
     import counters.counter
     val LOOKUPS = counter("Packets looked up (every packet)")
     val HITS = counter("Packets whose flow was in the DFT (left on the entry's port)")
