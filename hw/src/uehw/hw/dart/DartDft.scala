@@ -96,10 +96,10 @@ case class DartScaled(cfg: DartDftConfig) extends Bundle {
 case class DartLookup(cfg: DartDftConfig) extends Bundle {
   val carried = DartCarried(cfg)
   val checks = DartChecks()
-  /** One-hot DFT hit vector against the table of the clock in stage 2, and whether it is not zero. */
+  /** One-hot DFT hit vector against the table of the clock in stage 2, and whether it is not zero (registered in stage 2). */
   val liveHits = Bits(cfg.entries bits)
   val liveAny = Bool()
-  /** The port of the entry liveHits points to (zero when none). */
+  /** The port of the entry liveHits points to (zero when none), registered in stage 2. */
   val livePort = UInt(cfg.portWidth bits)
   /** The port this packet would be deflected to, uniform over the allowed candidates. */
   val candidatePort = UInt(cfg.portWidth bits)
@@ -151,11 +151,15 @@ object DartDft {
  * entries {flow id -> deflected port} between route lookup and the egress queues. One packet per
  * clock through five registered steps: stage 0 (registered input) takes the routed port's rank
  * among the allowed ports and the packet's PRNG draw; stage 1 scales the draw to the candidate
- * count (a registered DSP multiply); stage 2 picks the candidate port and compares the flow id
- * with every entry; stage 3 decides, updates the table and writes the decision into the output
- * FIFO. The compare of stage 2 misses the update the packet ahead makes in stage 3 on the same
- * clock; when that packet is of the same flow, its update is applied in stage 3 from registers,
- * so a message's next packet may follow its start packet on the next clock.
+ * count (a registered DSP multiply) and compares the flow id with every entry; stage 2 picks the
+ * candidate port and makes the hit vector (the compare of stage 1, corrected for the entry stage
+ * 3 wrote at the edge between), whether it hits and the hit entry's port; stage 3 decides,
+ * updates the table and writes the decision into the output FIFO. The hit vector of stage 2
+ * misses the update the packet ahead makes in stage 3 on the same clock; when that packet is of
+ * the same flow, its update is applied in stage 3 from registers, so a message's next packet may
+ * follow its start packet on the next clock. Stage 3's wide logic starts at registers prepared a
+ * clock ahead (a free entry, "table full", "this packet sets / clears an entry" for each outcome
+ * of the packet ahead), and its wide ORs and compares are kept LUT trees (`kept`).
  */
 class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
   val io = new DartDftIo(cfg)
@@ -375,7 +379,7 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
   credits.take := toStage1.valid
   val stage1 = toStage1.stage()
 
-  /** Stage 1: the draw scaled to [0, candidates) by multiply-high, into a register. */
+  /** Stage 1: the draw scaled to [0, candidates) by multiply-high, into a register (and the CAM compare, `cam`). */
   val scaleStage = new Area {
     val d = stage1.payload
     // Multiply-high of the draw's top 25 bits by the candidate count: one 27 x 18 DSP, bias
@@ -395,7 +399,6 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
   val sameFlowAsNext = RegNext(stage2.valid && DartDft.equal(stage2.payload.carried.flowId.asBits, stage1.payload.carried.flowId.asBits)) init (False)
   choice.drained := !toStage1.valid && !stage1.valid && !stage2.valid
 
-  /** Stage 2: the candidate port (skipping the routed one) and the CAM compare against the table. */
   /**
    * The CAM compare, a clock early: stage 1 compares its flow id with every entry's, in two
    * registered halves. An entry's flow id changes only when stage 3 sets it, so in stage 2 the
@@ -413,6 +416,7 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     val written = RegNext(stage3Effect.sets) init (0)
   }
 
+  /** Stage 2: the candidate port (skipping the routed one), the hit vector, whether it hits and the hit port. */
   val lookup = new Area {
     val d = stage2.payload
     val liveHits = Vec((0 until E).map { i =>
@@ -457,7 +461,8 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
    * !lastEffect.removes && (lastEffect.keeps || liveAny).
    */
   val early = new Area {
-    private val startKeeps = stage2.valid && lookup.out.allocOk && !lookup.d.carried.end
+    /** The packet in stage 2 keeps the entry it would allocate (a start packet, not an end packet). */
+    val startKeeps = stage2.valid && lookup.out.allocOk && !lookup.d.carried.end
     private val validEnd = stage2.valid && lookup.d.carried.end
     private val keepsAhead = sameFlowAsNext && stage3Effect.keeps
     private val removesAhead = sameFlowAsNext && stage3Effect.removes
@@ -475,15 +480,14 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     val clearAhead = RegNext(validEnd && keepsAhead) init (False)
     /** An end packet of the flow the packet ahead freed. */
     val clearFreed = RegNext(validEnd && removesAhead) init (False)
-    val startKeepsNext = startKeeps
   }
 
   /** Stage 3: the decision (dart.txt Sec. IV-A/B) and the table update. */
   val decide = new Area {
     val l = stage3.payload
     val p = l.carried
-    // dart.txt Sec. IV-A: the table must not forget a deflected flow nor invent one. The compare of
-    // stage 2 missed what the packet ahead did in stage 3 on that clock: when that packet was of
+    // dart.txt Sec. IV-A: the table must not forget a deflected flow nor invent one. The hit vector
+    // of stage 2 missed what the packet ahead did in stage 3 on that clock: when that packet was of
     // this flow, its allocation or release is applied here, from registers.
     val hit = !lastEffect.removes && (lastEffect.keeps || l.liveAny)
     /**
@@ -543,15 +547,15 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     private val freeNow = ~table.validBits
     private val lastFree = DartDft.kept(occupancy === E - 1)
     private val firstFree = DartDft.kept(OHMasking.first(freeNow))
-    private val secondFree = DartDft.kept(OHMasking.first(freeNow & ~entry))
+    private val firstFreeOther = DartDft.kept(OHMasking.first(freeNow & ~entry))
     for (i <- 0 until E) {
-      val ifSet = DartDft.kept(Mux(lastFree, clears(i), secondFree(i)))
+      val ifSet = DartDft.kept(Mux(lastFree, clears(i), firstFreeOther(i)))
       val ifNoSet = DartDft.kept(Mux(tableFull, clears(i), firstFree(i)))
       entry(i) := Mux(flushNow, Bool(i == 0), Mux(setting, ifSet, ifNoSet))
     }
     val fullNext = !flushNow && !clearing && Mux(setting, lastFree, tableFull)
     tableFull := fullNext
-    early.setFull := fullNext && early.startKeepsNext
+    early.setFull := fullNext && early.startKeeps
   }
   /** The output FIFO (its write is the decision register) holds what the credits promised. */
   val output = StreamFifo(DartDecision(cfg), DartDft.outputDepth)
