@@ -6,14 +6,30 @@ import spinal.lib.bus.regif._
 /**
  * Read-only 32-bit event counters on consecutive CSR addresses from `firstAddress`. Each counter
  * wraps at 2^32; the host takes differences. The register name is the Scala val name.
+ *
+ * With `oneReadMux`, every counter's read field is fed from one AND-OR of the counters selected
+ * by the read address (kept LUTs of three counters each) instead of from its own counter. A read
+ * returns the same value, but the regif read mux sees one source word for all the counters (Yosys
+ * merges identical words), so the read path is shallower.
  */
-class CsrCounters(busif: BusIf, firstAddress: Int) {
+class CsrCounters(busif: BusIf, firstAddress: Int, oneReadMux: Boolean = false) {
   private var nextAddress = firstAddress
+  private val counters = scala.collection.mutable.ArrayBuffer[(Int, UInt)]()
+  private val selected = oneReadMux generate UInt(32 bits)
+  if (oneReadMux) Component.current.addPrePopTask(() => {
+    def kept[T <: Data](x: T): T = { val r = CombInit(x); r.addAttribute("keep"); r }
+    val address = busif.readAddress()
+    val hits = counters.toSeq.map { case (a, value) => (kept(address === a), value) }
+    selected := Vec((0 until 32).map { b =>
+      hits.grouped(3).map(g => kept(g.map { case (hit, value) => hit && value(b) }.reduce(_ || _))).reduce(_ || _)
+    }).asBits.asUInt
+  })
 
   def counter(doc: String)(implicit name: SymbolName): UInt = {
     val value = Reg(UInt(32 bits)) init (0)
     busif.newRegAt(nextAddress, doc = doc)(name)
-      .field(UInt(32 bits), AccessType.RO, doc = "Count, wraps at 2^32")(SymbolName("COUNT")) := value
+      .field(UInt(32 bits), AccessType.RO, doc = "Count, wraps at 2^32")(SymbolName("COUNT")) := (if (oneReadMux) selected else value)
+    counters += ((nextAddress, value))
     nextAddress += 4
     value
   }

@@ -96,11 +96,11 @@ case class DartScaled(cfg: DartDftConfig) extends Bundle {
 case class DartLookup(cfg: DartDftConfig) extends Bundle {
   val carried = DartCarried(cfg)
   val checks = DartChecks()
-  /** One-hot DFT hit vector against the table of the clock in stage 2, and whether it is not zero. */
+  /** One-hot DFT hit vector against the table of the clock in stage 2, and whether it is not zero (registered in stage 2). */
   val liveHits = Bits(cfg.entries bits)
   val liveAny = Bool()
-  /** The packet ahead (in stage 3 on that clock) is of the same flow: its table update is applied in stage 3. */
-  val sameFlowAhead = Bool()
+  /** The port of the entry liveHits points to (zero when none), registered in stage 2. */
+  val livePort = UInt(cfg.portWidth bits)
   /** The port this packet would be deflected to, uniform over the allowed candidates. */
   val candidatePort = UInt(cfg.portWidth bits)
   /** candidateStart with tokens and a candidate port: it allocates unless it hits or the table is full. */
@@ -118,6 +118,32 @@ object DartDft {
   val drawDroppedBits = 7
   /** Decisions the output FIFO holds: enough credits for one packet per clock through the pipeline. */
   val outputDepth = 8
+
+  /** A net synthesis keeps (Yosys `keep`): the logic is mapped up to it, so a tree is not turned into a chain. */
+  def kept[T <: Data](x: T): T = { val r = CombInit(x); r.addAttribute("keep"); r }
+
+  /** The OR of the bits as a tree of kept 6-input ORs: 3 LUT levels for 64 bits. */
+  def orTree(bits: scala.collection.Seq[Bool]): Bool =
+    if (bits.size <= 6) bits.reduce(_ || _) else orTree(bits.grouped(6).map(g => kept(g.reduce(_ || _))).toSeq)
+
+  /** The AND of the bits as a tree of kept 6-input ANDs. */
+  def andTree(bits: scala.collection.Seq[Bool]): Bool =
+    if (bits.size <= 6) bits.reduce(_ && _) else andTree(bits.grouped(6).map(g => kept(g.reduce(_ && _))).toSeq)
+
+  /** a === b as a tree of kept LUTs (3 bit pairs, then 6-input ANDs): 2 LUT levels for 18 bits, 3 for 64. */
+  def equal(a: Bits, b: Bits): Bool = {
+    require(a.getWidth == b.getWidth)
+    andTree((0 until a.getWidth).grouped(3).map(g => kept(g.map(i => a(i) === b(i)).reduce(_ && _))).toSeq)
+  }
+
+  /** The OR of the values whose select bit is set, as a tree of kept LUTs (3 pairs, then 6-input ORs). */
+  def andOrTree(selects: scala.collection.Seq[Bool], values: scala.collection.Seq[UInt]): UInt = {
+    val w = values.head.getWidth
+    Vec((0 until w).map { b =>
+      val firstLevel = selects.zip(values).grouped(3).map(g => kept(g.map { case (s, v) => s && v(b) }.reduce(_ || _))).toSeq
+      if (firstLevel.size == 1) firstLevel.head else orTree(firstLevel)
+    }).asBits.asUInt
+  }
 }
 
 /**
@@ -125,11 +151,15 @@ object DartDft {
  * entries {flow id -> deflected port} between route lookup and the egress queues. One packet per
  * clock through five registered steps: stage 0 (registered input) takes the routed port's rank
  * among the allowed ports and the packet's PRNG draw; stage 1 scales the draw to the candidate
- * count (a registered DSP multiply); stage 2 picks the candidate port and compares the flow id
- * with every entry; stage 3 decides, updates the table and writes the decision into the output
- * FIFO. The compare of stage 2 misses the update the packet ahead makes in stage 3 on the same
- * clock; when that packet is of the same flow, its update is applied in stage 3 from registers,
- * so a message's next packet may follow its start packet on the next clock.
+ * count (a registered DSP multiply) and compares the flow id with every entry; stage 2 picks the
+ * candidate port and makes the hit vector (the compare of stage 1, corrected for the entry stage
+ * 3 wrote at the edge between), whether it hits and the hit entry's port; stage 3 decides,
+ * updates the table and writes the decision into the output FIFO. The hit vector of stage 2
+ * misses the update the packet ahead makes in stage 3 on the same clock; when that packet is of
+ * the same flow, its update is applied in stage 3 from registers, so a message's next packet may
+ * follow its start packet on the next clock. Stage 3's wide logic starts at registers prepared a
+ * clock ahead (a free entry, "table full", "this packet sets / clears an entry" for each outcome
+ * of the packet ahead), and its wide ORs and compares are kept LUT trees (`kept`).
  */
 class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
   val io = new DartDftIo(cfg)
@@ -190,7 +220,7 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     val rebuilding = status.field(Bool(), AccessType.RO, doc = "The candidate tables are being rebuilt, or wait to be, after a mask change (packets wait in stage 0)")(SymbolName("REBUILDING"))
     val flushPendingStatus = status.field(Bool(), AccessType.RO, doc = "A FLUSH waits for stages 1 to 3 to drain (packets wait in stage 0)")(SymbolName("FLUSH_PENDING"))
 
-    private val counters = new CsrCounters(busif, 0x40)
+    private val counters = new CsrCounters(busif, 0x40, oneReadMux = true)
     import counters.counter
     val LOOKUPS = counter("Packets looked up (every packet)")
     val HITS = counter("Packets whose flow was in the DFT (left on the entry's port)")
@@ -231,17 +261,29 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
    * rewritten, and stage 0 holds from the mask change until the rebuild is done.
    */
   val choice = new Area {
-    val allowed = RegNext(csr.candidates & ~(csr.hostPorts & (csr.torMode.asBits #* P))) init (0)
+    private val allowedNext = csr.candidates & ~(csr.hostPorts & (csr.torMode.asBits #* P))
+    val allowed = RegNext(allowedNext) init (0)
     val builtMask = Reg(Bits(P bits)) init (0)
+    /** The bits of builtMask not scanned yet, the one at `index` first (the scan reads no P-way mux). */
+    val unscanned = Reg(Bits(P bits)) init (0)
     val building = RegInit(True)
     val index = Reg(UInt(cfg.portWidth bits)) init (0)
     val found = Reg(UInt(cfg.portCountWidth bits)) init (0)
     val count = Reg(UInt(cfg.portCountWidth bits)) init (0)
+    /** count === 0 and count === 1, registered with it (stage 0's "no candidate" reads no compare). */
+    val countIsZero = RegInit(True)
+    val countIsOne = RegInit(False)
     val nth = Mem(UInt(cfg.portWidth bits), P)
     val rank = Mem(UInt(cfg.portWidth bits), P)
+    /**
+     * allowed =/= builtMask, from compares registered with the values both take at the next edge
+     * (with and without a rebuild start then), selected by whether it started: no P-bit compare
+     * on the path of the start.
+     */
+    val changed = Bool()
     // Registered: a mask change stops new packets one clock late, so a packet may still leave
     // stage 0 (with the old rank and count) at the edge the rebuild could start; `drained` waits for it.
-    val ready = RegNext(!building && allowed === builtMask) init (False)
+    val ready = RegNext(!building && !changed) init (False)
 
     /**
      * No packet leaves stage 0 at this edge and stages 1 and 2 are empty: from this edge on, until
@@ -249,21 +291,31 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
      */
     val drained = Bool()
     // A rebuild waits for the packets that already read the old rank and count, so each packet sees one table.
-    when(!building && allowed =/= builtMask && drained) {
+    val start = !building && changed && drained
+    private val started = RegNext(start) init (False)
+    private val changedIfStarted = RegNext(!DartDft.equal(allowedNext, allowed)) init (False)
+    private val changedIfNot = RegNext(!DartDft.equal(allowedNext, builtMask)) init (False)
+    changed := Mux(started, changedIfStarted, changedIfNot)
+    when(start) {
       building := True
       builtMask := allowed
+      unscanned := allowed
       index := 0
       found := 0
     }
     when(building) {
-      val set = builtMask(index)
+      val set = unscanned(0)
       rank.write(index, found.resize(cfg.portWidth))
       nth.write(found.resize(cfg.portWidth), index, enable = set)
-      found := found + set.asUInt.resize(cfg.portCountWidth)
+      val foundNext = found + set.asUInt.resize(cfg.portCountWidth)
+      found := foundNext
+      unscanned := unscanned |>> 1
       index := index + 1
       when(index === P - 1) {
         building := False
-        count := found + set.asUInt.resize(cfg.portCountWidth)
+        count := foundNext
+        countIsZero := foundNext === 0
+        countIsOne := foundNext === 1
       }
     }
 
@@ -280,10 +332,15 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
 
   val stage0 = io.pkt.m2sPipe()
   val stage3 = Flow(DartLookup(cfg))
-  val stage3Effect = new Area { // what stage 3 does to its own flow's entry this clock
+  val stage3Effect = new Area { // what the packet in stage 3 does to its own flow's entry this clock
+    /** It allocates an entry and keeps it (not an end packet); false when stage 3 is empty. */
     val keeps = Bool()
-    val keepsOneHot = Bits(E bits)
+    /** It is an end packet that leaves on its entry's port and frees the entry. */
     val removes = Bool()
+    /** The entry it allocates when it keeps one. */
+    val entry = Bits(E bits)
+    /** The entry whose flow id and port it writes this clock (one-hot, or zero). */
+    val sets = Bits(E bits)
   }
 
   /**
@@ -315,14 +372,14 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     out.checks.candidateStart := csr.enable && p.start && portOk && p.queueBytes > csr.threshold
     // dart.txt Sec. IV-B: long flows carry no tokens and are never deflected, whatever MIN_TOKENS says.
     out.checks.hasTokens := p.tokens >= csr.minTokens && p.tokens =/= 0
-    out.checks.noCandidate := out.candidates === 0
+    out.checks.noCandidate := choice.countIsZero || (choice.countIsOne && out.routedAllowed) // candidates === 0
   }
   val toStage1 = stage0.translateWith(rankStage.out).continueWhen(choice.ready && !flushPending && credits.available).toFlow
   choice.prng.draw := toStage1.valid
   credits.take := toStage1.valid
   val stage1 = toStage1.stage()
 
-  /** Stage 1: the draw scaled to [0, candidates) by multiply-high, into a register. */
+  /** Stage 1: the draw scaled to [0, candidates) by multiply-high, into a register (and the CAM compare, `cam`). */
   val scaleStage = new Area {
     val d = stage1.payload
     // Multiply-high of the draw's top 25 bits by the candidate count: one 27 x 18 DSP, bias
@@ -339,80 +396,128 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
   val stage2 = stage1.translateWith(scaleStage.out).stage()
   // The flow compare with the packet one ahead, a stage early: the pipeline never stalls, so the
   // packet in stage 2 now is the one in stage 3 next clock.
-  val sameFlowAsNext = RegNext(stage2.valid && stage2.payload.carried.flowId === stage1.payload.carried.flowId) init (False)
+  val sameFlowAsNext = RegNext(stage2.valid && DartDft.equal(stage2.payload.carried.flowId.asBits, stage1.payload.carried.flowId.asBits)) init (False)
   choice.drained := !toStage1.valid && !stage1.valid && !stage2.valid
 
-  /** Stage 2: the candidate port (skipping the routed one) and the CAM compare against the table. */
+  /**
+   * The CAM compare, a clock early: stage 1 compares its flow id with every entry's, in two
+   * registered halves. An entry's flow id changes only when stage 3 sets it, so in stage 2 the
+   * compare is still right except for the entry set at the edge between: for it, stage 1 also
+   * compared its flow id with the one stage 3 was writing.
+   */
+  val cam = new Area {
+    private val key = stage1.payload.carried.flowId
+    private val half = (cfg.flowIdWidth + 1) / 2
+    private def halves(f: UInt): Seq[Bool] =
+      Seq(DartDft.equal(f(0 until half).asBits, key(0 until half).asBits)) ++
+        (if (half < cfg.flowIdWidth) Seq(DartDft.equal(f(half until cfg.flowIdWidth).asBits, key(half until cfg.flowIdWidth).asBits)) else Nil)
+    val matches = table.flowId.map(f => halves(f).map(m => RegNext(m)))
+    val sameAsWritten = RegNext(DartDft.equal(key.asBits, stage3.payload.carried.flowId.asBits))
+    val written = RegNext(stage3Effect.sets) init (0)
+  }
+
+  /** Stage 2: the candidate port (skipping the routed one), the hit vector, whether it hits and the hit port. */
   val lookup = new Area {
     val d = stage2.payload
-    val liveHits = Vec(table.valid.zip(table.flowId).map { case (v, f) => v && f === d.carried.flowId }).asBits
+    val liveHits = Vec((0 until E).map { i =>
+      table.valid(i) && Mux(cam.written(i), cam.sameAsWritten, cam.matches(i).reduce(_ && _))
+    })
+    val liveAny = DartDft.orTree(liveHits)
     val skip = d.routedAllowed && d.index >= d.routedRank
     val pick = d.index + skip.asUInt.resize(cfg.portWidth)
 
     val out = DartLookup(cfg)
     out.carried := d.carried
     out.checks := d.checks
-    out.liveHits := liveHits
-    out.liveAny := liveHits.orR
-    out.sameFlowAhead := sameFlowAsNext
+    out.liveHits := liveHits.asBits
+    out.liveAny := liveAny
+    // The hit entry's port: AND-OR over the one-hot hits (MuxOH encodes the one-hot first, deeper).
+    // A live entry's port does not change while it lives: stage 3 sets only a free entry, and
+    // only a packet of the entry's own flow ends it.
+    out.livePort := DartDft.andOrTree(liveHits, table.port)
     out.candidatePort := choice.nth.readAsync(pick, writeFirst)
     out.allocOk := d.checks.candidateStart && d.checks.hasTokens && !d.checks.noCandidate
   }
   stage3 << stage2.translateWith(lookup.out).stage()
 
-  /** What the packet in stage 3 did to its flow's entry last clock, for the packet behind it. */
+  /**
+   * What the packet in stage 3 did to its flow's entry last clock, registered for the packet
+   * behind it: `keeps` and `removes` are set only when that packet is of the same flow
+   * (`sameFlowAsNext`, which also says the packet ahead was there), so stage 3 needs no other
+   * same-flow signal.
+   */
   val lastEffect = new Area {
-    val keeps = RegNext(stage3.valid && stage3Effect.keeps) init (False)
-    val keepsOneHot = RegNext(stage3Effect.keepsOneHot)
-    val removes = RegNext(stage3.valid && stage3Effect.removes) init (False)
+    val keeps = RegNext(sameFlowAsNext && stage3Effect.keeps) init (False)
+    val removes = RegNext(sameFlowAsNext && stage3Effect.removes) init (False)
+    val entry = RegNext(stage3Effect.entry)
     val port = RegNext(stage3.payload.candidatePort)
+  }
+
+  /**
+   * "Stage 3 sets an entry" and "stage 3 clears one" drive every entry, so each is one LUT of
+   * registers of its own, prepared in stage 2 and from the packet ahead (each register is its
+   * condition and'ed with the packet's own, so synthesis keeps it apart from the shared ones):
+   * setting = startKeeps && !tableFull && !hit and clearing = valid && end && hit, with hit =
+   * !lastEffect.removes && (lastEffect.keeps || liveAny).
+   */
+  val early = new Area {
+    /** The packet in stage 2 keeps the entry it would allocate (a start packet, not an end packet). */
+    val startKeeps = stage2.valid && lookup.out.allocOk && !lookup.d.carried.end
+    private val validEnd = stage2.valid && lookup.d.carried.end
+    private val keepsAhead = sameFlowAsNext && stage3Effect.keeps
+    private val removesAhead = sameFlowAsNext && stage3Effect.removes
+    /** A start packet that keeps the entry it allocates and missed the CAM. */
+    val setMissed = RegNext(startKeeps && !lookup.liveAny) init (False)
+    /** ... of the flow the packet ahead allocated and keeps (it hits). */
+    val setAhead = RegNext(startKeeps && keepsAhead) init (False)
+    /** ... of the flow the packet ahead freed (it misses whatever the CAM said). */
+    val setFreed = RegNext(startKeeps && removesAhead) init (False)
+    /** A start packet that keeps the entry, with the table full. */
+    val setFull = RegInit(False) // assigned in stage 3
+    /** An end packet that hit the CAM. */
+    val clearLive = RegNext(validEnd && lookup.liveAny) init (False)
+    /** An end packet of the flow the packet ahead allocated and keeps. */
+    val clearAhead = RegNext(validEnd && keepsAhead) init (False)
+    /** An end packet of the flow the packet ahead freed. */
+    val clearFreed = RegNext(validEnd && removesAhead) init (False)
   }
 
   /** Stage 3: the decision (dart.txt Sec. IV-A/B) and the table update. */
   val decide = new Area {
     val l = stage3.payload
     val p = l.carried
-    // dart.txt Sec. IV-A: the table must not forget a deflected flow nor invent one. The compare of
-    // stage 2 missed what the packet ahead did in stage 3 on that clock: when that packet was of
+    // dart.txt Sec. IV-A: the table must not forget a deflected flow nor invent one. The hit vector
+    // of stage 2 missed what the packet ahead did in stage 3 on that clock: when that packet was of
     // this flow, its allocation or release is applied here, from registers.
-    val hits = Mux(l.sameFlowAhead, Mux(lastEffect.removes, B(0, E bits), lastEffect.keepsOneHot | l.liveHits), l.liveHits)
-    val hit = Mux(l.sameFlowAhead, !lastEffect.removes && (lastEffect.keeps || l.liveAny), l.liveAny)
-    // A free entry to allocate and "no free entry" (which free entry a flow gets is not
-    // observable; the model takes the lowest). Both are prepared a clock ahead for either outcome
-    // of the packet then in stage 3 (it allocated or not) and selected by that registered outcome,
-    // so the late allocate decision drives no wide logic.
-    val nextIfNoSet = new Area {
-      val entry = Reg(Bits(E bits)) init (1)
-      val full = RegInit(False)
-    }
-    val nextIfSet = new Area {
-      val entry = Reg(Bits(E bits)) init (1)
-      val full = RegInit(False)
-    }
-    val lastSet = RegInit(False)
-    val allocOneHot = Mux(lastSet, nextIfSet.entry, nextIfNoSet.entry)
-    val tableFull = Mux(lastSet, nextIfSet.full, nextIfNoSet.full)
+    val hit = !lastEffect.removes && (lastEffect.keeps || l.liveAny)
+    /**
+     * A free entry of the table as it is this clock (any when none is free) and "no entry is
+     * free", both registers: prepared a clock ahead for the update then made (which free entry a
+     * flow gets is not observable; the model takes the lowest). `tableFull` is occupancy === E,
+     * kept without a compare on the path.
+     */
+    val entry = Reg(Bits(E bits)) init (1)
+    val tableFull = RegInit(False)
     // Sec. IV-B: deflect only when the routed queue is above the threshold; Sec. IV-A: only the
     // start packet of a message allocates, never over a live entry, and only with tokens left.
     val wantsDeflection = l.checks.candidateStart && !hit
     val hasTokens = l.checks.hasTokens
     val allocate = l.allocOk && !hit && !tableFull
+    /** stage3.valid && allocate && !p.end. */
+    val setting = DartDft.kept(!early.setFull && (early.setFreed || (early.setMissed && !early.setAhead)))
     val deflected = hit || allocate
     // Sec. IV-A: "The switch removes a token from each misrouted packet" (saturating at zero).
     val loseToken = (allocate || (hit && csr.everyMisroute)) && p.tokens =/= 0
     val free = p.end && deflected
 
-    stage3Effect.keeps := allocate && !p.end
-    stage3Effect.keepsOneHot := Mux(stage3Effect.keeps, allocOneHot, B(0, E bits))
+    stage3Effect.keeps := setting
     stage3Effect.removes := free
+    stage3Effect.entry := entry
 
     val d = DartDecision(cfg)
     d.flowId := p.flowId
     d.meta := p.meta
-    // The hit entry's port: AND-OR over the one-hot hits (MuxOH encodes the one-hot first, deeper).
-    // A live entry's port does not change while it lives, and only a packet of its own flow ends it.
-    val livePort = l.liveHits.asBools.zip(table.port).map { case (h, port) => port.andMask(h) }.reduceBalancedTree(_ | _)
-    val hitPort = Mux(l.sameFlowAhead && lastEffect.keeps, lastEffect.port, livePort)
+    val hitPort = Mux(lastEffect.keeps, lastEffect.port, l.livePort)
     d.port := hit ? hitPort | (allocate ? l.candidatePort | p.routedPort)
     d.tokens := p.tokens - loseToken.asUInt.resize(cfg.tokenWidth)
     d.deflected := deflected
@@ -420,28 +525,37 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     d.allocated := allocate
     d.freed := free
 
-    val setting = stage3.valid && allocate && !p.end
-    val sets = Mux(setting, allocOneHot, B(0, E bits))
-    // Sec. IV-A: de-allocated when the end packet of the message passes.
-    val clearing = stage3.valid && hit && p.end
-    val clears = Mux(clearing, hits, B(0, E bits))
-    val nextValid = Bits(E bits) // assigned below, after FLUSH
+    val sets = DartDft.kept(entry & (setting #* E))
+    stage3Effect.sets := sets
+    // Sec. IV-A: de-allocated when the end packet of the message passes: stage3.valid && hit && p.end.
+    val clearing = DartDft.kept(!early.clearFreed && (early.clearAhead || early.clearLive))
+    /** The entries this flow holds (liveHits, or the one the packet ahead allocated), when clearing. */
+    def clears(i: Int): Bool = clearing && (l.liveHits(i) || (early.clearAhead && lastEffect.entry(i)))
+    val flushNow = Bool() // assigned below, by FLUSH
     for (i <- 0 until E) {
-      table.valid(i) := nextValid(i)
+      val stays = DartDft.kept(!flushNow && table.valid(i) && !clears(i))
+      table.valid(i) := stays || (!flushNow && sets(i))
       when(sets(i)) {
         table.flowId(i) := p.flowId
         table.port(i) := l.candidatePort
       }
     }
-    // Next clock's free entries are (free & ~sets) | clears, where sets is 0 or allocOneHot. A
-    // just-cleared entry serves when no other is free.
+    // Next clock's free entries are (free & ~sets) | clears, where sets is 0 or `entry`, and
+    // `entry` is free unless the table is full. Without the set some entry is free unless the
+    // table is full; with it, unless occupancy = E - 1. A just-cleared entry serves when no other
+    // is free. Both candidates are ready before `setting`, which only selects.
     private val freeNow = ~table.validBits
-    private val freeIfSet = freeNow & ~allocOneHot
-    nextIfNoSet.entry := Mux(freeNow.orR, OHMasking.first(freeNow), clears)
-    nextIfNoSet.full := !freeNow.orR && !clearing
-    nextIfSet.entry := Mux(freeIfSet.orR, OHMasking.first(freeIfSet), clears)
-    nextIfSet.full := !freeIfSet.orR && !clearing
-    lastSet := setting
+    private val lastFree = DartDft.kept(occupancy === E - 1)
+    private val firstFree = DartDft.kept(OHMasking.first(freeNow))
+    private val firstFreeOther = DartDft.kept(OHMasking.first(freeNow & ~entry))
+    for (i <- 0 until E) {
+      val ifSet = DartDft.kept(Mux(lastFree, clears(i), firstFreeOther(i)))
+      val ifNoSet = DartDft.kept(Mux(tableFull, clears(i), firstFree(i)))
+      entry(i) := Mux(flushNow, Bool(i == 0), Mux(setting, ifSet, ifNoSet))
+    }
+    val fullNext = !flushNow && !clearing && Mux(setting, lastFree, tableFull)
+    tableFull := fullNext
+    early.setFull := fullNext && early.startKeeps
   }
   /** The output FIFO (its write is the decision register) holds what the credits promised. */
   val output = StreamFifo(DartDecision(cfg), DartDft.outputDepth)
@@ -455,16 +569,13 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
   val flush = new Area {
     val now = flushPending && !stage1.valid && !stage2.valid && !stage3.valid
     when(csr.flush) { flushPending := True }
-    decide.nextValid := Mux(now, B(0, E bits), (table.validBits & ~decide.clears) | decide.sets)
+    decide.flushNow := now
     // A flow holds at most one entry, so sets and clears are each zero or one-hot.
     private val w = occupancy.getWidth
     occupancy := Mux(now, U(0, w bits), Mux(decide.setting === decide.clearing, occupancy,
       Mux(decide.setting, occupancy + 1, occupancy - 1)))
     when(now) {
       flushPending := False
-      decide.nextIfNoSet.entry := B(1, E bits)
-      decide.nextIfNoSet.full := False
-      decide.lastSet := False
     }
   }
 
