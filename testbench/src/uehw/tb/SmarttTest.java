@@ -240,22 +240,118 @@ class SmarttTest {
     // ------------------------------------------------------------ line rate
 
     /**
-     * One event per clock: 20000 back-to-back events, half of them for one flow on consecutive
-     * clocks, take 20000 clocks plus the latency, with every update matching the model.
+     * One event per clock across flows: 20000 back-to-back events over 64 flows in rotation take
+     * 20000 clocks plus the latency. One flow back to back: an event every L = sameFlowSpacing
+     * clocks (ready low in between), so m events take L (m - 1) + 1 clocks plus the latency.
+     * Every update matches the model either way.
      */
     @Test
-    void oneEventPerClockIncludingTheSameFlowBackToBack() {
+    void oneEventPerClockAcrossFlowsOneEveryLClocksForOneFlow() {
         withBench(DEFAULT, "line_rate", (b, seed) -> {
             Random r = new Random(seed);
             int n = 20000;
             for (int i = 0; i < n; i++) {
-                int flow = i % 2 == 0 ? 7 : r.nextInt(16);
-                b.push(randomEvent(r, b.model.p, flow, 0.2));
+                b.push(randomEvent(r, b.model.p, i % 64, 0.2));
             }
             long clocks = b.drain();
-            System.out.printf("smartt line rate: %d events in %d clocks (latency %d)%n", n, clocks, Smartt.latency());
+            System.out.printf("smartt line rate: %d events over 64 flows in %d clocks (latency %d)%n", n, clocks, Smartt.latency());
             assertEquals(n + Smartt.latency(), clocks);
+            int m = 2000;
+            for (int i = 0; i < m; i++) {
+                b.push(randomEvent(r, b.model.p, 7, 0.2));
+            }
+            long oneFlow = b.drain();
+            int spacing = Smartt.sameFlowSpacing();
+            System.out.printf("smartt one flow back to back: %d events in %d clocks (%.3f events a clock)%n",
+                    m, oneFlow, (double) m / (oneFlow - Smartt.latency()));
+            assertEquals((long) spacing * (m - 1) + 1 + Smartt.latency(), oneFlow);
+            assertEquals(n + m, b.updates.matched());
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * The same-flow rule never changes the result: a few flows, so that most events meet their
+     * flow's previous one in the update loop, offered with random gaps (0 to 6 idle clocks, so
+     * every spacing below, at and above L occurs); every update in order and bit-exact with the
+     * model, none lost, every counter equal.
+     */
+    @Test
+    void sameFlowEventsAtRandomSpacingAreExactInOrderAndNeverLost() {
+        withBench(DEFAULT, "same_flow_spacing", (b, seed) -> {
+            Random r = new Random(seed);
+            int n = 30000;
+            int[] gaps = new int[7];
+            for (int i = 0; i < n; i++) {
+                int flow = r.nextInt(1 + (i / 5000));   // 1 flow, then 2, ... 6
+                b.push(randomEvent(r, b.model.p, flow, 0.3));
+                int gap = r.nextInt(7);
+                gaps[gap]++;
+                for (int k = 0; k < gap; k++) {
+                    b.step();
+                }
+            }
+            b.drain();
             assertEquals(n, b.updates.matched());
+            assertCounters(b);
+            System.out.printf("smartt same-flow spacing: %d events, gaps 0..6 offered %s times, seed %d%n",
+                    n, java.util.Arrays.toString(gaps), seed);
+        });
+    }
+
+    /**
+     * Benchmark (prints, asserts only the rule's guarantee): ACKs of a NIC sending at 800 Gb/s,
+     * one ACK per data packet, arriving in send order one packet time apart (ACK clocking), each
+     * packet's flow drawn uniformly from F flows, at a 322 MHz clock. Prints events a clock and the
+     * stall fraction: the ACKs whose update came later than the latency after their arrival (they
+     * waited for their flow's previous update). With 4 KiB packets an ACK comes every 13 clocks, so
+     * no flow meets itself within L clocks and nothing may wait.
+     */
+    @Test
+    void eventsPerClockForNicTraffic() {
+        withBench(DEFAULT, "nic_traffic", (b, seed) -> {
+            Random r = new Random(seed);
+            double clockNs = 1e3 / 322.265625;
+            for (int payload : new int[] {4096, 1024}) {
+                double packetNs = (payload + 64) * 8 / 800.0;
+                for (int flows : new int[] {64, 256, 1024}) {
+                    int n = 4000;
+                    long clock = 0;
+                    int sent = 0;
+                    long delayed = 0;
+                    long extraClocks = 0;
+                    long minExtra = Long.MAX_VALUE;
+                    java.util.ArrayDeque<Long> arrivals = new java.util.ArrayDeque<>();
+                    long matched = b.updates.matched();
+                    while (sent < n || !arrivals.isEmpty()) {
+                        while (sent < n && sent * packetNs <= clock * clockNs) {
+                            Event e = randomEvent(r, b.model.p, r.nextInt(flows), 0.1);
+                            b.push(new Event(e.flow(), Kind.ACK, payload, e.rtt(), e.ecn(), e.unacked(), 0));
+                            arrivals.add(clock);
+                            sent++;
+                        }
+                        b.step();
+                        clock++;
+                        // Each update against its ACK's arrival: what it waited for the rule, beyond the latency.
+                        for (; matched < b.updates.matched(); matched++) {
+                            long extra = clock - arrivals.remove() - (1 + Smartt.latency()); // accepted the clock it came
+                            minExtra = Math.min(minExtra, extra);
+                            extraClocks += extra;
+                            delayed += extra > 0 ? 1 : 0;
+                        }
+                    }
+                    assertEquals(0, minExtra, "an ACK without a wait comes out after exactly the latency");
+                    long stalls = delayed;
+                    b.drain();
+                    System.out.printf("smartt NIC traffic, 800 Gb/s, %d B packets, %d flows: %.3f events a clock "
+                            + "(one ACK per %.1f clocks), stall fraction %.4f (ACKs that waited for the same-flow rule; "
+                            + "%d clocks in all)%n", payload, flows, (double) n / clock, packetNs / clockNs,
+                            (double) stalls / n, extraClocks);
+                    if (payload == 4096) {
+                        assertEquals(0, stalls, "4 KiB packets at 800 Gb/s must never wait for the same-flow rule");
+                    }
+                }
+            }
             assertCounters(b);
         });
     }
@@ -384,7 +480,7 @@ class SmarttTest {
                     of(0, Kind.NACK, MTU));
             long windowBefore = cwnd(b, 0);
             // After trtt: QuickAdapt, counting this packet; the sender still has `unacked` bytes out.
-            run(b, new long[] {t0 + trtt + 100}, ack(0, MTU, rtt, false, unacked));
+            run(b, new long[] {t0 + trtt + 500}, ack(0, MTU, rtt, false, unacked)); // each drain takes a latency
             long adapted = cwnd(b, 0);
             long expected = 2L * MTU * p.qaScaling / 2048; // acked x qa_scaling (0.7998 as the CSR holds it)
             System.out.printf("smartt QuickAdapt: window %d B after one target RTT (2 packets x qa_scaling = %d B)%n",
@@ -397,7 +493,7 @@ class SmarttTest {
             long toIgnore = unackedFromWindow ? windowBefore : unacked;
             long ignoredExpected = (toIgnore + MTU - 1) / MTU - 1;
             for (int i = 0; i <= ignoredExpected; i++) {
-                run(b, new long[] {t0 + trtt + 200 + 10L * i}, ack(0, MTU, rtt, true));
+                run(b, new long[] {t0 + trtt + 600 + 10L * i}, ack(0, MTU, rtt, true));
                 assertEquals(Math.min(i + 1, ignoredExpected), b.counter(SmarttCsr.IGNORED), "ACK " + i + " after QuickAdapt");
                 if (i < ignoredExpected) {
                     assertEquals(adapted, cwnd(b, 0), "an ignored ACK changed the window");
@@ -406,7 +502,7 @@ class SmarttTest {
             System.out.printf("smartt QuickAdapt then ignored %d ACKs (%d B to ignore, %s)%n", ignoredExpected, toIgnore,
                     unackedFromWindow ? "the window before it" : "the unacked bytes of the event");
             // At most once per target RTT: a trim right after does not adapt again.
-            run(b, new long[] {t0 + trtt + 1000, t0 + trtt + 1100}, of(0, Kind.NACK, MTU), ack(0, MTU, rtt, false));
+            run(b, new long[] {t0 + trtt + 1400, t0 + trtt + 1500}, of(0, Kind.NACK, MTU), ack(0, MTU, rtt, false));
             assertEquals(1, b.counter(SmarttCsr.QUICK_ADAPTS));
             assertCounters(b);
         });

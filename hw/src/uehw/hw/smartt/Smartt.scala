@@ -59,22 +59,6 @@ case class SmarttFlowState(cfg: SmarttConfig) extends Bundle {
   val wtd = UInt(Smartt.wtdStateFrac bits)  // Sec. 3.6.1 avg_wtd, u0.13 (three bits below the u0.10 threshold)
 }
 
-/** What the pre-stages carry along for the update stage: the clamped event and its classification. */
-case class SmarttCarry(cfg: SmarttConfig) extends Bundle {
-  val flow = UInt(cfg.flowIdWidth bits)
-  val kind = UInt(2 bits)
-  val ecn = Bool()
-  val unacked = UInt(cfg.byteWidth bits)
-  val now = UInt(cfg.timeWidth bits)
-  val inRange = Bool()
-  val size = UInt(16 bits)    // at most MTU
-  val sizeOver = Bool()
-  val rttZero = Bool()
-  val rttBelow = Bool()
-  val above = Bool()          // rtt > trtt
-  val close = Bool()          // rtt <= brtt + closeness (Alg. 3 line 2)
-}
-
 class SmarttIo(cfg: SmarttConfig) extends Bundle {
   val event = slave(Stream(SmarttEvent(cfg)))
   /** Free-running time in ns; sampled when an event is accepted. */
@@ -91,8 +75,14 @@ class SmarttIo(cfg: SmarttConfig) extends Bundle {
 }
 
 object Smartt {
-  /** Clock edges from an event's acceptance to its update on `io.update`. */
-  val latency = 6
+  /** Clock edges from an event's acceptance to its update on `io.update` (with no same-flow wait). */
+  val latency = 13
+  /**
+   * Minimum spacing, in clocks, of two events of one flow entering the update loop: the update loop
+   * (state read to state written) takes four clocks, so an event waits in `io.event` (ready low)
+   * while its flow had an event accepted in the three clocks before.
+   */
+  val sameFlowSpacing = 4
   val gainFrac = 11
   val wtdFrac = 10
   /**
@@ -221,6 +211,11 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val fastIncreaseStep = RegNext((csr.fastIncreaseK * mtu) << F) // k x MTU in 2^-8 bytes
     val cwndLow = (mtu << F).resize(cfg.cwndWidth)
     val cwndHigh = (csr.maxCwnd << F).resize(cfg.cwndWidth)
+    val mtuQa = RegNext(mtu * csr.qaScaling)                   // Alg. 2 line 7's floor: mtu x scaling
+    private val mtuQaShifted = mtuQa(31 downto gainFrac - F)
+    val mtuQaWindow = RegNext(if (mtuQaShifted.getWidth <= cfg.cwndWidth) mtuQaShifted.resize(cfg.cwndWidth)
+                              else satTo(mtuQaShifted, U(cwndMax, mtuQaShifted.getWidth bits), cfg.cwndWidth))
+    val initCwnd = RegNext((csr.initCwnd << F).resize(cfg.cwndWidth).min(cwndHigh).max(cwndLow))
 
     // 1/BDP for Fair Decrease: floor(2^40 / BDP) by restoring division, one quotient bit a clock,
     // rerun after every BDP write (events wait meanwhile). BDP >= 1024, so the quotient fits 31 bits.
@@ -272,15 +267,17 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
 
   /** 1/x ~ value / 2^(V + msb): normalise x, index the table with the I bits below its leading one. */
   private val recipRom = Smartt.reciprocalTable(I, V)
-  private def reciprocal(x: UInt, name: String): (UInt, UInt) = {
+  private def recipTable() = Mem(UInt(V bits), recipRom.map(v => U(v, V bits)))
+
+  /** The table index (the I bits below the leading one) and the leading one's position: 1/x ~ table(index) / 2^(V + msb). */
+  private def recipIndex(x: UInt, name: String): (UInt, UInt) = {
     val w = x.getWidth
-    val table = Mem(UInt(V bits), recipRom.map(v => U(v, V bits)))
     val clz = CountLeadingZeroes(x.asBits)
     val shiftedFull = (x << clz).setName(name + "_shiftedFull")
     val normalizedFull = shiftedFull(w - 1 downto 0).setName(name + "_normalizedFull") // the leading one at bit w - 1
     val index = if (w - 1 >= I) normalizedFull(w - 2 downto w - 1 - I) else (normalizedFull(w - 2 downto 0) @@ U(0, I - (w - 1) bits))
     val msbFull = (U(w - 1, clz.getWidth bits) - clz).setName(name + "_msbFull")
-    (table.readAsync(index), msbFull(log2Up(w) - 1 downto 0))
+    (index, msbFull(log2Up(w) - 1 downto 0))
   }
 
   /** Saturating arithmetic sized to the operands, for values that may not wrap. */
@@ -289,283 +286,459 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val sum = x.resize(w) + y.resize(w)
     Mux(sum > U(max, w bits), U(max, x.getWidth bits), sum.resize(x.getWidth))
   }
-  private def satSub(x: UInt, y: UInt): UInt = {
-    val w = scala.math.max(x.getWidth, y.getWidth)
-    Mux(y.resize(w) >= x.resize(w), U(0, x.getWidth bits), x - y.resize(x.getWidth))
-  }
   /** min(x, limit) in `width` bits, where limit < 2^width. */
   private def satTo(x: UInt, limit: UInt, width: Int): UInt = Mux(x > limit, limit.resize(width), x.resize(width))
 
-  // ------------------------------------------------------- stages A-D
-  io.event.ready := !sweep.active && !derived.dividing
+  /**
+   * a x b cut into DSP48E2-sized products (a in pieces of at most 24 bits, b at most 17 bits), each
+   * registered: Yosys neither splits nor pipelines a wide multiply for UltraScale+ itself. Sum them
+   * one clock later with `sumProducts`.
+   */
+  private def products(a: UInt, b: UInt, name: String, bShift: Int = 0): Seq[(UInt, Int)] = {
+    require(b.getWidth <= 17, s"$name: the narrow operand must fit a DSP's 17 unsigned bits")
+    val pieces = (0 until a.getWidth by 24).map(lo => (a(scala.math.min(a.getWidth, lo + 24) - 1 downto lo), lo))
+    pieces.zipWithIndex.map { case ((piece, lo), i) => (RegNext(piece * b).setName(s"${name}_product$i"), lo + bShift) }
+  }
+  private def sumProducts(ps: Seq[(UInt, Int)], width: Int): UInt =
+    ps.map { case (p, lo) => if (lo == 0) p.resize(width) else p.resize(width - lo) @@ U(0, lo bits) }.reduce(_ + _)
 
-  /** Stage A: the event as accepted, with `now`. */
-  val a = new Area {
-    val valid = RegNext(io.event.fire) init (False)
-    val e = RegNext(io.event.payload)
-    val now = RegNext(io.now)
+  // ------------------------------------------------------------- the event pipeline
+  // Stage numbers: 0 is the holding register the event waits in for its flow's previous update;
+  // 1-8 compute what depends only on the event and the CSRs; the flow's state is read in 6 (address)
+  // and 7 (data); the update loop is 8-11 (S1-S4); 12 (W) holds the new state, writes it and drives
+  // the outputs. A flow's next event may enter the loop `sameFlowSpacing` clocks after its previous one.
+  private object Stage { val READ = 6; val S1 = 8; val S2 = 9; val S3 = 10; val S4 = 11; val W = 12 }
+  private def at[T <: Data](x: T, from: Int, to: Int): T = { require(to >= from); Delay(x, to - from) }
+
+  /** Stage 0: one event waits here while a same-flow event is in the update loop (never dropped or reordered). */
+  val hold = new Area {
+    val valid = RegInit(False)
+    val event = Reg(SmarttEvent(cfg))
+    val now = Reg(UInt(cfg.timeWidth bits))
+    // Flows that entered stage 1 in the last L - 1 clocks: their updates are not written yet.
+    val go = Bool()
+    val recentValid = History(go, Smartt.sameFlowSpacing, init = False).drop(1)
+    val recentFlow = History(event.flow, Smartt.sameFlowSpacing).drop(1)
+    val hazard = recentValid.zip(recentFlow).map { case (v, f) => v && f === event.flow }.orR
+    go := valid && !hazard && !sweep.active && !derived.dividing
+    io.event.ready := (!valid || go) && !sweep.active && !derived.dividing
+    when(go) { valid := False }
+    when(io.event.fire) {
+      valid := True
+      event := io.event.payload
+      now := io.now
+    }
+  }
+  private val stageValid = (1 to Stage.S4).scanLeft(hold.go) { (v, k) => RegNext(v).init(False).setName(s"stage${k}_valid") }
+
+  /** Stage 1: the event clamped (size to MTU, rtt to at least BASE_RTT). */
+  val f1 = new Area {
+    val e = RegNextWhen(hold.event, hold.go)
+    val now = RegNextWhen(hold.now, hold.go)
     val inRange = if (isPow2(N) && cfg.flowIdWidth == cfg.flowAddrWidth) True else e.flow < N
-    val mtu = derived.mtu
-    val sizeOver = e.size > mtu
-    val size = Mux(sizeOver, mtu, e.size)                      // a packet is at most one MTU
+    val sizeOver = e.size > derived.mtu
+    val size = Mux(sizeOver, derived.mtu, e.size)                // a packet is at most one MTU
     val rttZero = e.rtt === 0
     val rttBelow = e.rtt < derived.baseRtt
-    val rtt = Mux(rttBelow, derived.baseRtt, e.rtt)            // the rules assume rtt >= brtt (Sec. 3.2.4)
-    val trtt = derived.targetRtt
-    val above = rtt.resize(cfg.trttWidth) > trtt
-    val diff = Mux(above, rtt.resize(cfg.trttWidth) - trtt, trtt - rtt.resize(cfg.trttWidth))
-    val (rttRecip, rttMsb) = reciprocal(rtt, "a_rttRecip")
-    val close = rtt.resize(cfg.rttWidth + 1) <= derived.closeLimit // Alg. 3 line 2
-    val carry = SmarttCarry(cfg)
-    carry.flow := e.flow; carry.kind := e.kind; carry.ecn := e.ecn; carry.unacked := e.unacked; carry.now := now; carry.inRange := inRange
-    carry.size := size; carry.sizeOver := sizeOver; carry.rttZero := rttZero; carry.rttBelow := rttBelow
-    carry.above := above; carry.close := close
+    val rtt = Mux(rttBelow, derived.baseRtt, e.rtt)              // the rules assume rtt >= brtt (Sec. 3.2.4)
   }
 
-  /** Stage B: |rtt - trtt| / rtt in u.16 (at most 1), and the gain products. */
-  val b = new Area {
-    val valid = RegNext(a.valid) init (False)
-    val carry = RegNext(a.carry)
-    private val size = carry.size
-    val diffTimesRecip = RegNext(a.diff * a.rttRecip)
-    val shift = RegNext(U(V, 6 bits) + a.rttMsb.resize(6))
-    val fracFull = (diffTimesRecip << 16) >> shift
-    val frac16 = satTo(fracFull, U(BigInt(1) << 16, 17 bits), 17)
+  /** Stage 2: rtt against the target, the rtt's table index, the size products. */
+  val f2 = new Area {
+    val rtt = RegNext(f1.rtt.resize(cfg.trttWidth))
+    val size = RegNext(f1.size)
+    val trtt = derived.targetRtt
+    val above = rtt > trtt
+    val diff = Mux(above, rtt - trtt, trtt - rtt)
+    val close = rtt <= derived.closeLimit.resize(cfg.trttWidth) // Alg. 3 line 2
+    val (rttIndex, rttMsb) = recipIndex(rtt.resize(cfg.rttWidth), "f2_rtt")
     val sizeFd = size * csr.fd
     val sizeMtu = size * derived.mtu
     val sizeMi = size * csr.mi
+    val qaDeadline = (RegNext(f1.now) + trtt.resize(cfg.timeWidth)).resize(cfg.timeWidth) // Alg. 2 line 11
   }
 
-  /** Stage C. */
-  val c = new Area {
-    val valid = RegNext(b.valid) init (False)
-    val carry = RegNext(b.carry)
-    private val size = carry.size
-    val frac16 = RegNext(b.frac16)
-    val sizeFd = RegNext(b.sizeFd); val sizeMtu = RegNext(b.sizeMtu); val sizeMi = RegNext(b.sizeMi)
-    // Eq. 1: kFD = size x fd / bdp in u0.30, at most 1 - 2^-30.
-    val kFdFull = sizeFd * derived.invBdp
-    val kFd = satTo(kFdFull(kFdFull.getWidth - 1 downto 21), U((BigInt(1) << 30) - 1, 30 bits), 30)
-    val numFi = sizeMtu * csr.fi                                // Eq. 3 numerator
-    val fracSize = frac16 * size
-    val miFull = sizeMi * frac16                                // < 2^48
-    val miFrac = miFull(47 downto 16)                           // Eq. 4 numerator / mtu
+  /** Stage 3: 1/rtt; kFD and the FI numerator as DSP products. */
+  val f3 = new Area {
+    val rttRecip = recipTable().readSync(f2.rttIndex)             // registered: read in stage 2
+    val rttShift = RegNext(U(V, 6 bits) + f2.rttMsb.resize(6))
+    val diff = RegNext(f2.diff)
+    val sizeFd = RegNext(f2.sizeFd); val sizeMtu = RegNext(f2.sizeMtu); val sizeMi = RegNext(f2.sizeMi)
+    val kFdProducts = products(sizeFd, derived.invBdp(30 downto 14), "f3_kFdHigh", 14) ++
+      products(sizeFd, derived.invBdp(13 downto 0), "f3_kFdLow")
+    val numFiProducts = products(sizeMtu, csr.fi, "f3_numFi")
   }
 
-  /** Stage D: the last event-only products; reads the flow's state. */
-  val d = new Area {
-    val valid = RegNext(c.valid) init (False)
-    val carry = RegNext(c.carry)
-    private val size = carry.size
-    val kFd = RegNext(c.kFd); val numFi = RegNext(c.numFi)
-    val fracSize = RegNext(c.fracSize); val miFrac = RegNext(c.miFrac)
-    // Eq. 2: min(size, (rtt - trtt)/rtt x md x size), 2^-8 bytes.
-    val mdFull = fracSize * derived.mdEff
-    val mdTerm = satTo(mdFull(mdFull.getWidth - 1 downto 16 + gainFrac - F), (size << F).resize(24), 24)
-    val numMi = miFrac * derived.mtu
+  /** Stage 4: Eq. 1's kFD = size x fd / bdp in u0.30, at most 1 - 2^-30; Eq. 3's numerator. */
+  val f4 = new Area {
+    val diffTimesRecipProducts = products(f3.diff, f3.rttRecip, "f4_diffTimesRecip")
+    val rttShift = RegNext(f3.rttShift)
+    private val kFdFull = sumProducts(f3.kFdProducts, 63)
+    val kFd = satTo(kFdFull(62 downto 21), U((BigInt(1) << 30) - 1, 30 bits), 30)
+    val numFi = sumProducts(f3.numFiProducts, 48)
   }
 
+  /** Stage 4 too: |rtt - trtt| / rtt in u.16 (at most 1). */
+  val f4frac = new Area {
+    private val dtrWidth = cfg.trttWidth + V
+    val diffTimesRecip = sumProducts(f4.diffTimesRecipProducts, dtrWidth)
+    val fracFull = (diffTimesRecip << 16) >> f4.rttShift
+    val frac16 = satTo(fracFull, U(BigInt(1) << 16, 17 bits), 17)
+  }
+
+  /** Stage 5: frac x size; the MI fraction as DSP products. */
+  val f5 = new Area {
+    val frac16 = RegNext(f4frac.frac16)
+    val size = at(f2.size, 2, 5)
+    val fracSize = RegNext(frac16 * size)
+    val miProducts = products(at(f3.sizeMi, 3, 5), frac16, "f5_mi")
+  }
+
+  /** Stage 6: Eq. 4's numerator / mtu; Eq. 2's product as DSP products. The flow's state is read. */
+  val f6 = new Area {
+    val miFull = sumProducts(f5.miProducts, 49)                  // < 2^48
+    val miFrac = RegNext(miFull(47 downto 16))
+    val mdProducts = products(f5.fracSize, derived.mdEff, "f6_md")
+  }
+
+  /** Stage 7: Eq. 2 min(size, (rtt - trtt)/rtt x md x size) in 2^-8 bytes; Eq. 4's numerator as DSP products. */
+  val f7 = new Area {
+    private val mdFull = sumProducts(f6.mdProducts, 50)
+    private val size = at(f2.size, 2, 7)
+    val mdTerm = satTo(mdFull(49 downto 16 + gainFrac - F), (size << F).resize(24), 24)
+    val numMiProducts = products(f6.miFrac, derived.mtu, "f7_numMi")
+  }
+  private val numMiSum = sumProducts(f7.numMiProducts, 48)       // stage 8
+
+  /** The event as the update loop sees it. */
+  val event = new Area {
+    private def from1[T <: Data](x: T, to: Int): T = at(RegNext(x), 2, to)
+    val flow = at(f1.e.flow, 1, Stage.S1)
+    val kind = at(f1.e.kind, 1, Stage.S1)
+    val ecn = at(f1.e.ecn, 1, Stage.S1)
+    val unacked = at(f1.e.unacked, 1, Stage.S1)
+    val now = at(f1.now, 1, Stage.S1)
+    val inRange = at(f1.inRange, 1, Stage.S1)
+    val sizeOver = from1(f1.sizeOver, Stage.S1)
+    val rttZero = from1(f1.rttZero, Stage.S1)
+    val rttBelow = from1(f1.rttBelow, Stage.S1)
+    val size = at(f2.size, 2, Stage.S1)
+    val above = at(f2.above, 2, Stage.S1)
+    val close = at(f2.close, 2, Stage.S1)
+    val qaDeadline = at(f2.qaDeadline, 2, Stage.S1)
+    val kFd = at(f4.kFd, 4, Stage.S1)
+    val numFi = at(f4.numFi, 4, Stage.S2)
+    val numMi = at(numMiSum, 8, Stage.S2)
+    val mdTerm = at(f7.mdTerm, 7, Stage.S3)
+    val isAck = kind === 0
+  }
+
+  // ---------------------------------------------- the flow state: read, forwarded, written
   val stateRam = Mem(SmarttFlowState(cfg), N)
   val cwndRam = Mem(UInt(B bits), N)
   private def addrOf(flow: UInt): UInt = flow.resize(cfg.flowAddrWidth)
-  val stored = stateRam.readSync(addrOf(d.carry.flow))
 
-  // ------------------------------------------------- stage E: Alg. 1
-  val e = new Area {
-    val valid = RegNext(d.valid) init (False)
-    val carry = RegNext(d.carry)
-    val flow = carry.flow; val kind = carry.kind; val ecn = carry.ecn; val now = carry.now; val inRange = carry.inRange
-    val isAck = kind === 0; val isInit = kind === 3
-    val size = carry.size; val sizeOver = carry.sizeOver; val rttZero = carry.rttZero; val rttBelow = carry.rttBelow
-    val above = carry.above; val close = carry.close
-    val kFd = RegNext(d.kFd); val numFi = RegNext(d.numFi)
-    val mdTerm = RegNext(d.mdTerm); val numMi = RegNext(d.numMi)
-    val ok = valid && inRange
-    val addr = addrOf(flow)
+  /** What stage W writes (and drives the outputs with). */
+  case class Written() extends Bundle {
+    val write = Bool()
+    val addr = UInt(cfg.flowAddrWidth bits)
+    val state = SmarttFlowState(cfg)
+  }
+  val written = Reg(Written())
+  written.write init (False)
+  private val writtenBefore = RegNext(written.state)
+  private val writtenTwiceBefore = RegNext(writtenBefore)
 
-    // The previous clock's write, forwarded: the same flow may come on consecutive clocks.
-    val lastWrite = new Area {
-      val valid = RegInit(False)
-      val addr = Reg(UInt(cfg.flowAddrWidth bits))
-      val state = Reg(SmarttFlowState(cfg))
-    }
-    val s = Mux(lastWrite.valid && lastWrite.addr === addr, lastWrite.state, stored)
+  /**
+   * Stage 7 reads; stage 8 registers the data. An update written in the two clocks before stage 9,
+   * or sitting in W at stage 9, is not in that data: it is forwarded from W and its two successors.
+   * Which one (at most one matches: same-flow events are 4 apart) is decided in stage 7 from the
+   * addresses in stages 11, 12 and W, which are there at stage 9.
+   */
+  val read = new Area {
+    private val addr = at(addrOf(f1.e.flow), 1, Stage.READ)
+    private val loopAddr = at(addrOf(f1.e.flow), 1, Stage.S3)
+    private val loopOkS3 = stageValid(Stage.S3) && at(f1.inRange, 1, Stage.S3)
+    private val loopAddrS4 = RegNext(loopAddr); private val loopOkS4 = RegNext(loopOkS3) init (False)
+    private def hit(ok: Bool, a: UInt) = RegNext(RegNext(ok && a === addr) init (False)) init (False)
+    val fromWritten = hit(loopOkS3, loopAddr)              // will be in W at stage 9
+    val fromBefore = hit(loopOkS4, loopAddrS4)             // will be one clock after W
+    val fromTwiceBefore = hit(written.write, written.addr) // will be two clocks after W
+    val stored = RegNext(stateRam.readSync(addr))
+    private val none = !(fromWritten || fromBefore || fromTwiceBefore)
+    val state = SmarttFlowState(cfg)
+    state.assignFromBits(Seq(none -> stored, fromWritten -> written.state, fromBefore -> writtenBefore,
+      fromTwiceBefore -> writtenTwiceBefore).map { case (sel, s) => Mux(sel, s.asBits, spinal.core.B(0, s.getBitsWidth bits)) }.reduce(_ | _))
+  }
 
-    val mtu = derived.mtu
-    val sizeBytes = size.resize(B)
-    val sizeFixed = (size << F).resize(cfg.cwndWidth)
-    val sinceDeadlineFull = now - s.qaEnd
-    val expired = !s.qaStarted || !sinceDeadlineFull.msb                             // Alg. 2 line 3: now >= end
-    val qaDeadline = (now + derived.targetRtt.resize(cfg.timeWidth)).resize(cfg.timeWidth) // Alg. 2 line 11
-    def qaValue(acked: UInt, name: String): UInt = {                                     // Alg. 2 line 7
-      val bytes = acked.max(mtu.resize(B)).setName(name + "_bytes")
-      val qaFull = (bytes * csr.qaScaling).setName(name + "_qaFull")
-      satTo(qaFull(qaFull.getWidth - 1 downto gainFrac - F), U(cwndMax, cfg.cwndWidth bits), cfg.cwndWidth)
-    }
-    // Alg. 2 line 8: bytes_to_ignore = unacked, from the transport, or the window before QA for one that does not count it.
-    val inFlight = Mux(csr.unackedFromWindow, s.cwnd(cfg.cwndWidth - 1 downto F), carry.unacked)
+  // ------------------------------------------------- the update loop: Alg. 1-3 in four clocks
+  private val high = derived.cwndHigh
+  private val low = derived.cwndLow
+  private val highBelowLow = RegNext(high < low) // MAX_CWND < MTU: every window is MTU (Alg. 1 line 36)
+  private val cw = cfg.cwndWidth
+  private val sw = cw + 2 // signed window arithmetic: cwnd +- a change, before the clamp
 
-    val next = SmarttFlowState(cfg)
-    next := s
-    next.cwnd.allowOverride() // the clamped window is assigned last, below
-    val preClamp = UInt(cfg.cwndWidth bits)
-    preClamp := s.cwnd
+  /**
+   * Alg. 1 line 36, max(min(cwnd + delta, MAX_CWND), MTU), from the headroom to both limits
+   * (computed a clock earlier), so the add and the two compares run side by side.
+   */
+  case class Clamped() extends Bundle {
+    val cwnd = UInt(cw bits)
+    val high = Bool() // cwnd + delta > MAX_CWND (counted CLAMPED_MAX unless CLAMPED_MIN)
+    val low = Bool()  // min(cwnd + delta, MAX_CWND) < MTU (CLAMPED_MIN)
+  }
+  private def clampDelta(cwnd: UInt, delta: SInt, toHigh: SInt, toLow: SInt): Clamped = {
+    val r = Clamped()
+    val sum = cwnd + delta.resize(cw).asUInt // modulo 2^cw: used only when within the limits
+    r.high := delta > toHigh
+    r.low := Mux(r.high, highBelowLow, delta < toLow)
+    r.cwnd := Mux(r.low, low, Mux(r.high, high, sum))
+    r
+  }
+  /** The same for a window that does not start from the stored one (QuickAdapt's). */
+  private def clampValue(value: UInt): Clamped = {
+    val r = Clamped()
+    r.high := value > high
+    r.low := Mux(r.high, highBelowLow, value < low)
+    r.cwnd := Mux(r.low, low, Mux(r.high, high, value.resize(cw)))
+    r
+  }
+  private def negative(x: UInt): SInt = -(x.resize(sw).asSInt)
+  /** clampDelta for an increase of any width: wider than the window only where it clamps to MAX_CWND. */
+  private def clampIncrease(cwnd: UInt, inc: UInt, toHigh: SInt, toLow: SInt): Clamped = {
+    val r = Clamped()
+    val w = scala.math.max(inc.getWidth, sw) + 1
+    val sum = cwnd + inc.resize(cw)
+    r.high := toHigh.msb || inc.resize(w) > toHigh.asUInt.resize(w)
+    r.low := Mux(r.high, highBelowLow, !toLow.msb && inc.resize(w) < toLow.asUInt.resize(w))
+    r.cwnd := Mux(r.low, low, Mux(r.high, high, sum))
+    r
+  }
+
+  /** S1: the state as read or forwarded; everything that takes only adds and compares of it. */
+  val s1 = new Area {
+    val s = read.state
+    val sizeBytes = event.size.resize(B)
+    val (cwndIndex, cwndMsb) = recipIndex(s.cwnd, "s1_cwnd")
+    val acked1 = satAdd(s.acked, sizeBytes, byteMax)                     // Alg. 1 line 4
+    val ignoreLeft = s.ignoreBytes > sizeBytes                            // line 5: ignore1 != 0 (lines 8-9, 32)
+    val ignore1 = Mux(ignoreLeft, s.ignoreBytes - sizeBytes, U(0, B bits))
+    val sinceDeadlineFull = event.now - s.qaEnd
+    val expired = !s.qaStarted || !sinceDeadlineFull.msb                  // Alg. 2 line 3: now >= end
+    val adapt = expired && s.qaStarted && Mux(event.isAck, s.triggerQa, !ignoreLeft) // Alg. 2 line 4; loss: line 32
+    val clean = event.close && !event.ecn                                 // Alg. 3 line 2
+    val count1 = Mux(clean, satAdd(s.fiCount, sizeBytes, byteMax), U(0, B bits))
+    // Alg. 2 line 7 from the acked bytes: this ACK's included, a loss's not.
+    val qaBytes = Mux(event.isAck, acked1, s.acked)
+    // Alg. 2 line 8: bytes_to_ignore = unacked, from the transport, or the window before QA.
+    val inFlight = Mux(csr.unackedFromWindow, s.cwnd(cw - 1 downto F), event.unacked)
+    // Sec. 3.6.1, the decay rounded to nearest (half up): round(avg / 2^shift) = ((2 avg >> shift) + 1) >> 1.
+    private val WS = wtdStateFrac
+    val wtdDecayTwice = ((s.wtd @@ U(0, 1 bits)) >> csr.wtdShift).resize(WS + 2)
+    val wtdDecayRoundedFull = wtdDecayTwice + 1
+    val wtdDecay = wtdDecayRoundedFull(WS + 1 downto 1)
+    val fdProducts = products(s.cwnd, event.kFd(29 downto 15), "s1_fdHigh", 15) ++ products(s.cwnd, event.kFd(14 downto 0), "s1_fdLow")
+    val toHigh = (high.resize(sw).asSInt - s.cwnd.resize(sw).asSInt)
+    val toLow = (low.resize(sw).asSInt - s.cwnd.resize(sw).asSInt)
+  }
+
+  /** S2: 1/cwnd and the increase products; the QuickAdapt product; Fair Decrease; Wait-to-Decrease. */
+  val s2 = new Area {
+    val s = RegNext(s1.s)
+    val cwndRecip = recipTable().readSync(s1.cwndIndex)                   // registered: read in S1
+    val incShift = RegNext((U(V, 6 bits) + s1.cwndMsb.resize(6) - (2 * F - gainFrac)).resize(6))
+    val incFiProducts = products(event.numFi, cwndRecip, "s2_incFi")      // Eq. 3
+    val incMiProducts = products(event.numMi, cwndRecip, "s2_incMi")      // Eq. 4
+    val qaProduct = RegNext(RegNext(s1.qaBytes) * csr.qaScaling)          // Alg. 2 line 7 (max with MTU after)
+    val fdTermFull = sumProducts(s1.fdProducts, cw + 30)                 // Eq. 1: cwnd x kFD
+    val fdTerm = fdTermFull(cw + 29 downto 30)
+    private val WS = wtdStateFrac
+    val ecn = at(event.ecn, Stage.S1, Stage.S2)
+    val wtdSum = s.wtd.resize(WS + 1) - RegNext(s1.wtdDecay) + Mux(ecn, U(1 << WS, WS + 1 bits) >> csr.wtdShift, U(0, WS + 1 bits))
+    val wtd1 = satTo(wtdSum, U((1 << WS) - 1, WS bits), WS)
+    val canDecrease = !csr.wtdEnable || wtd1 >= (csr.wtdThreshold @@ U(0, WS - wtdFrac bits)) // Alg. 1 line 12
+    val toHigh = RegNext(s1.toHigh); val toLow = RegNext(s1.toLow)
+    val sizeFixed = (at(event.size, Stage.S1, Stage.S2) << F).resize(cw)
+    private val clean = at(s1.clean, Stage.S1, Stage.S2)
+    val fastOnStored = clean && (RegNext(s1.count1) > s.cwnd(cw - 1 downto F) || s.fiActive) // Alg. 3 line 4, c1 = cwnd
+    val storedPlusStep = clampDelta(s.cwnd, derived.fastIncreaseStep.resize(sw).asSInt, toHigh, toLow)  // line 5
+    val held = clampDelta(s.cwnd, S(0, sw bits), toHigh, toLow)           // ignored, held: the window as it is
+    val lossCut = clampDelta(s.cwnd, negative(sizeFixed), toHigh, toLow)  // Alg. 1 line 29
+  }
+
+  /** S3: the increases (products summed and shifted); QuickAdapt and FastIncrease; the decreases. */
+  val s3 = new Area {
+    val s = RegNext(s2.s)
+    private val productWidth = 48 + V
+    val incShift = RegNext(s2.incShift)
+    val incFi = sumProducts(s2.incFiProducts, productWidth) >> incShift
+    val incMiFull = sumProducts(s2.incMiProducts, productWidth) >> incShift
+    val sizeFixed = RegNext(s2.sizeFixed)
+    val incMiOver = incMiFull > sizeFixed
+    val toHigh = RegNext(s2.toHigh); val toLow = RegNext(s2.toLow)
+    // Eq. 1 and Eq. 2 + FD (the sum at most one MTU).
+    val fdTerm = RegNext(s2.fdTerm)
+    val fairDecrease = clampDelta(s.cwnd, negative(fdTerm), toHigh, toLow)
+    val mdDecrease = (event.mdTerm.resize(cw + 1) + fdTerm).min((derived.mtu << F).resize(cw + 1))
+    val multiplicativeDecrease = clampDelta(s.cwnd, negative(mdDecrease), toHigh, toLow)
+    // Alg. 2 line 7: max(acked, mtu) x scaling = max(acked x scaling, mtu x scaling), then >> 3 and
+    // saturated (mtu x scaling >> 3 < 2^29 never saturates).
+    private val qaProduct = s2.qaProduct
+    private val qaShifted = qaProduct(qaProduct.getWidth - 1 downto gainFrac - F)
+    val qaValue = Mux(qaProduct < derived.mtuQa, derived.mtuQaWindow,
+      Mux(qaShifted(qaShifted.getWidth - 1 downto cw).orR, U(cwndMax, cw bits), qaShifted.resize(cw)))
+    // Alg. 3 lines 4-5 with c1 the QuickAdapt window (when QuickAdapt runs) or the stored one.
+    private val clean = at(s1.clean, Stage.S1, Stage.S3)
+    val count1 = at(s1.count1, Stage.S1, Stage.S3)
+    val adapt = at(s1.adapt, Stage.S1, Stage.S3)
+    val fastAfterQa = clean && (count1 > qaValue(cw - 1 downto F) || s.fiActive)
+    val qaPlusStep = satAdd(qaValue, derived.fastIncreaseStep, cwndMax)
+    val fastOnStored = RegNext(s2.fastOnStored)
+    val storedPlusStep = RegNext(s2.storedPlusStep)
+  }
+
+  /** S4: the window each rule gives, clamped; the rule that applies picks it. */
+  val s4 = new Area {
+    val s = RegNext(s3.s)
+    val toHigh = RegNext(s3.toHigh); val toLow = RegNext(s3.toLow)
+    private val incFi = RegNext(s3.incFi)
+    private val sizeFixed = RegNext(s3.sizeFixed)
+    private val incMiFull = RegNext(s3.incMiFull)
+    private val w = incFi.getWidth + 1
+    private val incMiPlusFi = Mux(RegNext(s3.incMiOver), sizeFixed.resize(w) + incFi.resize(w), incMiFull.resize(w) + incFi.resize(w))
+    val fairIncrease = clampIncrease(s.cwnd, incFi, toHigh, toLow)                   // Eq. 3
+    val multiplicativeIncrease = clampIncrease(s.cwnd, incMiPlusFi, toHigh, toLow)   // Eq. 4, then Eq. 3
+    private val qaValue = RegNext(s3.qaValue)
+    val quickAdapt = Mux(RegNext(s3.fastAfterQa), clampValue(RegNext(s3.qaPlusStep)), clampValue(qaValue)) // Alg. 1 lines 15-16
+    val storedPlusStep = RegNext(s3.storedPlusStep)
+    val lossQa = clampValue(qaValue)
+    val fairDecrease = RegNext(s3.fairDecrease)
+    val multiplicativeDecrease = RegNext(s3.multiplicativeDecrease)
+    val held = at(s2.held, Stage.S2, Stage.S4)
+    val lossCut = at(s2.lossCut, Stage.S2, Stage.S4)
+  }
+
+  /** Which rule applies (Alg. 1), decided from S1-S3's flags; the new state's other fields. */
+  val decide = new Area {
+    private def s1At[T <: Data](x: T): T = at(x, Stage.S1, Stage.S4)
+    val kind = at(event.kind, Stage.S1, Stage.S4)
+    val isAck = kind === 0; val isInit = kind === 3; val isLoss = !isAck && !isInit
+    val ecn = at(event.ecn, Stage.S1, Stage.S4)
+    val above = at(event.above, Stage.S1, Stage.S4)
+    val ignoring = isAck && s1At(s1.ignoreLeft)                   // Alg. 1 lines 8-9
+    val adapt = s1At(s1.adapt)
+    val expired = s1At(s1.expired)
+    val canDecrease = at(s2.canDecrease, Stage.S2, Stage.S4)
+    val fast = RegNext(Mux(s3.adapt, s3.fastAfterQa, s3.fastOnStored))
+    val ackCases = isAck && !ignoring && !adapt && !fast
+    val quickAdapt = !isInit && !ignoring && adapt
+    val fastIncrease = isAck && !ignoring && fast
+    val held = ackCases && ecn && !canDecrease
+    val fairDecrease = ackCases && ecn && canDecrease && !above
+    val multiplicativeDecrease = ackCases && ecn && canDecrease && above
+    val fairIncrease = ackCases && !ecn && above
+    val multiplicativeIncrease = ackCases && !ecn && !above
+    val lossCut = isLoss && !adapt
+
     val rule = UInt(4 bits)
     rule := Smartt.Rule.LOSS
-    val quickAdapt, fastIncrease = False
-    val held, fd, mdCase, fiCase, miCase = False
+    when(isInit) { rule := Smartt.Rule.INIT }
+    when(ignoring) { rule := Smartt.Rule.IGNORED }
+    when(quickAdapt) { rule := Smartt.Rule.QUICK_ADAPT }
+    when(fastIncrease && !adapt) { rule := Smartt.Rule.FAST_INCREASE }
+    when(held) { rule := Smartt.Rule.HELD }
+    when(fairDecrease) { rule := Smartt.Rule.FAIR_DECREASE }
+    when(multiplicativeDecrease) { rule := Smartt.Rule.MULTIPLICATIVE_DECREASE }
+    when(fairIncrease) { rule := Smartt.Rule.FAIR_INCREASE }
+    when(multiplicativeIncrease) { rule := Smartt.Rule.MULTIPLICATIVE_INCREASE }
 
-    // ACK: Alg. 1 lines 4-27.
-    val ack = new Area {
-      val acked1 = satAdd(s.acked, sizeBytes, byteMax)                  // line 4
-      val ignore1 = satSub(s.ignoreBytes, sizeBytes)                    // line 5
-      val ignoring = ignore1 =/= 0                                      // lines 8-9
-      // Sec. 3.6.1: avg = alpha x ecn + (1 - alpha) x avg with alpha = 2^-shift.
-      // The decay is rounded to nearest (half up): round(avg / 2^shift) = ((2 avg >> shift) + 1) >> 1.
-      private val WS = wtdStateFrac
-      val wtdDecayTwice = ((s.wtd @@ U(0, 1 bits)) >> csr.wtdShift).resize(WS + 2)
-      val wtdDecayRoundedFull = wtdDecayTwice + 1
-      val wtdDecay = wtdDecayRoundedFull(WS + 1 downto 1)
-      val wtdSum = s.wtd.resize(WS + 1) - wtdDecay +
-        Mux(ecn, U(1 << WS, WS + 1 bits) >> csr.wtdShift, U(0, WS + 1 bits))
-      val wtd1 = satTo(wtdSum, U((1 << WS) - 1, WS bits), WS)
-      val canDecrease = !csr.wtdEnable || wtd1 >= (csr.wtdThreshold @@ U(0, WS - wtdFrac bits)) // line 12
-      val adapt = expired && s.triggerQa && s.qaStarted                 // Alg. 2 line 4
-      val c1 = Mux(adapt, qaValue(acked1, "e_ack"), s.cwnd)
-      val clean = close && !ecn                                         // Alg. 3 line 2
-      val count1 = Mux(clean, satAdd(s.fiCount, sizeBytes, byteMax), U(0, B bits))
-      val fast = clean && (count1 > c1(cfg.cwndWidth - 1 downto F) || s.fiActive) // Alg. 3 line 4
-      val c2 = Mux(fast, satAdd(c1, derived.fastIncreaseStep, cwndMax), c1)
+    // The window: every candidate was clamped on its own; the rule picks one (Alg. 1 line 36).
+    val window = Clamped()
+    window.assignFromBits(Seq(
+      (ignoring || held) -> s4.held, fairDecrease -> s4.fairDecrease, multiplicativeDecrease -> s4.multiplicativeDecrease,
+      fairIncrease -> s4.fairIncrease, multiplicativeIncrease -> s4.multiplicativeIncrease,
+      (isAck && !ignoring && adapt) -> s4.quickAdapt, (fastIncrease && !adapt) -> s4.storedPlusStep,
+      (isLoss && adapt) -> s4.lossQa, lossCut -> s4.lossCut
+    ).map { case (sel, c) => Mux(sel, c.asBits, spinal.core.B(0, c.getBitsWidth bits)) }.reduce(_ | _))
 
-      // Lines 19-27 from the stored window: 1/cwnd from the table.
-      val (cwndRecip, cwndMsb) = reciprocal(s.cwnd, "e_cwndRecip")
-      val incShift = (U(V, 6 bits) + cwndMsb.resize(6) - (2 * F - gainFrac)).resize(6)
-      val fdFull = s.cwnd * kFd                                                          // Eq. 1
-      val fdTerm = fdFull(fdFull.getWidth - 1 downto 30)
-      val incFi = (numFi * cwndRecip) >> incShift                                        // Eq. 3
-      val incMiFull = (numMi * cwndRecip) >> incShift                                     // Eq. 4
-      val incMi = satTo(incMiFull, sizeFixed, cfg.cwndWidth)
-      val mdDecrease = (mdTerm.resize(cfg.cwndWidth + 1) + fdTerm).min((mtu << F).resize(cfg.cwndWidth + 1)) // Eq. 2 + FD, <= MTU
-      val cases = UInt(cfg.cwndWidth bits)
-      when(ecn) {
-        when(!canDecrease) {
-          cases := s.cwnd
-        } elsewhen (!above) {
-          cases := satSub(s.cwnd, fdTerm)
-        } otherwise {
-          cases := satSub(s.cwnd, mdDecrease)
-        }
-      } otherwise {
-        when(above) {
-          cases := satAdd(s.cwnd, incFi, cwndMax)
-        } otherwise {
-          cases := satAdd(s.cwnd, incMi.resize(incFi.getWidth + 1) + incFi.resize(incFi.getWidth + 1), cwndMax)
-        }
+    // The other fields (Alg. 1 lines 4-5, 30-34; Alg. 2 lines 8, 11-12; Alg. 3 lines 3-11).
+    private val s = s4.s
+    private val acked1 = s1At(s1.acked1)
+    private val ignore1 = s1At(s1.ignore1)
+    private val inFlight = s1At(s1.inFlight)
+    val next = SmarttFlowState(cfg)
+    next := s
+    next.cwnd.allowOverride()
+    next.cwnd := window.cwnd
+    when(isAck) {
+      next.acked := acked1
+      next.ignoreBytes := ignore1
+      when(!ignoring) {
+        next.wtd := at(s2.wtd1, Stage.S2, Stage.S4)
+        next.fiCount := at(s3.count1, Stage.S3, Stage.S4)
+        next.fiActive := fast
       }
     }
-
-    // NACK / timeout: Alg. 1 lines 28-34.
-    val loss = new Area {
-      val ignore1 = satSub(s.ignoreBytes, sizeBytes)
-      val callQa = ignore1 === 0                                        // line 32
-      val adapt = callQa && expired && s.qaStarted
+    when(isLoss) {
+      next.triggerQa := True                                        // Alg. 1 line 30
+      next.ignoreBytes := ignore1
     }
-
+    when(quickAdapt) {
+      next.triggerQa := False
+      next.ignoreBytes := inFlight                                  // Alg. 2 line 8
+    }
+    when(!isInit && !ignoring && expired && (isAck || !s1At(s1.ignoreLeft))) { // Alg. 2 lines 11-12 (loss: line 32)
+      next.qaEnd := at(event.qaDeadline, Stage.S1, Stage.S4)
+      next.qaStarted := True
+      next.acked := 0
+    }
     val initState = SmarttFlowState(cfg)
     initState.assignFromBits(spinal.core.B(0, initState.getBitsWidth bits))
     initState.cwnd.allowOverride()
-    initState.cwnd := (csr.initCwnd << F).resize(cfg.cwndWidth).min(derived.cwndHigh).max(derived.cwndLow)
-
-    when(isInit) {
-      next := initState
-      preClamp := initState.cwnd
-      rule := Smartt.Rule.INIT
-    } elsewhen (isAck) {
-      next.acked := ack.acked1
-      next.ignoreBytes := ack.ignore1
-      when(ack.ignoring) {
-        rule := Smartt.Rule.IGNORED
-      } otherwise {
-        next.wtd := ack.wtd1
-        when(ack.adapt) {
-          next.triggerQa := False
-          next.ignoreBytes := inFlight
-        }
-        when(expired) {
-          next.qaEnd := qaDeadline
-          next.qaStarted := True
-          next.acked := 0
-        }
-        next.fiCount := ack.count1
-        next.fiActive := ack.fast
-        quickAdapt := ack.adapt
-        fastIncrease := ack.fast
-        when(ack.adapt || ack.fast) {                                   // lines 15-16
-          preClamp := ack.c2
-          rule := Mux(ack.adapt, U(Smartt.Rule.QUICK_ADAPT, 4 bits), U(Smartt.Rule.FAST_INCREASE, 4 bits))
-        } otherwise {
-          preClamp := ack.cases
-          when(ecn) {
-            when(!ack.canDecrease) {
-              rule := Smartt.Rule.HELD; held := True
-            } elsewhen (!above) {
-              rule := Smartt.Rule.FAIR_DECREASE; fd := True
-            } otherwise {
-              rule := Smartt.Rule.MULTIPLICATIVE_DECREASE; mdCase := True
-            }
-          } otherwise {
-            when(above) {
-              rule := Smartt.Rule.FAIR_INCREASE; fiCase := True
-            } otherwise {
-              rule := Smartt.Rule.MULTIPLICATIVE_INCREASE; miCase := True
-            }
-          }
-        }
-      }
-    } otherwise {
-      next.triggerQa := True                                            // line 30
-      next.ignoreBytes := loss.ignore1
-      preClamp := satSub(s.cwnd, sizeFixed)                             // line 29
-      when(loss.adapt) {
-        preClamp := qaValue(s.acked, "e_loss")
-        next.triggerQa := False
-        next.ignoreBytes := inFlight
-        rule := Smartt.Rule.QUICK_ADAPT
-        quickAdapt := True
-      }
-      when(loss.callQa && expired) {
-        next.qaEnd := qaDeadline
-        next.qaStarted := True
-        next.acked := 0
-      }
-    }
-    // Alg. 1 line 36: cwnd = max(min(cwnd, max), mtu); the MTU wins if MAX_CWND < MTU.
-    val clampedHigh = preClamp > derived.cwndHigh
-    val clampedLow = preClamp.min(derived.cwndHigh) < derived.cwndLow
-    next.cwnd := preClamp.min(derived.cwndHigh).max(derived.cwndLow)
-
-    val write = ok
-    lastWrite.valid := write
-    lastWrite.addr := addr
-    lastWrite.state := next
+    initState.cwnd := derived.initCwnd
+    when(isInit) { next := initState }
   }
+
+  // ------------------------------------------------------- stage W
+  private val okAtS4 = stageValid(Stage.S4) && at(event.inRange, Stage.S1, Stage.S4)
+  written.write := okAtS4
+  written.addr := at(addrOf(f1.e.flow), 1, Stage.S4)
+  written.state := decide.next
+
   val ramWrite = new Area {
-    val addr = Mux(sweep.active, sweep.addr, e.addr)
-    val state = Mux(sweep.active, e.initState, e.next)
-    val enable = sweep.active || e.write
+    val addr = Mux(sweep.active, sweep.addr, written.addr)
+    val state = Mux(sweep.active, decide.initState, written.state)
+    val enable = sweep.active || written.write
     val cwndBytes = state.cwnd(cfg.cwndWidth - 1 downto F)
   }
   stateRam.write(ramWrite.addr, ramWrite.state, ramWrite.enable)
   cwndRam.write(ramWrite.addr, ramWrite.cwndBytes, ramWrite.enable)
 
+  /** What stage W reports: the rule, the counted conditions. */
+  val report = new Area {
+    private def w[T <: Data](x: T): T = RegNext(x)
+    val flow = w(at(event.flow, Stage.S1, Stage.S4))
+    val kind = w(decide.kind)
+    val rule = w(decide.rule)
+    val valid = RegNext(stageValid(Stage.S4)) init (False)
+    val ok = written.write
+    val inRange = w(at(event.inRange, Stage.S1, Stage.S4))
+    val isAck = kind === 0; val isInit = kind === 3
+    val measured = ok && !isInit
+    val clampedHigh = w(decide.window.high); val clampedLow = w(decide.window.low)
+    val rttZero = w(at(event.rttZero, Stage.S1, Stage.S4)); val rttBelow = w(at(event.rttBelow, Stage.S1, Stage.S4))
+    val sizeZero = w(at(event.size, Stage.S1, Stage.S4) === 0); val sizeOver = w(at(event.sizeOver, Stage.S1, Stage.S4))
+    val fastIncrease = w(decide.fastIncrease)
+  }
+
   // ---------------------------------------------------------- outputs
-  io.update.valid := RegNext(e.ok) init (False)
-  io.update.flow := RegNext(e.flow)
-  io.update.cwnd := RegNext(e.next.cwnd(cfg.cwndWidth - 1 downto F))
-  io.update.rule := RegNext(e.rule)
-  io.retransmit.valid := RegNext(e.ok && !e.isAck && !e.isInit) init (False)
-  io.retransmit.flow := io.update.flow
-  io.retransmit.timeout := RegNext(e.kind === 2)
+  io.update.valid := report.ok
+  io.update.flow := report.flow
+  io.update.cwnd := written.state.cwnd(cfg.cwndWidth - 1 downto F)
+  io.update.rule := report.rule
+  io.retransmit.valid := report.ok && !report.isAck && !report.isInit
+  io.retransmit.flow := report.flow
+  io.retransmit.timeout := report.kind === 2
 
   io.cwndReply.valid := RegNext(io.cwndQuery.valid) init (False)
   io.cwndReply.flow := RegNext(io.cwndQuery.payload)
@@ -574,28 +747,28 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   // ---------------------------------------------------------- counters
   val stats = new Area {
     import CsrCounters.count
-    private val ok = e.ok
-    private val measured = ok && !e.isInit
+    import report._
+    private def is(r: Int) = ok && rule === r
     count(csr.EVENTS, ok)
-    count(csr.ACKS, ok && e.isAck)
-    count(csr.NACKS, ok && e.kind === 1)
-    count(csr.TIMEOUTS, ok && e.kind === 2)
-    count(csr.INITS, ok && e.isInit)
-    count(csr.FAIR_DECREASES, ok && e.fd)
-    count(csr.MULTIPLICATIVE_DECREASES, ok && e.mdCase)
-    count(csr.FAIR_INCREASES, ok && e.fiCase)
-    count(csr.MULTIPLICATIVE_INCREASES, ok && e.miCase)
-    count(csr.QUICK_ADAPTS, ok && e.quickAdapt)
-    count(csr.FAST_INCREASES, ok && e.fastIncrease)
-    count(csr.IGNORED, ok && e.isAck && e.ack.ignoring)
-    count(csr.WTD_HELD, ok && e.held)
-    count(csr.OUT_OF_RANGE, e.valid && !e.inRange)
-    count(csr.RTT_ZERO, ok && e.isAck && e.rttZero)
-    count(csr.RTT_BELOW_BASE, ok && e.isAck && !e.rttZero && e.rttBelow)
-    count(csr.SIZE_ZERO, measured && e.size === 0)
-    count(csr.SIZE_OVER_MTU, measured && e.sizeOver)
-    count(csr.CLAMPED_MIN, measured && e.clampedLow)
-    count(csr.CLAMPED_MAX, measured && e.clampedHigh && !e.clampedLow)
+    count(csr.ACKS, ok && isAck)
+    count(csr.NACKS, ok && kind === 1)
+    count(csr.TIMEOUTS, ok && kind === 2)
+    count(csr.INITS, ok && isInit)
+    count(csr.FAIR_DECREASES, is(Smartt.Rule.FAIR_DECREASE))
+    count(csr.MULTIPLICATIVE_DECREASES, is(Smartt.Rule.MULTIPLICATIVE_DECREASE))
+    count(csr.FAIR_INCREASES, is(Smartt.Rule.FAIR_INCREASE))
+    count(csr.MULTIPLICATIVE_INCREASES, is(Smartt.Rule.MULTIPLICATIVE_INCREASE))
+    count(csr.QUICK_ADAPTS, is(Smartt.Rule.QUICK_ADAPT))
+    count(csr.FAST_INCREASES, ok && fastIncrease)
+    count(csr.IGNORED, is(Smartt.Rule.IGNORED))
+    count(csr.WTD_HELD, is(Smartt.Rule.HELD))
+    count(csr.OUT_OF_RANGE, valid && !inRange)
+    count(csr.RTT_ZERO, ok && isAck && rttZero)
+    count(csr.RTT_BELOW_BASE, ok && isAck && !rttZero && rttBelow)
+    count(csr.SIZE_ZERO, measured && sizeZero)
+    count(csr.SIZE_OVER_MTU, measured && sizeOver)
+    count(csr.CLAMPED_MIN, measured && clampedLow)
+    count(csr.CLAMPED_MAX, measured && clampedHigh && !clampedLow)
   }
 
   def emitRegisterDocs(): Unit = RegisterDocs.emit(csr.busif, "uehw_smartt_regs", "SMARTT")
