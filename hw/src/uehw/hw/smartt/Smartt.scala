@@ -76,7 +76,7 @@ class SmarttIo(cfg: SmarttConfig) extends Bundle {
 
 object Smartt {
   /** Clock edges from an event's acceptance to its update on `io.update` (with no same-flow wait). */
-  val latency = 13
+  val latency = 14
   /**
    * Minimum spacing, in clocks, of two events of one flow entering the update loop: the update loop
    * (state read to state written) takes four clocks, so an event waits in `io.event` (ready low)
@@ -175,7 +175,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val invBdpView = reg("INV_BDP", 0x4C, "floor(2^40 / BDP), recomputed after each BDP write")
       .field(UInt(31 bits), AccessType.RO, doc = "u0.40")(SymbolName("VALUE"))
 
-    private val counters = new CsrCounters(busif, 0x60)
+    private val counters = new CsrCounters(busif, 0x60, oneReadMux = true)
     import counters.counter
     val EVENTS = counter("Events for flows < N")
     val ACKS = counter("ACK events")
@@ -209,13 +209,15 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val closeLimit = RegNext(baseRtt.resize(cfg.rttWidth + 1) + csr.closeness)
     val mdEff = RegNext(Mux(csr.trimming, csr.md.resize(17), csr.md << 1))
     val fastIncreaseStep = RegNext((csr.fastIncreaseK * mtu) << F) // k x MTU in 2^-8 bytes
-    val cwndLow = (mtu << F).resize(cfg.cwndWidth)
-    val cwndHigh = (csr.maxCwnd << F).resize(cfg.cwndWidth)
+    val cwndLow = RegNext((mtu << F).resize(cfg.cwndWidth))
+    val cwndHigh = RegNext((csr.maxCwnd << F).resize(cfg.cwndWidth))
+    val highBelowLow = RegNext(csr.maxCwnd < mtu.resize(B))  // MAX_CWND < MTU: every window is MTU (Alg. 1 line 36)
+    val wtdEcnStep = RegNext(U(1 << Smartt.wtdStateFrac, Smartt.wtdStateFrac + 1 bits) >> csr.wtdShift) // alpha in u0.13
     val mtuQa = RegNext(mtu * csr.qaScaling)                   // Alg. 2 line 7's floor: mtu x scaling
     private val mtuQaShifted = mtuQa(31 downto gainFrac - F)
     val mtuQaWindow = RegNext(if (mtuQaShifted.getWidth <= cfg.cwndWidth) mtuQaShifted.resize(cfg.cwndWidth)
                               else satTo(mtuQaShifted, U(cwndMax, mtuQaShifted.getWidth bits), cfg.cwndWidth))
-    val initCwnd = RegNext((csr.initCwnd << F).resize(cfg.cwndWidth).min(cwndHigh).max(cwndLow))
+    val initCwnd = RegNext(RegNext((csr.initCwnd << F).resize(cfg.cwndWidth).min(cwndHigh)).max(cwndLow))
 
     // 1/BDP for Fair Decrease: floor(2^40 / BDP) by restoring division, one quotient bit a clock,
     // rerun after every BDP write (events wait meanwhile). BDP >= 1024, so the quotient fits 31 bits.
@@ -280,6 +282,28 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     (index, msbFull(log2Up(w) - 1 downto 0))
   }
 
+  /**
+   * recipIndex for a stored window, which is never below MTU >= 64 B (2^14 in 2^-8 bytes: every
+   * window written is clamped, Alg. 1 line 36): its leading one is found among bits 14 and up, and
+   * the I bits below it are picked by that one-hot position directly, without a barrel shift.
+   */
+  private def windowRecipIndex(x: UInt): (UInt, UInt) = {
+    val w = x.getWidth
+    val lowest = log2Up(Smartt.minMtu) + F
+    val positions = lowest until w
+    // "Any one above bit p" from kept 4-bit ORs, so that it is a shallow tree (ABC alone chains it).
+    val nibbles = (0 until (w + 3) / 4).map { k => val g = CombInit(x(scala.math.min(w, 4 * k + 4) - 1 downto 4 * k).orR); g.addAttribute("keep"); g }
+    def anyAbove(p: Int): Bool = {
+      val nibble = p / 4
+      val inNibble = ((p + 1) until scala.math.min(w, 4 * nibble + 4)).map(x(_))
+      (inNibble ++ nibbles.drop(nibble + 1)).orR
+    }
+    val leading = positions.map(p => x(p) && !anyAbove(p))
+    def pick(f: Int => UInt, width: Int) =
+      leading.zip(positions).map { case (l, p) => Mux(l, f(p), U(0, width bits)) }.reduceBalancedTree(_ | _)
+    (pick(p => x(p - 1 downto p - I), I), pick(p => U(p, log2Up(w) bits), log2Up(w)))
+  }
+
   /** Saturating arithmetic sized to the operands, for values that may not wrap. */
   private def satAdd(x: UInt, y: UInt, max: BigInt): UInt = {
     val w = scala.math.max(x.getWidth, y.getWidth) + 1
@@ -304,10 +328,10 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
 
   // ------------------------------------------------------------- the event pipeline
   // Stage numbers: 0 is the holding register the event waits in for its flow's previous update;
-  // 1-8 compute what depends only on the event and the CSRs; the flow's state is read in 6 (address)
-  // and 7 (data); the update loop is 8-11 (S1-S4); 12 (W) holds the new state, writes it and drives
+  // 1-9 compute what depends only on the event and the CSRs; the flow's state is read in 7 (address)
+  // and 8 (data); the update loop is 9-12 (S1-S4); 13 (W) holds the new state, writes it and drives
   // the outputs. A flow's next event may enter the loop `sameFlowSpacing` clocks after its previous one.
-  private object Stage { val READ = 6; val S1 = 8; val S2 = 9; val S3 = 10; val S4 = 11; val W = 12 }
+  private object Stage { val READ = 7; val S1 = 9; val S2 = 10; val S3 = 11; val S4 = 12; val W = 13 }
   private def at[T <: Data](x: T, from: Int, to: Int): T = { require(to >= from); Delay(x, to - from) }
 
   /** Stage 0: one event waits here while a same-flow event is in the update loop (never dropped or reordered). */
@@ -316,12 +340,22 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val event = Reg(SmarttEvent(cfg))
     val now = Reg(UInt(cfg.timeWidth bits))
     // Flows that entered stage 1 in the last L - 1 clocks: their updates are not written yet.
+    // met(k): the held event's flow entered stage 1 k + 1 clocks ago (k < L - 1), so its update is
+    // not written yet. Compared when the event arrives, against the event going now and the two
+    // before; shifted while the event waits.
     val go = Bool()
-    val recentValid = History(go, Smartt.sameFlowSpacing, init = False).drop(1)
-    val recentFlow = History(event.flow, Smartt.sameFlowSpacing).drop(1)
-    val hazard = recentValid.zip(recentFlow).map { case (v, f) => v && f === event.flow }.orR
-    go := valid && !hazard && !sweep.active && !derived.dividing
-    io.event.ready := (!valid || go) && !sweep.active && !derived.dividing
+    val goneFlows = History(event.flow, Smartt.sameFlowSpacing - 1).drop(1)  // flows of the events going 1, 2 clocks ago
+    val goneValid = History(go, Smartt.sameFlowSpacing - 1, init = False).drop(1)
+    val met = Reg(Bits(Smartt.sameFlowSpacing - 1 bits)) init (0)
+    // Events wait during the reset sweep and the 1/BDP division (registered: one clock after they start and end).
+    val accepting = RegNext(!sweep.active && !derived.dividing) init (False)
+    go := valid && met === 0 && accepting
+    met := met |<< 1
+    when(io.event.fire) {
+      val incoming = io.event.flow
+      met := ((go && event.flow === incoming) +: goneValid.zip(goneFlows).map { case (v, f) => v && f === incoming }).asBits
+    }
+    io.event.ready := (!valid || go) && accepting
     when(go) { valid := False }
     when(io.event.fire) {
       valid := True
@@ -378,37 +412,41 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val numFi = sumProducts(f3.numFiProducts, 48)
   }
 
-  /** Stage 4 too: |rtt - trtt| / rtt in u.16 (at most 1). */
+  /** Stage 5: |rtt - trtt| / rtt in u.16 (at most 1). */
   val f4frac = new Area {
     private val dtrWidth = cfg.trttWidth + V
-    val diffTimesRecip = sumProducts(f4.diffTimesRecipProducts, dtrWidth)
-    val fracFull = (diffTimesRecip << 16) >> f4.rttShift
-    val frac16 = satTo(fracFull, U(BigInt(1) << 16, 17 bits), 17)
+    val diffTimesRecip = RegNext(sumProducts(f4.diffTimesRecipProducts, dtrWidth))
+    val fracFull = (diffTimesRecip << 16) >> RegNext(f4.rttShift)
+    // fracFull > 2^16 <=> diffTimesRecip >= 2^k + ceil(2^(k - 16)), k the shift: compared beside the shift.
+    private val k = f4.rttShift
+    private val overFull = (U(1, 1 bits) << k) + Mux(k >= 16, U(1, 1 bits) << (k - 16).resize(6), U(1, 64 bits))
+    private val overAt = RegNext(overFull.resize(dtrWidth + 2))
+    val frac16 = Mux(diffTimesRecip.resize(dtrWidth + 2) >= overAt, U(BigInt(1) << 16, 17 bits), fracFull(16 downto 0))
   }
 
-  /** Stage 5: frac x size; the MI fraction as DSP products. */
+  /** Stage 6: frac x size; the MI fraction as DSP products. */
   val f5 = new Area {
     val frac16 = RegNext(f4frac.frac16)
-    val size = at(f2.size, 2, 5)
+    val size = at(f2.size, 2, 6)
     val fracSize = RegNext(frac16 * size)
-    val miProducts = products(at(f3.sizeMi, 3, 5), frac16, "f5_mi")
+    val miProducts = products(at(f3.sizeMi, 3, 6), frac16, "f5_mi")
   }
 
-  /** Stage 6: Eq. 4's numerator / mtu; Eq. 2's product as DSP products. The flow's state is read. */
+  /** Stage 7: Eq. 4's numerator / mtu; Eq. 2's product as DSP products. The flow's state is read. */
   val f6 = new Area {
     val miFull = sumProducts(f5.miProducts, 49)                  // < 2^48
     val miFrac = RegNext(miFull(47 downto 16))
     val mdProducts = products(f5.fracSize, derived.mdEff, "f6_md")
   }
 
-  /** Stage 7: Eq. 2 min(size, (rtt - trtt)/rtt x md x size) in 2^-8 bytes; Eq. 4's numerator as DSP products. */
+  /** Stage 8: Eq. 2 min(size, (rtt - trtt)/rtt x md x size) in 2^-8 bytes; Eq. 4's numerator as DSP products. */
   val f7 = new Area {
     private val mdFull = sumProducts(f6.mdProducts, 50)
-    private val size = at(f2.size, 2, 7)
+    private val size = at(f2.size, 2, 8)
     val mdTerm = satTo(mdFull(49 downto 16 + gainFrac - F), (size << F).resize(24), 24)
     val numMiProducts = products(f6.miFrac, derived.mtu, "f7_numMi")
   }
-  private val numMiSum = sumProducts(f7.numMiProducts, 48)       // stage 8
+  private val numMiSum = sumProducts(f7.numMiProducts, 48)       // stage 9
 
   /** The event as the update loop sees it. */
   val event = new Area {
@@ -428,8 +466,8 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val qaDeadline = at(f2.qaDeadline, 2, Stage.S1)
     val kFd = at(f4.kFd, 4, Stage.S1)
     val numFi = at(f4.numFi, 4, Stage.S2)
-    val numMi = at(numMiSum, 8, Stage.S2)
-    val mdTerm = at(f7.mdTerm, 7, Stage.S3)
+    val numMi = at(numMiSum, 9, Stage.S2)
+    val mdTerm = at(f7.mdTerm, 8, Stage.S3)
     val isAck = kind === 0
   }
 
@@ -447,34 +485,37 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   val written = Reg(Written())
   written.write init (False)
   private val writtenBefore = RegNext(written.state)
-  private val writtenTwiceBefore = RegNext(writtenBefore)
 
   /**
-   * Stage 7 reads; stage 8 registers the data. An update written in the two clocks before stage 9,
-   * or sitting in W at stage 9, is not in that data: it is forwarded from W and its two successors.
-   * Which one (at most one matches: same-flow events are 4 apart) is decided in stage 7 from the
-   * addresses in stages 11, 12 and W, which are there at stage 9.
+   * Stage 7 reads; stage 8 has the data. Updates that are not in it yet are forwarded (at most one
+   * matches: same-flow events are L apart): the ones in W and one clock after W at stage 8, as the
+   * data is registered; the one in W at S1 (stage 9), as S1 starts. Which, is decided in stage 7
+   * from the addresses in S3, S4 and W, which are then one clock from where they are forwarded.
    */
   val read = new Area {
     private val addr = at(addrOf(f1.e.flow), 1, Stage.READ)
     private val loopAddr = at(addrOf(f1.e.flow), 1, Stage.S3)
     private val loopOkS3 = stageValid(Stage.S3) && at(f1.inRange, 1, Stage.S3)
     private val loopAddrS4 = RegNext(loopAddr); private val loopOkS4 = RegNext(loopOkS3) init (False)
-    private def hit(ok: Bool, a: UInt) = RegNext(RegNext(ok && a === addr) init (False)) init (False)
-    val fromWritten = hit(loopOkS3, loopAddr)              // will be in W at stage 9
-    val fromBefore = hit(loopOkS4, loopAddrS4)             // will be one clock after W
-    val fromTwiceBefore = hit(written.write, written.addr) // will be two clocks after W
-    val stored = RegNext(stateRam.readSync(addr))
-    private val none = !(fromWritten || fromBefore || fromTwiceBefore)
-    val state = SmarttFlowState(cfg)
-    state.assignFromBits(Seq(none -> stored, fromWritten -> written.state, fromBefore -> writtenBefore,
-      fromTwiceBefore -> writtenTwiceBefore).map { case (sel, s) => Mux(sel, s.asBits, spinal.core.B(0, s.getBitsWidth bits)) }.reduce(_ | _))
+    private def hit(ok: Bool, a: UInt) = RegNext(ok && a === addr) init (False)
+    private val fromWrittenAt8 = hit(loopOkS4, loopAddrS4)             // in W at stage 8
+    private val fromBeforeAt8 = hit(written.write, written.addr)      // one clock after W at stage 8
+    private val ramData = stateRam.readSync(addr)
+    private val noneAt8 = !(fromWrittenAt8 || fromBeforeAt8)
+    /** The state at stage 8 with the two older updates forwarded, registered for S1. */
+    private val atStage8 = SmarttFlowState(cfg)
+    atStage8.assignFromBits(Seq(noneAt8 -> ramData, fromWrittenAt8 -> written.state, fromBeforeAt8 -> writtenBefore)
+      .map { case (sel, s) => Mux(sel, s.asBits, spinal.core.B(0, s.getBitsWidth bits)) }.reduce(_ | _))
+    val stored = RegNext(atStage8)
+    /** S1 takes the update in W (the flow's event L clocks before). */
+    val fromWritten = RegNext(hit(loopOkS3, loopAddr)) init (False)
+    val state = Mux(fromWritten, written.state, stored)
   }
 
   // ------------------------------------------------- the update loop: Alg. 1-3 in four clocks
   private val high = derived.cwndHigh
   private val low = derived.cwndLow
-  private val highBelowLow = RegNext(high < low) // MAX_CWND < MTU: every window is MTU (Alg. 1 line 36)
+  private val highBelowLow = derived.highBelowLow
   private val cw = cfg.cwndWidth
   private val sw = cw + 2 // signed window arithmetic: cwnd +- a change, before the clamp
 
@@ -490,28 +531,31 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   private def clampDelta(cwnd: UInt, delta: SInt, toHigh: SInt, toLow: SInt): Clamped = {
     val r = Clamped()
     val sum = cwnd + delta.resize(cw).asUInt // modulo 2^cw: used only when within the limits
+    val under = delta < toLow
     r.high := delta > toHigh
-    r.low := Mux(r.high, highBelowLow, delta < toLow)
-    r.cwnd := Mux(r.low, low, Mux(r.high, high, sum))
+    r.low := Mux(r.high, highBelowLow, under)
+    r.cwnd := Mux(r.high, Mux(highBelowLow, low, high), Mux(under, low, sum)) // one LUT6 a bit
     r
   }
   /** The same for a window that does not start from the stored one (QuickAdapt's). */
   private def clampValue(value: UInt): Clamped = {
     val r = Clamped()
+    val under = value < low
     r.high := value > high
-    r.low := Mux(r.high, highBelowLow, value < low)
-    r.cwnd := Mux(r.low, low, Mux(r.high, high, value.resize(cw)))
+    r.low := Mux(r.high, highBelowLow, under)
+    r.cwnd := Mux(r.high, Mux(highBelowLow, low, high), Mux(under, low, value.resize(cw)))
     r
   }
   private def negative(x: UInt): SInt = -(x.resize(sw).asSInt)
-  /** clampDelta for an increase of any width: wider than the window only where it clamps to MAX_CWND. */
-  private def clampIncrease(cwnd: UInt, inc: UInt, toHigh: SInt, toLow: SInt): Clamped = {
+  /** clampDelta for an increase `inc`, or more than that width holds when `big`. */
+  private def clampIncrease(cwnd: UInt, inc: UInt, big: Bool, toHigh: SInt, toLow: SInt): Clamped = {
     val r = Clamped()
     val w = scala.math.max(inc.getWidth, sw) + 1
     val sum = cwnd + inc.resize(cw)
-    r.high := toHigh.msb || inc.resize(w) > toHigh.asUInt.resize(w)
-    r.low := Mux(r.high, highBelowLow, !toLow.msb && inc.resize(w) < toLow.asUInt.resize(w))
-    r.cwnd := Mux(r.low, low, Mux(r.high, high, sum))
+    val under = !big && !toLow.msb && inc.resize(w) < toLow.asUInt.resize(w)
+    r.high := big || toHigh.msb || inc.resize(w) > toHigh.asUInt.resize(w)
+    r.low := Mux(r.high, highBelowLow, under)
+    r.cwnd := Mux(r.high, Mux(highBelowLow, low, high), Mux(under, low, sum))
     r
   }
 
@@ -519,7 +563,11 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   val s1 = new Area {
     val s = read.state
     val sizeBytes = event.size.resize(B)
-    val (cwndIndex, cwndMsb) = recipIndex(s.cwnd, "s1_cwnd")
+    // 1/cwnd's table index of both candidates side by side, then the pick.
+    private val (storedIndex, storedMsb) = windowRecipIndex(read.stored.cwnd)
+    private val (writtenIndex, writtenMsb) = windowRecipIndex(written.state.cwnd)
+    val cwndIndex = Mux(read.fromWritten, writtenIndex, storedIndex)
+    val cwndMsb = Mux(read.fromWritten, writtenMsb, storedMsb)
     val acked1 = satAdd(s.acked, sizeBytes, byteMax)                     // Alg. 1 line 4
     val ignoreLeft = s.ignoreBytes > sizeBytes                            // line 5: ignore1 != 0 (lines 8-9, 32)
     val ignore1 = Mux(ignoreLeft, s.ignoreBytes - sizeBytes, U(0, B bits))
@@ -546,17 +594,25 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   val s2 = new Area {
     val s = RegNext(s1.s)
     val cwndRecip = recipTable().readSync(s1.cwndIndex)                   // registered: read in S1
-    val incShift = RegNext((U(V, 6 bits) + s1.cwndMsb.resize(6) - (2 * F - gainFrac)).resize(6))
+    val incShift = (U(V, 6 bits) + RegNext(s1.cwndMsb).resize(6) - (2 * F - gainFrac)).resize(6)
     val incFiProducts = products(event.numFi, cwndRecip, "s2_incFi")      // Eq. 3
+    // Thresholds on the products for S3's compares, so that they need not wait for the shift:
+    // (p >> k) >= 2^(sw + 1) <=> p >= 2^(sw + 1 + k); (p >> k) > size <=> p >= (size + 1) << k.
+    private val productWidth = 48 + V
+    private val bigAt = incShift.resize(7) + (sw + 1)
+    val bigThreshold = RegNext(Vec((0 until productWidth).map(i => bigAt === i)).asBits.asUInt)
+    val bigPossible = RegNext(bigAt < productWidth)
+    private val overFull = ((at(event.size, Stage.S1, Stage.S2) << F).resize(cw + 1) + 1) << incShift
+    val overThreshold = RegNext(overFull(productWidth - 1 downto 0))
+    val overPossible = RegNext(!overFull(overFull.getWidth - 1 downto productWidth).orR)
     val incMiProducts = products(event.numMi, cwndRecip, "s2_incMi")      // Eq. 4
     val qaProduct = RegNext(RegNext(s1.qaBytes) * csr.qaScaling)          // Alg. 2 line 7 (max with MTU after)
     val fdTermFull = sumProducts(s1.fdProducts, cw + 30)                 // Eq. 1: cwnd x kFD
     val fdTerm = fdTermFull(cw + 29 downto 30)
     private val WS = wtdStateFrac
     val ecn = at(event.ecn, Stage.S1, Stage.S2)
-    val wtdSum = s.wtd.resize(WS + 1) - RegNext(s1.wtdDecay) + Mux(ecn, U(1 << WS, WS + 1 bits) >> csr.wtdShift, U(0, WS + 1 bits))
+    val wtdSum = s.wtd.resize(WS + 1) - RegNext(s1.wtdDecay) + Mux(ecn, derived.wtdEcnStep, U(0, WS + 1 bits))
     val wtd1 = satTo(wtdSum, U((1 << WS) - 1, WS bits), WS)
-    val canDecrease = !csr.wtdEnable || wtd1 >= (csr.wtdThreshold @@ U(0, WS - wtdFrac bits)) // Alg. 1 line 12
     val toHigh = RegNext(s1.toHigh); val toLow = RegNext(s1.toLow)
     val sizeFixed = (at(event.size, Stage.S1, Stage.S2) << F).resize(cw)
     private val clean = at(s1.clean, Stage.S1, Stage.S2)
@@ -571,16 +627,22 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val s = RegNext(s2.s)
     private val productWidth = 48 + V
     val incShift = RegNext(s2.incShift)
-    val incFi = sumProducts(s2.incFiProducts, productWidth) >> incShift
-    val incMiFull = sumProducts(s2.incMiProducts, productWidth) >> incShift
+    // The increases in sw + 1 bits and a flag for more: any more clamps to MAX_CWND all the same.
+    private val incFiProduct = sumProducts(s2.incFiProducts, productWidth)
+    private val incMiProduct = sumProducts(s2.incMiProducts, productWidth)
+    private val incFiFull = incFiProduct >> incShift
+    private val incMiShiftedFull = incMiProduct >> incShift
+    val incFi = incFiFull(sw downto 0)
+    val incFiBig = s2.bigPossible && incFiProduct >= s2.bigThreshold
+    val incMiFull = incMiShiftedFull(sw downto 0)
     val sizeFixed = RegNext(s2.sizeFixed)
-    val incMiOver = incMiFull > sizeFixed
+    val incMiOver = s2.overPossible && incMiProduct >= s2.overThreshold
+    val canDecrease = !csr.wtdEnable || RegNext(s2.wtd1) >= (csr.wtdThreshold @@ U(0, wtdStateFrac - wtdFrac bits)) // Alg. 1 line 12
     val toHigh = RegNext(s2.toHigh); val toLow = RegNext(s2.toLow)
     // Eq. 1 and Eq. 2 + FD (the sum at most one MTU).
     val fdTerm = RegNext(s2.fdTerm)
     val fairDecrease = clampDelta(s.cwnd, negative(fdTerm), toHigh, toLow)
     val mdDecrease = (event.mdTerm.resize(cw + 1) + fdTerm).min((derived.mtu << F).resize(cw + 1))
-    val multiplicativeDecrease = clampDelta(s.cwnd, negative(mdDecrease), toHigh, toLow)
     // Alg. 2 line 7: max(acked, mtu) x scaling = max(acked x scaling, mtu x scaling), then >> 3 and
     // saturated (mtu x scaling >> 3 < 2^29 never saturates).
     private val qaProduct = s2.qaProduct
@@ -602,64 +664,79 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val s = RegNext(s3.s)
     val toHigh = RegNext(s3.toHigh); val toLow = RegNext(s3.toLow)
     private val incFi = RegNext(s3.incFi)
+    private val incFiBig = RegNext(s3.incFiBig)                  // (with it, the MI sum is big too: incMi <= size)
     private val sizeFixed = RegNext(s3.sizeFixed)
     private val incMiFull = RegNext(s3.incMiFull)
     private val w = incFi.getWidth + 1
     private val incMiPlusFi = Mux(RegNext(s3.incMiOver), sizeFixed.resize(w) + incFi.resize(w), incMiFull.resize(w) + incFi.resize(w))
-    val fairIncrease = clampIncrease(s.cwnd, incFi, toHigh, toLow)                   // Eq. 3
-    val multiplicativeIncrease = clampIncrease(s.cwnd, incMiPlusFi, toHigh, toLow)   // Eq. 4, then Eq. 3
+    val fairIncrease = clampIncrease(s.cwnd, incFi, incFiBig, toHigh, toLow)                 // Eq. 3
+    val multiplicativeIncrease = clampIncrease(s.cwnd, incMiPlusFi, incFiBig, toHigh, toLow) // Eq. 4, then Eq. 3
+    val multiplicativeDecrease = clampDelta(s.cwnd, negative(RegNext(s3.mdDecrease)), toHigh, toLow)
     private val qaValue = RegNext(s3.qaValue)
     val quickAdapt = Mux(RegNext(s3.fastAfterQa), clampValue(RegNext(s3.qaPlusStep)), clampValue(qaValue)) // Alg. 1 lines 15-16
     val storedPlusStep = RegNext(s3.storedPlusStep)
     val lossQa = clampValue(qaValue)
     val fairDecrease = RegNext(s3.fairDecrease)
-    val multiplicativeDecrease = RegNext(s3.multiplicativeDecrease)
     val held = at(s2.held, Stage.S2, Stage.S4)
     val lossCut = at(s2.lossCut, Stage.S2, Stage.S4)
   }
 
-  /** Which rule applies (Alg. 1), decided from S1-S3's flags; the new state's other fields. */
-  val decide = new Area {
-    private def s1At[T <: Data](x: T): T = at(x, Stage.S1, Stage.S4)
-    val kind = at(event.kind, Stage.S1, Stage.S4)
+  /** Which rule applies (Alg. 1), decided in S3 from S1-S3's flags: one select a candidate window. */
+  val rules = new Area {
+    private def from[T <: Data](x: T, stage: Int): T = at(x, stage, Stage.S3)
+    val kind = from(event.kind, Stage.S1)
     val isAck = kind === 0; val isInit = kind === 3; val isLoss = !isAck && !isInit
-    val ecn = at(event.ecn, Stage.S1, Stage.S4)
-    val above = at(event.above, Stage.S1, Stage.S4)
-    val ignoring = isAck && s1At(s1.ignoreLeft)                   // Alg. 1 lines 8-9
-    val adapt = s1At(s1.adapt)
-    val expired = s1At(s1.expired)
-    val canDecrease = at(s2.canDecrease, Stage.S2, Stage.S4)
-    val fast = RegNext(Mux(s3.adapt, s3.fastAfterQa, s3.fastOnStored))
-    val ackCases = isAck && !ignoring && !adapt && !fast
-    val quickAdapt = !isInit && !ignoring && adapt
-    val fastIncrease = isAck && !ignoring && fast
+    private val ecn = from(event.ecn, Stage.S1)
+    private val above = from(event.above, Stage.S1)
+    val ignoring = isAck && from(s1.ignoreLeft, Stage.S1)       // Alg. 1 lines 8-9
+    private val adapt = s3.adapt
+    private val acted = isAck && !ignoring
+    private val ackCases = acted && !adapt && !s3.fastOnStored    // Alg. 1 lines 15-16: no QuickAdapt, no FastIncrease
+    private val canDecrease = s3.canDecrease
     val held = ackCases && ecn && !canDecrease
     val fairDecrease = ackCases && ecn && canDecrease && !above
     val multiplicativeDecrease = ackCases && ecn && canDecrease && above
     val fairIncrease = ackCases && !ecn && above
     val multiplicativeIncrease = ackCases && !ecn && !above
+    val quickAdaptOnAck = acted && adapt
+    val fastIncreaseOnly = acted && !adapt && s3.fastOnStored
+    val quickAdaptOnLoss = isLoss && adapt
     val lossCut = isLoss && !adapt
+    val fast = acted && Mux(adapt, s3.fastAfterQa, s3.fastOnStored)   // Alg. 3 line 4 (counted even with QuickAdapt)
 
     val rule = UInt(4 bits)
     rule := Smartt.Rule.LOSS
     when(isInit) { rule := Smartt.Rule.INIT }
     when(ignoring) { rule := Smartt.Rule.IGNORED }
-    when(quickAdapt) { rule := Smartt.Rule.QUICK_ADAPT }
-    when(fastIncrease && !adapt) { rule := Smartt.Rule.FAST_INCREASE }
+    when(quickAdaptOnAck || quickAdaptOnLoss) { rule := Smartt.Rule.QUICK_ADAPT }
+    when(fastIncreaseOnly) { rule := Smartt.Rule.FAST_INCREASE }
     when(held) { rule := Smartt.Rule.HELD }
     when(fairDecrease) { rule := Smartt.Rule.FAIR_DECREASE }
     when(multiplicativeDecrease) { rule := Smartt.Rule.MULTIPLICATIVE_DECREASE }
     when(fairIncrease) { rule := Smartt.Rule.FAIR_INCREASE }
     when(multiplicativeIncrease) { rule := Smartt.Rule.MULTIPLICATIVE_INCREASE }
+  }
+
+  /** S4: the rule's window and the new state. */
+  val decide = new Area {
+    private def s1At[T <: Data](x: T): T = at(x, Stage.S1, Stage.S4)
+    val kind = RegNext(rules.kind)
+    val isAck = kind === 0; val isInit = kind === 3; val isLoss = !isAck && !isInit
+    val rule = RegNext(rules.rule)
+    val ignoring = RegNext(rules.ignoring)
+    val fastIncrease = RegNext(rules.fast)
+    val quickAdapt = rule === Smartt.Rule.QUICK_ADAPT
+    val expired = s1At(s1.expired)
 
     // The window: every candidate was clamped on its own; the rule picks one (Alg. 1 line 36).
+    private val choices = Seq(
+      (rules.ignoring || rules.held) -> s4.held, rules.fairDecrease -> s4.fairDecrease,
+      rules.multiplicativeDecrease -> s4.multiplicativeDecrease, rules.fairIncrease -> s4.fairIncrease,
+      rules.multiplicativeIncrease -> s4.multiplicativeIncrease, rules.quickAdaptOnAck -> s4.quickAdapt,
+      rules.fastIncreaseOnly -> s4.storedPlusStep, rules.quickAdaptOnLoss -> s4.lossQa, rules.lossCut -> s4.lossCut)
     val window = Clamped()
-    window.assignFromBits(Seq(
-      (ignoring || held) -> s4.held, fairDecrease -> s4.fairDecrease, multiplicativeDecrease -> s4.multiplicativeDecrease,
-      fairIncrease -> s4.fairIncrease, multiplicativeIncrease -> s4.multiplicativeIncrease,
-      (isAck && !ignoring && adapt) -> s4.quickAdapt, (fastIncrease && !adapt) -> s4.storedPlusStep,
-      (isLoss && adapt) -> s4.lossQa, lossCut -> s4.lossCut
-    ).map { case (sel, c) => Mux(sel, c.asBits, spinal.core.B(0, c.getBitsWidth bits)) }.reduce(_ | _))
+    window.assignFromBits(choices.map { case (sel, c) => Mux(RegNext(sel), c.asBits, spinal.core.B(0, c.getBitsWidth bits)) }
+      .reduceBalancedTree(_ | _))
 
     // The other fields (Alg. 1 lines 4-5, 30-34; Alg. 2 lines 8, 11-12; Alg. 3 lines 3-11).
     private val s = s4.s
@@ -676,7 +753,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
       when(!ignoring) {
         next.wtd := at(s2.wtd1, Stage.S2, Stage.S4)
         next.fiCount := at(s3.count1, Stage.S3, Stage.S4)
-        next.fiActive := fast
+        next.fiActive := fastIncrease
       }
     }
     when(isLoss) {
