@@ -271,37 +271,36 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   private val recipRom = Smartt.reciprocalTable(I, V)
   private def recipTable() = Mem(UInt(V bits), recipRom.map(v => U(v, V bits)))
 
-  /** The table index (the I bits below the leading one) and the leading one's position: 1/x ~ table(index) / 2^(V + msb). */
-  private def recipIndex(x: UInt, name: String): (UInt, UInt) = {
-    val w = x.getWidth
-    val clz = CountLeadingZeroes(x.asBits)
-    val shiftedFull = (x << clz).setName(name + "_shiftedFull")
-    val normalizedFull = shiftedFull(w - 1 downto 0).setName(name + "_normalizedFull") // the leading one at bit w - 1
-    val index = if (w - 1 >= I) normalizedFull(w - 2 downto w - 1 - I) else (normalizedFull(w - 2 downto 0) @@ U(0, I - (w - 1) bits))
-    val msbFull = (U(w - 1, clz.getWidth bits) - clz).setName(name + "_msbFull")
-    (index, msbFull(log2Up(w) - 1 downto 0))
-  }
-
   /**
-   * recipIndex for a stored window, which is never below MTU >= 64 B (2^14 in 2^-8 bytes: every
+   * The reciprocal table's index for a stored window, which is never below MTU >= 64 B (2^14 in 2^-8 bytes: every
    * window written is clamped, Alg. 1 line 36): its leading one is found among bits 14 and up, and
    * the I bits below it are picked by that one-hot position directly, without a barrel shift.
    */
-  private def windowRecipIndex(x: UInt): (UInt, UInt) = {
+  private def windowRecipIndex(x: UInt): (UInt, UInt) = fastRecipIndex(x, log2Up(Smartt.minMtu) + F)
+
+  /**
+   * The table index (the I bits below the leading one) and the leading one's position,
+   * 1/x ~ table(index) / 2^(V + msb), for an x >= 2^lowest: the one-hot leading one picks the bits
+   * directly (no count, no barrel shift).
+   */
+  private def fastRecipIndex(x: UInt, lowest: Int): (UInt, UInt) = {
     val w = x.getWidth
-    val lowest = log2Up(Smartt.minMtu) + F
     val positions = lowest until w
-    // "Any one above bit p" from kept 4-bit ORs, so that it is a shallow tree (ABC alone chains it).
-    val nibbles = (0 until (w + 3) / 4).map { k => val g = CombInit(x(scala.math.min(w, 4 * k + 4) - 1 downto 4 * k).orR); g.addAttribute("keep"); g }
-    def anyAbove(p: Int): Bool = {
-      val nibble = p / 4
-      val inNibble = ((p + 1) until scala.math.min(w, 4 * nibble + 4)).map(x(_))
-      (inNibble ++ nibbles.drop(nibble + 1)).orR
+    // The leading one in two steps, the first nonzero 4-bit group and the first one in it, through
+    // kept wires: left alone, ABC builds "any one above bit p" as one long chain of 2-input ORs.
+    def kept(b: Bool): Bool = { val k = CombInit(b); k.addAttribute("keep"); k }
+    val groups = (lowest / 4 until (w + 3) / 4)
+    def bitsOf(g: Int) = (scala.math.max(4 * g, lowest) until scala.math.min(w, 4 * g + 4))
+    val nonzero = groups.map(g => g -> kept(bitsOf(g).map(x(_)).orR)).toMap
+    val firstGroup = groups.map(g => g -> kept(nonzero(g) && !groups.filter(_ > g).map(nonzero).orR)).toMap
+    val leading = positions.map { p =>
+      val g = p / 4
+      kept(firstGroup(g) && x(p) && !bitsOf(g).filter(_ > p).map(x(_)).orR)
     }
-    val leading = positions.map(p => x(p) && !anyAbove(p))
     def pick(f: Int => UInt, width: Int) =
       leading.zip(positions).map { case (l, p) => Mux(l, f(p), U(0, width bits)) }.reduceBalancedTree(_ | _)
-    (pick(p => x(p - 1 downto p - I), I), pick(p => U(p, log2Up(w) bits), log2Up(w)))
+    def below(p: Int): UInt = if (p >= I) x(p - 1 downto p - I) else if (p == 0) U(0, I bits) else x(p - 1 downto 0) @@ U(0, I - p bits)
+    (pick(below, I), pick(p => U(p, log2Up(w) bits), log2Up(w)))
   }
 
   /** Saturating arithmetic sized to the operands, for values that may not wrap. */
@@ -385,7 +384,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val above = rtt > trtt
     val diff = Mux(above, rtt - trtt, trtt - rtt)
     val close = rtt <= derived.closeLimit.resize(cfg.trttWidth) // Alg. 3 line 2
-    val (rttIndex, rttMsb) = recipIndex(rtt.resize(cfg.rttWidth), "f2_rtt")
+    val (rttIndex, rttMsb) = fastRecipIndex(rtt.resize(cfg.rttWidth), 0) // rtt >= BASE_RTT >= 1
     val sizeFd = size * csr.fd
     val sizeMtu = size * derived.mtu
     val sizeMi = size * csr.mi
@@ -394,7 +393,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
 
   /** Stage 3: 1/rtt; kFD and the FI numerator as DSP products. */
   val f3 = new Area {
-    val rttRecip = recipTable().readSync(f2.rttIndex)             // registered: read in stage 2
+    val rttRecip = RegNext(recipTable().readSync(f2.rttIndex))    // read in stage 2, registered again (no block RAM -> DSP path)
     val rttShift = RegNext(U(V, 6 bits) + f2.rttMsb.resize(6))
     val diff = RegNext(f2.diff)
     val sizeFd = RegNext(f2.sizeFd); val sizeMtu = RegNext(f2.sizeMtu); val sizeMi = RegNext(f2.sizeMi)
@@ -405,7 +404,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
 
   /** Stage 4: Eq. 1's kFD = size x fd / bdp in u0.30, at most 1 - 2^-30; Eq. 3's numerator. */
   val f4 = new Area {
-    val diffTimesRecipProducts = products(f3.diff, f3.rttRecip, "f4_diffTimesRecip")
+    val diffTimesRecipProducts = products(RegNext(f3.diff), f3.rttRecip, "f4_diffTimesRecip") // stage 5
     val rttShift = RegNext(f3.rttShift)
     private val kFdFull = sumProducts(f3.kFdProducts, 63)
     val kFd = satTo(kFdFull(62 downto 21), U((BigInt(1) << 30) - 1, 30 bits), 30)
@@ -415,7 +414,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   /** Stage 5: |rtt - trtt| / rtt in u.16 (at most 1). */
   val f4frac = new Area {
     private val dtrWidth = cfg.trttWidth + V
-    val diffTimesRecip = RegNext(sumProducts(f4.diffTimesRecipProducts, dtrWidth))
+    val diffTimesRecip = sumProducts(f4.diffTimesRecipProducts, dtrWidth)
     val fracFull = (diffTimesRecip << 16) >> RegNext(f4.rttShift)
     // fracFull > 2^16 <=> diffTimesRecip >= 2^k + ceil(2^(k - 16)), k the shift: compared beside the shift.
     private val k = f4.rttShift
@@ -637,6 +636,8 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val incMiFull = incMiShiftedFull(sw downto 0)
     val sizeFixed = RegNext(s2.sizeFixed)
     val incMiOver = s2.overPossible && incMiProduct >= s2.overThreshold
+    private val w = incFi.getWidth + 1
+    val incMiPlusFi = Mux(incMiOver, sizeFixed.resize(w), incMiFull.resize(w)) + incFi.resize(w) // Eq. 4 min(size, ..), then Eq. 3
     val canDecrease = !csr.wtdEnable || RegNext(s2.wtd1) >= (csr.wtdThreshold @@ U(0, wtdStateFrac - wtdFrac bits)) // Alg. 1 line 12
     val toHigh = RegNext(s2.toHigh); val toLow = RegNext(s2.toLow)
     // Eq. 1 and Eq. 2 + FD (the sum at most one MTU).
@@ -665,10 +666,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val toHigh = RegNext(s3.toHigh); val toLow = RegNext(s3.toLow)
     private val incFi = RegNext(s3.incFi)
     private val incFiBig = RegNext(s3.incFiBig)                  // (with it, the MI sum is big too: incMi <= size)
-    private val sizeFixed = RegNext(s3.sizeFixed)
-    private val incMiFull = RegNext(s3.incMiFull)
-    private val w = incFi.getWidth + 1
-    private val incMiPlusFi = Mux(RegNext(s3.incMiOver), sizeFixed.resize(w) + incFi.resize(w), incMiFull.resize(w) + incFi.resize(w))
+    private val incMiPlusFi = RegNext(s3.incMiPlusFi)
     val fairIncrease = clampIncrease(s.cwnd, incFi, incFiBig, toHigh, toLow)                 // Eq. 3
     val multiplicativeIncrease = clampIncrease(s.cwnd, incMiPlusFi, incFiBig, toHigh, toLow) // Eq. 4, then Eq. 3
     val multiplicativeDecrease = clampDelta(s.cwnd, negative(RegNext(s3.mdDecrease)), toHigh, toLow)
@@ -678,6 +676,8 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val lossQa = clampValue(qaValue)
     val fairDecrease = RegNext(s3.fairDecrease)
     val held = at(s2.held, Stage.S2, Stage.S4)
+    val init = Clamped()                                          // INIT: INIT_CWND (clamped when the CSR was written)
+    init.cwnd := derived.initCwnd; init.high := False; init.low := False
     val lossCut = at(s2.lossCut, Stage.S2, Stage.S4)
   }
 
@@ -733,7 +733,8 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
       (rules.ignoring || rules.held) -> s4.held, rules.fairDecrease -> s4.fairDecrease,
       rules.multiplicativeDecrease -> s4.multiplicativeDecrease, rules.fairIncrease -> s4.fairIncrease,
       rules.multiplicativeIncrease -> s4.multiplicativeIncrease, rules.quickAdaptOnAck -> s4.quickAdapt,
-      rules.fastIncreaseOnly -> s4.storedPlusStep, rules.quickAdaptOnLoss -> s4.lossQa, rules.lossCut -> s4.lossCut)
+      rules.fastIncreaseOnly -> s4.storedPlusStep, rules.quickAdaptOnLoss -> s4.lossQa, rules.lossCut -> s4.lossCut,
+      rules.isInit -> s4.init)
     val window = Clamped()
     window.assignFromBits(choices.map { case (sel, c) => Mux(RegNext(sel), c.asBits, spinal.core.B(0, c.getBitsWidth bits)) }
       .reduceBalancedTree(_ | _))
@@ -773,7 +774,10 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     initState.assignFromBits(spinal.core.B(0, initState.getBitsWidth bits))
     initState.cwnd.allowOverride()
     initState.cwnd := derived.initCwnd
-    when(isInit) { next := initState }
+    when(isInit) {
+      next := initState
+      next.cwnd := window.cwnd
+    }
   }
 
   // ------------------------------------------------------- stage W
