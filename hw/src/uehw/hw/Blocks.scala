@@ -93,7 +93,8 @@ object Blocks {
       "paperStateBitsPerConnection" -> "152",
       "bdpBytes" -> cfg.bdp.toString,
       "gamma" -> f"${cfg.gamma}%.4f",
-      "latencyCycles" -> Smartt.latency.toString)
+      "latencyCycles" -> Smartt.latency.toString,
+      "sameFlowSpacingCycles" -> Smartt.sameFlowSpacing.toString)
   }
 
   val trimQueue: BlockSpec = new ConfiguredBlock[TrimQueueConfig]("trim-queue",
