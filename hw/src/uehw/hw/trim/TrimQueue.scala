@@ -131,7 +131,7 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     val trimWaiting = reg("TRIM_WAITING", 0x30, "Trimmed headers waiting")
       .field(UInt(11 bits), AccessType.RO, doc = "Headers")(SymbolName("COUNT"))
 
-    private val counters = new CsrCounters(busif, 0x40)
+    private val counters = new CsrCounters(busif, 0x40, oneReadMux = true)
     import counters.counter
     val IN_PACKETS = counter("Frames received")
     val IN_BYTES = counter("Bytes received (dropped frames included)")
@@ -782,24 +782,24 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
   val bookkeeping = new Area {
     private val d = dequeue
     private val c = classify
-    val dataOut = Mux(d.dataStart, d.desc.length, U(0, cfg.lengthWidth bits))
-    val controlOut = Mux(d.controlStart, d.controlHead.payload, U(0, cfg.lengthWidth bits))
-    // The departures first, the admission selected last: the decision only reaches a 2:1 select.
-    private val dataBytesLeft = occ.dataBytes - dataOut
-    occ.dataBytes := Mux(admit.toData, dataBytesLeft + c.length, dataBytesLeft)
-    private def amount(when: Bool, value: UInt, width: Int): UInt = Mux(when, value.resize(width), U(0, width bits))
-    private val dw = occ.dataBeats.getWidth
-    private val cw = occ.controlBeats.getWidth
-    private val dataBeatsLeft = occ.dataBeats - amount(d.dataStart, beatsOf(d.desc.length, "dataOut_beats"), dw)
-    occ.dataBeats := Mux(admit.toData, dataBeatsLeft + c.beats.resize(dw), dataBeatsLeft)
+    /**
+     * value - out (when a packet leaves) + in (when one is admitted): the four sums from registers,
+     * side by side, then a pick by the two decisions, so the decisions reach only the last LUT.
+     */
+    private def updated(value: UInt, out: UInt, leaves: Bool, in: UInt, admitted: Bool): UInt = {
+      val w = value.getWidth
+      val (o, i) = (out.resize(w), in.resize(w))
+      val sums = Vec(value, value - o, value + i, value - o + i)
+      sums((admitted ## leaves).asUInt)
+    }
+    occ.dataBytes := updated(occ.dataBytes, d.desc.length, d.dataStart, c.length, admit.toData)
+    occ.dataBeats := updated(occ.dataBeats, beatsOf(d.desc.length, "dataOut_beats"), d.dataStart, c.beats, admit.toData)
     occ.dataDescs := occ.dataDescs + admit.toData.asUInt - d.dataStart.asUInt
     // Full after this clock: full and nothing left without one coming, or one short and one came without one leaving.
     occ.dataDescsFull := (occ.dataDescsFull && !(d.dataStart && !admit.toData)) ||
       (occ.dataDescs === cfg.dataDescriptors - 1 && admit.toData && !d.dataStart)
-    private val controlBytesLeft = occ.controlBytes - controlOut
-    occ.controlBytes := Mux(admit.toControl, controlBytesLeft + c.length, controlBytesLeft)
-    private val controlBeatsLeft = occ.controlBeats - amount(d.controlStart, beatsOf(d.controlHead.payload, "controlOut_beats"), cw)
-    occ.controlBeats := Mux(admit.toControl, controlBeatsLeft + c.beats.resize(cw), controlBeatsLeft)
+    occ.controlBytes := updated(occ.controlBytes, d.controlHead.payload, d.controlStart, c.length, admit.toControl)
+    occ.controlBeats := updated(occ.controlBeats, beatsOf(d.controlHead.payload, "controlOut_beats"), d.controlStart, c.beats, admit.toControl)
     occ.controlDescs := occ.controlDescs + admit.toControl.asUInt - d.controlStart.asUInt
     occ.trimCount := occ.trimCount + admit.toTrim.asUInt - trim.popped.asUInt
     // From the registered occupancies (one clock later, the same maximum): off the admission path.
