@@ -78,9 +78,9 @@ object Smartt {
   /** Clock edges from an event's acceptance to its update on `io.update` (with no same-flow wait). */
   val latency = 14
   /**
-   * Minimum spacing, in clocks, of two events of one flow entering the update loop: the update loop
-   * (state read to state written) takes four clocks, so an event waits in `io.event` (ready low)
-   * while its flow had an event accepted in the three clocks before.
+   * Minimum spacing, in clocks, of two events of one flow entering the pipeline: the update loop
+   * (state read to state written) takes four clocks, so an event waits in stage 0 while its flow
+   * had an event enter stage 1 in the three clocks before (ready is low while it waits).
    */
   val sameFlowSpacing = 4
   val gainFrac = 11
@@ -109,10 +109,10 @@ object Smartt {
 
 /**
  * SMaRTT congestion-window unit (smartt-reps.txt Sec. 3.2-3.6, Alg. 1-3) for N flows, one event
- * per clock for any flow mix. Stages A-D compute everything that depends only on the event and
- * the CSRs (the RTT reciprocal, the MD/MI fractions, the gain products) and read the flow's state;
- * stage E applies Alg. 1 to the state (forwarded from the previous clock when the same flow was
- * there) and writes it back in the same clock, so the same flow may come on consecutive clocks.
+ * per clock across flows. Stages 1-9 compute everything that depends only on the event and the
+ * CSRs (the RTT reciprocal, the MD/MI fractions, the gain products) and read the flow's state; the
+ * update loop S1-S4 applies Alg. 1-3 to it in four clocks and W writes it back. An event of a flow
+ * whose previous event is still in the loop waits in stage 0 (Smartt.sameFlowSpacing).
  * The arithmetic is uehw.sim.smartt.SmarttFixedModel's, bit for bit.
  */
 class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
@@ -621,7 +621,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val lossCut = clampDelta(s.cwnd, negative(sizeFixed), toHigh, toLow)  // Alg. 1 line 29
   }
 
-  /** S3: the increases (products summed and shifted); QuickAdapt and FastIncrease; the decreases. */
+  /** S3: the increases (products summed and shifted, the MI one capped at the size); QuickAdapt and FastIncrease; the decreases. */
   val s3 = new Area {
     val s = RegNext(s2.s)
     private val productWidth = 48 + V
@@ -633,11 +633,11 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     private val incMiShiftedFull = incMiProduct >> incShift
     val incFi = incFiFull(sw downto 0)
     val incFiBig = s2.bigPossible && incFiProduct >= s2.bigThreshold
-    val incMiFull = incMiShiftedFull(sw downto 0)
+    val incMi = incMiShiftedFull(sw downto 0)
     val sizeFixed = RegNext(s2.sizeFixed)
     val incMiOver = s2.overPossible && incMiProduct >= s2.overThreshold
     private val w = incFi.getWidth + 1
-    val incMiPlusFi = Mux(incMiOver, sizeFixed.resize(w), incMiFull.resize(w)) + incFi.resize(w) // Eq. 4 min(size, ..), then Eq. 3
+    val incMiPlusFi = Mux(incMiOver, sizeFixed.resize(w), incMi.resize(w)) + incFi.resize(w) // Eq. 4 min(size, ..), then Eq. 3
     val canDecrease = !csr.wtdEnable || RegNext(s2.wtd1) >= (csr.wtdThreshold @@ U(0, wtdStateFrac - wtdFrac bits)) // Alg. 1 line 12
     val toHigh = RegNext(s2.toHigh); val toLow = RegNext(s2.toLow)
     // Eq. 1 and Eq. 2 + FD (the sum at most one MTU).
@@ -645,7 +645,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val fairDecrease = clampDelta(s.cwnd, negative(fdTerm), toHigh, toLow)
     val mdDecrease = (event.mdTerm.resize(cw + 1) + fdTerm).min((derived.mtu << F).resize(cw + 1))
     // Alg. 2 line 7: max(acked, mtu) x scaling = max(acked x scaling, mtu x scaling), then >> 3 and
-    // saturated (mtu x scaling >> 3 < 2^29 never saturates).
+    // saturated (the MTU's value precomputed from the CSRs, saturated there).
     private val qaProduct = s2.qaProduct
     private val qaShifted = qaProduct(qaProduct.getWidth - 1 downto gainFrac - F)
     val qaValue = Mux(qaProduct < derived.mtuQa, derived.mtuQaWindow,
