@@ -338,7 +338,6 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val valid = RegInit(False)
     val event = Reg(SmarttEvent(cfg))
     val now = Reg(UInt(cfg.timeWidth bits))
-    // Flows that entered stage 1 in the last L - 1 clocks: their updates are not written yet.
     // met(k): the held event's flow entered stage 1 k + 1 clocks ago (k < L - 1), so its update is
     // not written yet. Compared when the event arrives, against the event going now and the two
     // before; shifted while the event waits.
