@@ -221,11 +221,18 @@ public final class Reports {
     }
 
     private Map<String, Object> xilinx(Path dir, String top) throws IOException, InterruptedException {
+        // No I/O or clock buffers: the clock reaches every register at time 0 for sta. No SRL
+        // inference: the I/O wrapper's register chains would become SRL16s whose clock-to-out
+        // would time the wrapper, not the block.
+        String synth = "synth_xilinx -family xcup -abc9 -flatten -noiopad -noclkbuf -nosrl -top " + top;
+        Files.writeString(dir.resolve(XilinxTiming.ABC9_LUT_LIBRARY_FILE),
+                XilinxTiming.abc9LutLibrary(XilinxTiming.LUT_NOMINAL_NS));
         String script = "read_verilog xilinx.v\n"
-                // No I/O or clock buffers: the clock reaches every register at time 0 for sta. No
-                // SRL inference: the I/O wrapper's register chains would become SRL16s whose
-                // clock-to-out would time the wrapper, not the block.
-                + "synth_xilinx -family xcup -abc9 -flatten -noiopad -noclkbuf -nosrl -top " + top + "\n"
+                // ABC9 maps against the model's LUT delays, not the 7-series pin delays of cells_sim.v:
+                // the library is replaced between synth_xilinx's begin step and the rest.
+                + synth + " -run begin:prepare\n"
+                + "read_verilog -lib -specify -overwrite " + XilinxTiming.ABC9_LUT_LIBRARY_FILE + "\n"
+                + synth + " -run prepare:\n"
                 + "tee -q -o xilinx.stat stat\n"
                 + "write_json xilinx.netlist.json\n";
         Files.writeString(dir.resolve("xilinx.ys"), script);
@@ -375,6 +382,10 @@ public final class Reports {
           .append("- **UltraScale+ cells**: YoWASP Yosys 0.55 `synth_xilinx -family xcup -abc9 -nosrl` of the top wrapped\n")
           .append("  with registered I/O (`Rtl.ffIo`), so FF counts include the wrapper's 3 registers per I/O bit (no\n")
           .append("  SRL inference, so that the wrapper's register chains stay registers; delay lines count as FFs).\n")
+          .append("  ABC9 maps the logic against the model's own LUT library (`").append(XilinxTiming.ABC9_LUT_LIBRARY_FILE)
+          .append("`, read over Yosys'\n")
+          .append("  7-series one after synth_xilinx's `begin` step): every LUT input at 0.40 ns, area one LUT site. With the\n")
+          .append("  7-series pin delays (0.13-0.64 ns) ABC9 builds chains of fast-pin LUT2s that cost a full LUT and route each.\n")
           .append("- **Critical path (ns)**: Yosys `sta` on that netlist against the UltraScale+ -2 delay model at the end\n")
           .append("  of this page, at LUT delays of ").append(band).append(" ns (LUT plus its input route). This is logic\n")
           .append("  synthesis without placement: no placed routes, no Vivado optimisation (retiming, replication,\n")

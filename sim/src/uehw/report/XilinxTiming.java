@@ -103,6 +103,44 @@ public final class XilinxTiming {
         return sb.toString();
     }
 
+    /** The file {@link #abc9LutLibrary} is written to, next to the design, for Yosys to read. */
+    public static final String ABC9_LUT_LIBRARY_FILE = "abc9_luts.v";
+
+    /**
+     * The LUT library ABC9 maps with, in the model's terms. Delay: every input of every
+     * LUT1..LUT6 at {@code lutNs}; a LUT7 (two LUT6 and a MUXF7) one MUXF more, a LUT8 two.
+     * Area: the LUT sites used (1 for LUT1..LUT6, 2 for a LUT7, 4 for a LUT8). Yosys' own
+     * library (cells_sim.v) carries 7-series pin delays (I5 of a LUT6 0.127 ns, I0 0.642 ns) and
+     * areas that make a LUT6 cost five LUT2s: mapped against those, ABC9 builds chains of
+     * fast-pin LUT2s, each of which costs a whole LUT and its route in UltraScale+ as in this
+     * model. Read with {@code read_verilog -lib -specify -overwrite} after synth_xilinx's
+     * {@code begin} step.
+     */
+    public static String abc9LutLibrary(double lutNs) {
+        StringBuilder sb = new StringBuilder("// ABC9 LUT library for UltraScale+: every LUT input at the same delay (")
+                .append(String.format(Locale.ROOT, "%.2f ns", lutNs)).append("), written by uehw.report.XilinxTiming.\n");
+        for (int k = 1; k <= 8; k++) {
+            String name = k <= 6 ? "LUT" + k : "\\$__ABC9_LUT" + k + " ";
+            int ps = ps(lutNs + (k <= 6 ? 0 : (k - 6) * MUXF));
+            sb.append("(* abc9_lut=").append(k <= 6 ? 1 : 1 << (k - 6)).append(" *)\n")
+              .append("module ").append(name).append("(output O");
+            for (int i = 0; i < k; i++) {
+                sb.append(", input I").append(i);
+            }
+            sb.append(");\n  parameter [").append((1 << k) - 1).append(":0] INIT = 0;\n")
+              .append("  assign O = INIT[{");
+            for (int i = k - 1; i >= 0; i--) {
+                sb.append("I").append(i).append(i > 0 ? ", " : "");
+            }
+            sb.append("}];\n  specify\n");
+            for (int i = 0; i < k; i++) {
+                sb.append("    (I").append(i).append(" => O) = ").append(ps).append(";\n");
+            }
+            sb.append("  endspecify\nendmodule\n");
+        }
+        return sb.toString();
+    }
+
     /** What {@code sta} is given: the retyped top module as Yosys JSON and the delay library. */
     public record Prepared(String netlistJson, String libraryVerilog) {
     }
