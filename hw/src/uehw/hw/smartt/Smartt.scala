@@ -271,34 +271,81 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   private val recipRom = Smartt.reciprocalTable(I, V)
   private def recipTable() = Mem(UInt(V bits), recipRom.map(v => U(v, V bits)))
 
-  /**
-   * The reciprocal table's index for a stored window, which is never below MTU >= 64 B (2^14 in 2^-8 bytes: every
-   * window written is clamped, Alg. 1 line 36): its leading one is found among bits 14 and up, and
-   * the I bits below it are picked by that one-hot position directly, without a barrel shift.
-   */
-  private def windowRecipIndex(x: UInt): (UInt, UInt) = fastRecipIndex(x, log2Up(Smartt.minMtu) + F)
+  /** A wire ABC keeps (a LUT output of its own), so that it does not rebuild the logic around it as a chain. */
+  private def kept(b: Bool): Bool = { val k = CombInit(b); k.addAttribute("keep"); k }
 
   /**
-   * The table index (the I bits below the leading one) and the leading one's position,
-   * 1/x ~ table(index) / 2^(V + msb), for an x >= 2^lowest: the one-hot leading one picks the bits
-   * directly (no count, no barrel shift).
+   * The value of the (at most one) pair whose select is set, zero if none, as a tree of kept LUT6s:
+   * three select-value pairs a LUT, then six inputs a LUT. Left alone, ABC9 builds a wide AND-OR
+   * off its own critical path as a chain of LUT5s.
    */
-  private def fastRecipIndex(x: UInt, lowest: Int): (UInt, UInt) = {
+  private def orTree(xs: Seq[Bool]): Bool = if (xs.size == 1) xs.head else orTree(xs.grouped(6).map(g => kept(g.orR)).toSeq)
+  private def oneHotPick(pairs: Seq[(Bool, UInt)], width: Int): UInt = {
+    Vec((0 until width).map { b =>
+      orTree(pairs.grouped(3).map(g => kept(g.map { case (sel, v) => sel && v(b) }.orR)).toSeq)
+    }).asBits.asUInt
+  }
+
+  /**
+   * The I + 2 bits of a window that start at the top of its first nonzero 2-bit group (they hold
+   * the leading one and at least the I bits below it; the table index is the I bits below the
+   * leading one, at their top or one below) and the leading one's position (msb), for whichever of
+   * two windows `useFirst` picks. A stored window is never below MTU >= 64 B (2^14 in 2^-8 bytes,
+   * every window written is clamped, Alg. 1 line 36), so the first nonzero group is looked for from
+   * bit 14 up; both windows' groups are found side by side and one AND-OR tree picks the bits: a
+   * quarter of the leading-one search, in the update loop (S1).
+   */
+  private def windowLeadingBits(first: UInt, second: UInt, useFirst: Bool): (UInt, UInt) = {
+    val lowest = log2Up(Smartt.minMtu) + F
+    val w = first.getWidth
+    val groups = lowest / 2 until (w + 1) / 2
+    def bitsOf(g: Int) = scala.math.max(2 * g, lowest) until scala.math.min(w, 2 * g + 2)
+    def window(x: UInt, g: Int): UInt = // bits 2g+1 down to 2g-I of x, zero outside it
+      (2 * g + 1 to 2 * g - I by -1).map(b => if (b >= 0 && b < w) x(b).asBits else B"0").reduce(_ ## _).asUInt
+    def firstGroups(x: UInt): Seq[Bool] = groups.indices.map { i =>
+      val above = groups.drop(i + 1).flatMap(bitsOf).map(x(_))   // any one above the group, as a tree
+      kept(bitsOf(groups(i)).map(x(_)).orR && !(if (above.isEmpty) False else orTree(above)))
+    }
+    // (select, group, window) for every group of both windows, a group's two side by side
+    val (firstOfFirst, firstOfSecond) = (firstGroups(first), firstGroups(second))
+    val picks = groups.indices.flatMap { i =>
+      Seq((kept(useFirst && firstOfFirst(i)), groups(i), window(first, groups(i))),
+        (kept(!useFirst && firstOfSecond(i)), groups(i), window(second, groups(i))))
+    }
+    val bits = oneHotPick(picks.map { case (sel, _, win) => (sel, win) }, I + 2)
+    val group = oneHotPick(picks.map { case (sel, g, _) => (sel, U(g, log2Up(w) - 1 bits)) }, log2Up(w) - 1)
+    (bits, group @@ bits(I + 1))
+  }
+
+  /**
+   * The leading one of x (one bit per position from `lowest` up, at most one set), in two steps,
+   * the first nonzero 4-bit group and the first one in it, through kept wires: left alone, ABC
+   * builds "any one above bit p" as one long chain of 2-input ORs.
+   */
+  private def leadingOne(x: UInt, lowest: Int): Bits = {
     val w = x.getWidth
     val positions = lowest until w
-    // The leading one in two steps, the first nonzero 4-bit group and the first one in it, through
-    // kept wires: left alone, ABC builds "any one above bit p" as one long chain of 2-input ORs.
-    def kept(b: Bool): Bool = { val k = CombInit(b); k.addAttribute("keep"); k }
     val groups = (lowest / 4 until (w + 3) / 4)
     def bitsOf(g: Int) = (scala.math.max(4 * g, lowest) until scala.math.min(w, 4 * g + 4))
     val nonzero = groups.map(g => g -> kept(bitsOf(g).map(x(_)).orR)).toMap
     val firstGroup = groups.map(g => g -> kept(nonzero(g) && !groups.filter(_ > g).map(nonzero).orR)).toMap
-    val leading = positions.map { p =>
+    Vec(positions.map { p =>
       val g = p / 4
       kept(firstGroup(g) && x(p) && !bitsOf(g).filter(_ > p).map(x(_)).orR)
-    }
-    def pick(f: Int => UInt, width: Int) =
-      leading.zip(positions).map { case (l, p) => Mux(l, f(p), U(0, width bits)) }.reduceBalancedTree(_ | _)
+    }).asBits
+  }
+
+  /**
+   * The table index (the I bits below the leading one) and the leading one's position,
+   * 1/x ~ table(index) / 2^(V + msb), for an x >= 2^lowest, from the one-hot `leadingOne(x, lowest)`:
+   * it picks the bits directly (no count, no barrel shift).
+   */
+  private def recipIndex(xBelowTop: UInt, leadingBits: Bits, lowest: Int): (UInt, UInt) = {
+    val x = xBelowTop                       // x without its top bit: the bits below a leading one
+    val w = x.getWidth + 1
+    val positions = lowest until w
+    val leading = leadingBits.asBools.toList
+    def pick(f: Int => UInt, width: Int) = oneHotPick(leading.zip(positions).map { case (l, p) => (l, f(p)) }, width)
     def below(p: Int): UInt = if (p >= I) x(p - 1 downto p - I) else if (p == 0) U(0, I bits) else x(p - 1 downto 0) @@ U(0, I - p bits)
     (pick(below, I), pick(p => U(p, log2Up(w) bits), log2Up(w)))
   }
@@ -373,6 +420,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val rttZero = e.rtt === 0
     val rttBelow = e.rtt < derived.baseRtt
     val rtt = Mux(rttBelow, derived.baseRtt, e.rtt)              // the rules assume rtt >= brtt (Sec. 3.2.4)
+    val rttLeading = leadingOne(rtt.resize(cfg.rttWidth), 0)       // for stage 2's table index
   }
 
   /** Stage 2: rtt against the target, the rtt's table index, the size products. */
@@ -383,7 +431,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val above = rtt > trtt
     val diff = Mux(above, rtt - trtt, trtt - rtt)
     val close = rtt <= derived.closeLimit.resize(cfg.trttWidth) // Alg. 3 line 2
-    val (rttIndex, rttMsb) = fastRecipIndex(rtt.resize(cfg.rttWidth), 0) // rtt >= BASE_RTT >= 1
+    val (rttIndex, rttMsb) = recipIndex(rtt.resize(cfg.rttWidth - 1), RegNext(f1.rttLeading), 0) // rtt >= BASE_RTT >= 1
     val sizeFd = size * csr.fd
     val sizeMtu = size * derived.mtu
     val sizeMi = size * csr.mi
@@ -544,7 +592,22 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     r.cwnd := Mux(r.high, Mux(highBelowLow, low, high), Mux(under, low, value.resize(cw)))
     r
   }
-  private def negative(x: UInt): SInt = -(x.resize(sw).asSInt)
+  /**
+   * clampDelta for a decrease `dec` (delta = -dec), from the headroom measured the other way
+   * (fromHigh = cwnd - MAX_CWND, fromLow = cwnd - MTU): compared with `dec` itself, so that no
+   * negation runs before the compares.
+   */
+  private def clampDecrease(cwnd: UInt, dec: UInt, fromHigh: SInt, fromLow: SInt): Clamped = {
+    val r = Clamped()
+    val w = scala.math.max(dec.getWidth + 1, sw) + 1
+    val decS = (U(0, 1 bits) @@ dec.resize(w - 1)).asSInt
+    val sum = cwnd - dec.resize(cw)                            // modulo 2^cw: used only when within the limits
+    val under = decS > fromLow.resize(w)
+    r.high := decS < fromHigh.resize(w)
+    r.low := Mux(r.high, highBelowLow, under)
+    r.cwnd := Mux(r.high, Mux(highBelowLow, low, high), Mux(under, low, sum))
+    r
+  }
   /** clampDelta for an increase `inc`, or more than that width holds when `big`. */
   private def clampIncrease(cwnd: UInt, inc: UInt, big: Bool, toHigh: SInt, toLow: SInt): Clamped = {
     val r = Clamped()
@@ -562,10 +625,9 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val s = read.state
     val sizeBytes = event.size.resize(B)
     // 1/cwnd's table index of both candidates side by side, then the pick.
-    private val (storedIndex, storedMsb) = windowRecipIndex(read.stored.cwnd)
-    private val (writtenIndex, writtenMsb) = windowRecipIndex(written.state.cwnd)
-    val cwndIndex = Mux(read.fromWritten, writtenIndex, storedIndex)
-    val cwndMsb = Mux(read.fromWritten, writtenMsb, storedMsb)
+    val (cwndWindow, cwndMsb) = windowLeadingBits(written.state.cwnd, read.stored.cwnd, read.fromWritten)
+    // The table index, the I bits below the leading one: at the top of the window's bits or one below.
+    val cwndIndex = Mux(cwndWindow(I + 1), cwndWindow(I downto 1), cwndWindow(I - 1 downto 0))
     val acked1 = satAdd(s.acked, sizeBytes, byteMax)                     // Alg. 1 line 4
     val ignoreLeft = s.ignoreBytes > sizeBytes                            // line 5: ignore1 != 0 (lines 8-9, 32)
     val ignore1 = Mux(ignoreLeft, s.ignoreBytes - sizeBytes, U(0, B bits))
@@ -583,9 +645,15 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val wtdDecayTwice = ((s.wtd @@ U(0, 1 bits)) >> csr.wtdShift).resize(WS + 2)
     val wtdDecayRoundedFull = wtdDecayTwice + 1
     val wtdDecay = wtdDecayRoundedFull(WS + 1 downto 1)
-    val fdProducts = products(s.cwnd, event.kFd(29 downto 15), "s1_fdHigh", 15) ++ products(s.cwnd, event.kFd(14 downto 0), "s1_fdLow")
+    // Eq. 1's cwnd x kFD for both windows side by side (registers -> DSPs), the one in use picked in S2.
+    private def fdProducts(cwnd: UInt, name: String) =
+      products(cwnd, event.kFd(29 downto 15), s"${name}High", 15) ++ products(cwnd, event.kFd(14 downto 0), s"${name}Low")
+    val fdOfWritten = fdProducts(written.state.cwnd, "s1_fdWritten")
+    val fdOfStored = fdProducts(read.stored.cwnd, "s1_fdStored")
     val toHigh = (high.resize(sw).asSInt - s.cwnd.resize(sw).asSInt)
     val toLow = (low.resize(sw).asSInt - s.cwnd.resize(sw).asSInt)
+    val fromHigh = (s.cwnd.resize(sw).asSInt - high.resize(sw).asSInt)
+    val fromLow = (s.cwnd.resize(sw).asSInt - low.resize(sw).asSInt)
   }
 
   /** S2: 1/cwnd and the increase products; the QuickAdapt product; Fair Decrease; Wait-to-Decrease. */
@@ -605,19 +673,22 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val overPossible = RegNext(!overFull(overFull.getWidth - 1 downto productWidth).orR)
     val incMiProducts = products(event.numMi, cwndRecip, "s2_incMi")      // Eq. 4
     val qaProduct = RegNext(RegNext(s1.qaBytes) * csr.qaScaling)          // Alg. 2 line 7 (max with MTU after)
-    val fdTermFull = sumProducts(s1.fdProducts, cw + 30)                 // Eq. 1: cwnd x kFD
+    private val fdWritten = RegNext(read.fromWritten)
+    private val fdProducts = s1.fdOfWritten.zip(s1.fdOfStored).map { case ((w, lo), (st, _)) => (Mux(fdWritten, w, st), lo) }
+    val fdTermFull = sumProducts(fdProducts, cw + 30)                    // Eq. 1: cwnd x kFD
     val fdTerm = fdTermFull(cw + 29 downto 30)
     private val WS = wtdStateFrac
     val ecn = at(event.ecn, Stage.S1, Stage.S2)
     val wtdSum = s.wtd.resize(WS + 1) - RegNext(s1.wtdDecay) + Mux(ecn, derived.wtdEcnStep, U(0, WS + 1 bits))
     val wtd1 = satTo(wtdSum, U((1 << WS) - 1, WS bits), WS)
     val toHigh = RegNext(s1.toHigh); val toLow = RegNext(s1.toLow)
+    val fromHigh = RegNext(s1.fromHigh); val fromLow = RegNext(s1.fromLow)
     val sizeFixed = (at(event.size, Stage.S1, Stage.S2) << F).resize(cw)
     private val clean = at(s1.clean, Stage.S1, Stage.S2)
     val fastOnStored = clean && (RegNext(s1.count1) > s.cwnd(cw - 1 downto F) || s.fiActive) // Alg. 3 line 4, c1 = cwnd
     val storedPlusStep = clampDelta(s.cwnd, derived.fastIncreaseStep.resize(sw).asSInt, toHigh, toLow)  // line 5
     val held = clampDelta(s.cwnd, S(0, sw bits), toHigh, toLow)           // ignored, held: the window as it is
-    val lossCut = clampDelta(s.cwnd, negative(sizeFixed), toHigh, toLow)  // Alg. 1 line 29
+    val lossCut = clampDecrease(s.cwnd, sizeFixed, fromHigh, fromLow)  // Alg. 1 line 29
   }
 
   /** S3: the increases (products summed and shifted, the MI one capped at the size); QuickAdapt and FastIncrease; the decreases. */
@@ -639,9 +710,10 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val incMiPlusFi = Mux(incMiOver, sizeFixed.resize(w), incMi.resize(w)) + incFi.resize(w) // Eq. 4 min(size, ..), then Eq. 3
     val canDecrease = !csr.wtdEnable || RegNext(s2.wtd1) >= (csr.wtdThreshold @@ U(0, wtdStateFrac - wtdFrac bits)) // Alg. 1 line 12
     val toHigh = RegNext(s2.toHigh); val toLow = RegNext(s2.toLow)
+    val fromHigh = RegNext(s2.fromHigh); val fromLow = RegNext(s2.fromLow)
     // Eq. 1 and Eq. 2 + FD (the sum at most one MTU).
     val fdTerm = RegNext(s2.fdTerm)
-    val fairDecrease = clampDelta(s.cwnd, negative(fdTerm), toHigh, toLow)
+    val fairDecrease = clampDecrease(s.cwnd, fdTerm, fromHigh, fromLow)
     val mdDecrease = (event.mdTerm.resize(cw + 1) + fdTerm).min((derived.mtu << F).resize(cw + 1))
     // Alg. 2 line 7: max(acked, mtu) x scaling = max(acked x scaling, mtu x scaling), then >> 3 and
     // saturated (the MTU's value precomputed from the CSRs, saturated there).
@@ -663,12 +735,13 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   val s4 = new Area {
     val s = RegNext(s3.s)
     val toHigh = RegNext(s3.toHigh); val toLow = RegNext(s3.toLow)
+    val fromHigh = RegNext(s3.fromHigh); val fromLow = RegNext(s3.fromLow)
     private val incFi = RegNext(s3.incFi)
     private val incFiBig = RegNext(s3.incFiBig)                  // (with it, the MI sum is big too: incMi <= size)
     private val incMiPlusFi = RegNext(s3.incMiPlusFi)
     val fairIncrease = clampIncrease(s.cwnd, incFi, incFiBig, toHigh, toLow)                 // Eq. 3
     val multiplicativeIncrease = clampIncrease(s.cwnd, incMiPlusFi, incFiBig, toHigh, toLow) // Eq. 4, then Eq. 3
-    val multiplicativeDecrease = clampDelta(s.cwnd, negative(RegNext(s3.mdDecrease)), toHigh, toLow)
+    val multiplicativeDecrease = clampDecrease(s.cwnd, RegNext(s3.mdDecrease), fromHigh, fromLow)
     private val qaValue = RegNext(s3.qaValue)
     val quickAdapt = Mux(RegNext(s3.fastAfterQa), clampValue(RegNext(s3.qaPlusStep)), clampValue(qaValue)) // Alg. 1 lines 15-16
     val storedPlusStep = RegNext(s3.storedPlusStep)
