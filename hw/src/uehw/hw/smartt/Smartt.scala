@@ -204,6 +204,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val mtu = RegNext(csr.mtu.max(U(Smartt.minMtu, 16 bits))) init (cfg.mtu)
     val bdp = csr.bdp.max(U(Smartt.minBdp, B bits))
     val baseRtt = RegNext(csr.baseRtt.max(U(1, cfg.rttWidth bits))) init (cfg.baseRttNs)
+    val baseRttLeading = RegNext(leadingOne(baseRtt, 0))
     val trttFull = baseRtt * csr.targetRttFactor
     val targetRtt = RegNext(trttFull(trttFull.getWidth - 1 downto gainFrac))
     val closeLimit = RegNext(baseRtt.resize(cfg.rttWidth + 1) + csr.closeness)
@@ -287,40 +288,40 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   }
 
   /**
-   * The I + 2 bits of a window that start at the top of its first nonzero 2-bit group (they hold
-   * the leading one and at least the I bits below it; the table index is the I bits below the
-   * leading one, at their top or one below) and the leading one's position (msb), for whichever of
-   * two windows `useFirst` picks. A stored window is never below MTU >= 64 B (2^14 in 2^-8 bytes,
-   * every window written is clamped, Alg. 1 line 36), so the first nonzero group is looked for from
-   * bit 14 up; both windows' groups are found side by side and one AND-OR tree picks the bits: a
-   * quarter of the leading-one search, in the update loop (S1).
+   * The reciprocal table's index (the I bits below the leading one) and the leading one's position
+   * (msb) of whichever of two windows `useFirst` picks, in the update loop (S1). A stored window is
+   * never below MTU >= 64 B (2^14 in 2^-8 bytes, every window written is clamped, Alg. 1 line 36), so
+   * the leading one is looked for from bit 14 up, by 2-bit groups: a group's index is its bits below
+   * its top bit, or below the bit under it when the top bit is 0 (one LUT a bit, beside the search);
+   * the first nonzero group of the window in use selects its index through one AND-OR tree. Only
+   * the group ORs and the selects are kept wires: a kept "any one above" would let ABC build the
+   * next group's from it, a chain.
    */
-  private def windowLeadingBits(first: UInt, second: UInt, useFirst: Bool): (UInt, UInt) = {
+  private def windowRecipIndex(first: UInt, second: UInt, useFirst: Bool): (UInt, UInt) = {
     val lowest = log2Up(Smartt.minMtu) + F
     val w = first.getWidth
     val groups = lowest / 2 until (w + 1) / 2
-    def bitsOf(g: Int) = scala.math.max(2 * g, lowest) until scala.math.min(w, 2 * g + 2)
-    def window(x: UInt, g: Int): UInt = // bits 2g+1 down to 2g-I of x, zero outside it
-      (2 * g + 1 to 2 * g - I by -1).map(b => if (b >= 0 && b < w) x(b).asBits else B"0").reduce(_ ## _).asUInt
-    def firstGroups(x: UInt): Seq[Bool] = groups.indices.map { i =>
-      val above = groups.drop(i + 1).flatMap(bitsOf).map(x(_))   // any one above the group, as a tree
-      kept(bitsOf(groups(i)).map(x(_)).orR && !(if (above.isEmpty) False else orTree(above)))
+    def bit(x: UInt, b: Int): Bool = if (b >= 0 && b < w) x(b) else False
+    def bitsBelow(x: UInt, top: Int): UInt = (top - 1 to top - I by -1).map(b => bit(x, b).asBits).reduce(_ ## _).asUInt
+    def candidates(x: UInt, use: Bool) = {
+      val nonzero = groups.map(g => kept((scala.math.max(2 * g, lowest) until scala.math.min(w, 2 * g + 2)).map(x(_)).orR))
+      groups.indices.map { i =>
+        val g = groups(i)
+        val sel = kept(use && nonzero(i) && !nonzero.drop(i + 1).orR)
+        val high = bit(x, 2 * g + 1)
+        (sel, Mux(high, bitsBelow(x, 2 * g + 1), bitsBelow(x, 2 * g)), U(g, log2Up(w) - 1 bits) @@ high.asUInt)
+      }
     }
-    // (select, group, window) for every group of both windows, a group's two side by side
-    val (firstOfFirst, firstOfSecond) = (firstGroups(first), firstGroups(second))
-    val picks = groups.indices.flatMap { i =>
-      Seq((kept(useFirst && firstOfFirst(i)), groups(i), window(first, groups(i))),
-        (kept(!useFirst && firstOfSecond(i)), groups(i), window(second, groups(i))))
-    }
-    val bits = oneHotPick(picks.map { case (sel, _, win) => (sel, win) }, I + 2)
-    val group = oneHotPick(picks.map { case (sel, g, _) => (sel, U(g, log2Up(w) - 1 bits)) }, log2Up(w) - 1)
-    (bits, group @@ bits(I + 1))
+    // a group's two candidates side by side in the tree
+    val picks = candidates(first, useFirst).zip(candidates(second, !useFirst)).flatMap { case (a, b) => Seq(a, b) }
+    (oneHotPick(picks.map { case (sel, index, _) => (sel, index) }, I),
+      oneHotPick(picks.map { case (sel, _, msb) => (sel, msb) }, log2Up(w)))
   }
 
   /**
-   * The leading one of x (one bit per position from `lowest` up, at most one set), in two steps,
-   * the first nonzero 4-bit group and the first one in it, through kept wires: left alone, ABC
-   * builds "any one above bit p" as one long chain of 2-input ORs.
+   * The leading one of x (one bit per position from `lowest` up, at most one set): a one with no
+   * one above it in its 4-bit group and no nonzero group above. The group ORs are kept wires: left
+   * alone, ABC builds "any one above bit p" as one long chain of 2-input ORs.
    */
   private def leadingOne(x: UInt, lowest: Int): Bits = {
     val w = x.getWidth
@@ -328,10 +329,9 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val groups = (lowest / 4 until (w + 3) / 4)
     def bitsOf(g: Int) = (scala.math.max(4 * g, lowest) until scala.math.min(w, 4 * g + 4))
     val nonzero = groups.map(g => g -> kept(bitsOf(g).map(x(_)).orR)).toMap
-    val firstGroup = groups.map(g => g -> kept(nonzero(g) && !groups.filter(_ > g).map(nonzero).orR)).toMap
     Vec(positions.map { p =>
       val g = p / 4
-      kept(firstGroup(g) && x(p) && !bitsOf(g).filter(_ > p).map(x(_)).orR)
+      kept(x(p) && !bitsOf(g).filter(_ > p).map(x(_)).orR && !groups.filter(_ > g).map(nonzero).orR)
     }).asBits
   }
 
@@ -420,7 +420,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val rttZero = e.rtt === 0
     val rttBelow = e.rtt < derived.baseRtt
     val rtt = Mux(rttBelow, derived.baseRtt, e.rtt)              // the rules assume rtt >= brtt (Sec. 3.2.4)
-    val rttLeading = leadingOne(rtt.resize(cfg.rttWidth), 0)       // for stage 2's table index
+    val rttLeading = Mux(rttBelow, derived.baseRttLeading, leadingOne(e.rtt, 0)) // for stage 2's table index
   }
 
   /** Stage 2: rtt against the target, the rtt's table index, the size products. */
@@ -625,9 +625,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val s = read.state
     val sizeBytes = event.size.resize(B)
     // 1/cwnd's table index of both candidates side by side, then the pick.
-    val (cwndWindow, cwndMsb) = windowLeadingBits(written.state.cwnd, read.stored.cwnd, read.fromWritten)
-    // The table index, the I bits below the leading one: at the top of the window's bits or one below.
-    val cwndIndex = Mux(cwndWindow(I + 1), cwndWindow(I downto 1), cwndWindow(I - 1 downto 0))
+    val (cwndIndex, cwndMsb) = windowRecipIndex(written.state.cwnd, read.stored.cwnd, read.fromWritten)
     val acked1 = satAdd(s.acked, sizeBytes, byteMax)                     // Alg. 1 line 4
     val ignoreLeft = s.ignoreBytes > sizeBytes                            // line 5: ignore1 != 0 (lines 8-9, 32)
     val ignore1 = Mux(ignoreLeft, s.ignoreBytes - sizeBytes, U(0, B bits))
@@ -707,7 +705,8 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val sizeFixed = RegNext(s2.sizeFixed)
     val incMiOver = s2.overPossible && incMiProduct >= s2.overThreshold
     private val w = incFi.getWidth + 1
-    val incMiPlusFi = Mux(incMiOver, sizeFixed.resize(w), incMi.resize(w)) + incFi.resize(w) // Eq. 4 min(size, ..), then Eq. 3
+    // Eq. 4 min(size, ..), then Eq. 3: both sums side by side, the cap's compare beside them.
+    val incMiPlusFi = Mux(incMiOver, sizeFixed.resize(w) + incFi.resize(w), incMi.resize(w) + incFi.resize(w))
     val canDecrease = !csr.wtdEnable || RegNext(s2.wtd1) >= (csr.wtdThreshold @@ U(0, wtdStateFrac - wtdFrac bits)) // Alg. 1 line 12
     val toHigh = RegNext(s2.toHigh); val toLow = RegNext(s2.toLow)
     val fromHigh = RegNext(s2.fromHigh); val fromLow = RegNext(s2.fromLow)
@@ -743,9 +742,9 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val multiplicativeIncrease = clampIncrease(s.cwnd, incMiPlusFi, incFiBig, toHigh, toLow) // Eq. 4, then Eq. 3
     val multiplicativeDecrease = clampDecrease(s.cwnd, RegNext(s3.mdDecrease), fromHigh, fromLow)
     private val qaValue = RegNext(s3.qaValue)
-    val quickAdapt = Mux(RegNext(s3.fastAfterQa), clampValue(RegNext(s3.qaPlusStep)), clampValue(qaValue)) // Alg. 1 lines 15-16
+    val quickAdapt = clampValue(qaValue)                          // Alg. 1 lines 15-16 (and a loss's, line 26)
+    val quickAdaptPlusStep = clampValue(RegNext(s3.qaPlusStep))   // then FastIncrease (Alg. 3 line 5)
     val storedPlusStep = RegNext(s3.storedPlusStep)
-    val lossQa = clampValue(qaValue)
     val fairDecrease = RegNext(s3.fairDecrease)
     val held = at(s2.held, Stage.S2, Stage.S4)
     val init = Clamped()                                          // INIT: INIT_CWND (clamped when the CSR was written)
@@ -771,6 +770,8 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val fairIncrease = ackCases && !ecn && above
     val multiplicativeIncrease = ackCases && !ecn && !above
     val quickAdaptOnAck = acted && adapt
+    val quickAdaptAlone = quickAdaptOnAck && !s3.fastAfterQa || isLoss && adapt
+    val quickAdaptThenFast = quickAdaptOnAck && s3.fastAfterQa
     val fastIncreaseOnly = acted && !adapt && s3.fastOnStored
     val quickAdaptOnLoss = isLoss && adapt
     val lossCut = isLoss && !adapt
@@ -804,12 +805,11 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     private val choices = Seq(
       (rules.ignoring || rules.held) -> s4.held, rules.fairDecrease -> s4.fairDecrease,
       rules.multiplicativeDecrease -> s4.multiplicativeDecrease, rules.fairIncrease -> s4.fairIncrease,
-      rules.multiplicativeIncrease -> s4.multiplicativeIncrease, rules.quickAdaptOnAck -> s4.quickAdapt,
-      rules.fastIncreaseOnly -> s4.storedPlusStep, rules.quickAdaptOnLoss -> s4.lossQa, rules.lossCut -> s4.lossCut,
-      rules.isInit -> s4.init)
+      rules.multiplicativeIncrease -> s4.multiplicativeIncrease, rules.quickAdaptAlone -> s4.quickAdapt,
+      rules.quickAdaptThenFast -> s4.quickAdaptPlusStep, rules.fastIncreaseOnly -> s4.storedPlusStep,
+      rules.lossCut -> s4.lossCut, rules.isInit -> s4.init)
     val window = Clamped()
-    window.assignFromBits(choices.map { case (sel, c) => Mux(RegNext(sel), c.asBits, spinal.core.B(0, c.getBitsWidth bits)) }
-      .reduceBalancedTree(_ | _))
+    window.assignFromBits(oneHotPick(choices.map { case (sel, c) => (RegNext(sel), c.asBits.asUInt) }, window.getBitsWidth).asBits)
 
     // The other fields (Alg. 1 lines 4-5, 30-34; Alg. 2 lines 8, 11-12; Alg. 3 lines 3-11).
     private val s = s4.s
