@@ -28,13 +28,16 @@ public final class Manifest {
             throws IOException {
         Files.createDirectories(out.toPath());
         Generated g = block.generate(values, out);
-        writeManifest(block, values, g, out.toPath().resolve(g.topModule() + ".manifest.json"), clockMhz);
         Constraints.write(g.topModule(), clockMhz, out.toPath());
+        IntegrationKit.write(g, out.toPath(), clockMhz);
+        String manifest = g.topModule() + ".manifest.json";
+        writeManifest(block, values, g, out.toPath().resolve(manifest), clockMhz,
+                IntegrationKit.sha256(out.toPath(), manifest));
         return g;
     }
 
-    static void writeManifest(BlockSpec block, ParamValues values, Generated g, Path file, double clockMhz)
-            throws IOException {
+    static void writeManifest(BlockSpec block, ParamValues values, Generated g, Path file, double clockMhz,
+                              Map<String, String> fileSha256) throws IOException {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("block", block.name());
         m.put("topModule", g.topModule());
@@ -53,6 +56,7 @@ public final class Manifest {
         m.put("facts", g.facts());
         m.put("generatorVersion", generatorVersion());
         m.put("gitHash", gitHash());
+        m.put("files", fileSha256);
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(file.toFile(), m);
     }
 

@@ -23,6 +23,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import uehw.cli.Hwgen;
+import uehw.cli.IntegrationKit;
 import uehw.hw.Blocks;
 import uehw.hw.common.ParameterException;
 import uehw.hw.reps.RepsConfig;
@@ -181,5 +182,56 @@ class HwgenTest {
         assertEquals(String.valueOf(bits), manifest.get("facts").get("stateBitsPerConnection").asText());
         System.out.printf("smartt state: %d bits per flow (smartt-reps.txt Sec. 3.2.5: 19 bytes = 152 bits)%n", bits);
         assertTrue(bits <= 152, bits + " bits per flow");
+    }
+
+    /**
+     * A generated folder stands on its own: Verilator lints the top clean with the folder's own
+     * waivers, the instantiation template names every port of the manifest with its width and
+     * compiles (Icarus) against the Verilog, and the manifest's SHA-256 match the files.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("defaultBlocks")
+    void generatedFolderIsSelfContained(String block) throws Exception {
+        Path out = tmp.resolve(block);
+        assertEquals(0, run("generate", block, "--out", out.toString()));
+        String top = "uehw_" + block.replace('-', '_');
+        JsonNode m = new ObjectMapper().readTree(out.resolve(top + ".manifest.json").toFile());
+        assertTrue(Files.size(out.resolve("README.txt")) > 0);
+
+        assertEquals(0, tool(out, "verilator", "--lint-only", "-Wall", IntegrationKit.waiversFile(top), top + ".v"),
+                "verilator --lint-only -Wall with the folder's waivers");
+
+        String inst = Files.readString(out.resolve(IntegrationKit.instantiationFile(top)));
+        for (JsonNode p : m.get("ports")) {
+            String name = p.get("name").asText();
+            int width = p.get("width").asInt();
+            assertTrue(inst.contains("." + name + " "), name + " connected in the template");
+            String declared = "(?s).*wire\\s+" + (width > 1 ? "\\[" + (width - 1) + ":0\\]\\s+" : "") + name + ";.*";
+            assertTrue(inst.matches(declared), name + " declared " + width + " bits wide");
+        }
+        Files.writeString(out.resolve("inst_check.v"), "module inst_check;\n" + inst + "endmodule\n");
+        assertEquals(0, tool(out, "iverilog", "-g2012", "-o", "inst_check.vvp", "-s", "inst_check", "inst_check.v", top + ".v"),
+                "the template compiles against the Verilog (iverilog)");
+
+        JsonNode files = m.get("files");
+        assertTrue(files.has(top + ".v") && files.has(IntegrationKit.waiversFile(top)) && files.has(top + "_regs.svh"));
+        for (var it = files.fields(); it.hasNext(); ) {
+            var e = it.next();
+            assertEquals(IntegrationKit.sha256(Files.readAllBytes(out.resolve(e.getKey()))), e.getValue().asText(), e.getKey());
+        }
+    }
+
+    static Stream<String> defaultBlocks() {
+        return Stream.of("reps", "smartt", "trim-queue", "dart-dft");
+    }
+
+    private static int tool(Path dir, String... cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes());
+        int rc = p.waitFor();
+        if (rc != 0) {
+            System.out.println(String.join(" ", cmd) + " in " + dir + ":\n" + output);
+        }
+        return rc;
     }
 }

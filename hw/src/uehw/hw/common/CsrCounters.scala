@@ -45,7 +45,11 @@ object CsrCounters {
 
 /** A top with a regif register map. */
 trait RegisterDocs {
-  /** Writes the register map as a C header, HTML and JSON into the SpinalConfig target directory. */
+  /**
+   * Writes the register map into the SpinalConfig target directory: C header, SystemVerilog
+   * header, HTML, JSON and UVM RALF. Not SystemRDL: regif's DocSystemRdl in SpinalHDL 1.14.2 writes
+   * field ranges as Scala Range text and no access type for read-only value fields.
+   */
   def emitRegisterDocs(): Unit
 }
 
@@ -54,5 +58,7 @@ object RegisterDocs {
     busif.accept(DocCHeader(fileName, prefix))
     busif.accept(DocHtml(fileName))
     busif.accept(DocJson(fileName))
+    busif.accept(DocSVHeader(fileName, prefix))
+    busif.accept(DocRalf(fileName))
   }
 }
