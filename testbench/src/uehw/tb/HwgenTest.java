@@ -244,6 +244,80 @@ class HwgenTest {
         assertEquals(source, page.substring(start + 9, end), "docs/integration.md quotes NicSendPathExample.scala exactly");
     }
 
+    /**
+     * Each block page's port table names exactly the ports of the generated top (default
+     * configuration): every port of the manifest is in the table, every name in the table is a
+     * port. The table's shorthand: `a_{x,y}`, `a_x/y` (siblings of the last name part), `_y` after
+     * `a_x` (a sibling), `a_*` and a name that ends where a port's name goes on with `_` (prefixes).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("blockPages")
+    void portTableOfTheBlockPageMatchesTheManifest(String block, String page) throws Exception {
+        Path out = tmp.resolve(block);
+        assertEquals(0, run("generate", block, "--out", out.toString()));
+        JsonNode m = new ObjectMapper().readTree(out.resolve("uehw_" + block.replace('-', '_') + ".manifest.json").toFile());
+        List<String> ports = new ArrayList<>();
+        m.get("ports").forEach(p -> ports.add(p.get("name").asText()));
+
+        String doc = Files.readString(Path.of("docs", page));
+        int table = doc.indexOf("| port | dir |");
+        assertTrue(table >= 0, page + " has a port table");
+        List<String> names = new ArrayList<>();
+        for (String line : doc.substring(table).split("\n")) {
+            if (!line.startsWith("|")) {
+                break;
+            }
+            String cell = line.split("\\|")[1];
+            var tick = java.util.regex.Pattern.compile("`([^`]+)`").matcher(cell);
+            String previous = null;
+            while (tick.find()) {
+                for (String name : expandPortShorthand(tick.group(1), previous)) {
+                    names.add(name);
+                    previous = name;
+                }
+            }
+        }
+        for (String port : ports) {
+            assertTrue(names.stream().anyMatch(n -> portMatches(n, port)), page + " lacks port " + port);
+        }
+        for (String name : names) {
+            assertTrue(ports.stream().anyMatch(p -> portMatches(name, p)), page + " names " + name + ", not a port of the top");
+        }
+    }
+
+    static Stream<Arguments> blockPages() {
+        return Stream.of(Arguments.of("reps", "reps.md"), Arguments.of("smartt", "smartt.md"),
+                Arguments.of("trim-queue", "trimming-queue.md"), Arguments.of("dart-dft", "dart-cam.md"));
+    }
+
+    private static List<String> expandPortShorthand(String token, String previous) {
+        if (token.startsWith("_") && previous != null) {
+            token = previous.substring(0, previous.lastIndexOf('_')) + token;
+        }
+        List<String> r = new ArrayList<>();
+        int brace = token.indexOf('{');
+        if (brace >= 0) {
+            for (String alt : token.substring(brace + 1, token.indexOf('}')).split(",")) {
+                r.add(token.substring(0, brace) + alt.trim());
+            }
+            return r;
+        }
+        String[] slash = token.split("/");
+        String base = slash[0].substring(0, slash[0].lastIndexOf('_') + 1);
+        r.add(slash[0]);
+        for (int i = 1; i < slash.length; i++) {
+            r.add(base + slash[i]);
+        }
+        return r;
+    }
+
+    private static boolean portMatches(String docName, String port) {
+        if (docName.endsWith("*")) {
+            return port.startsWith(docName.substring(0, docName.length() - 1));
+        }
+        return port.equals(docName) || port.startsWith(docName + "_");
+    }
+
     static Stream<String> defaultBlocks() {
         return Stream.of("reps", "smartt", "trim-queue", "dart-dft");
     }
