@@ -1,0 +1,286 @@
+package uehw.sim;
+
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * A plain-Verilog testbench for a generated top, run by Icarus (iverilog/vvp) and by Verilator
+ * (--binary --timing) on the same vectors: the simulators outside the project's own harness.
+ *
+ * <p>The bench holds reset for 4 clocks, waits for {@code io_initDone} where the top has it,
+ * writes the CSRs over AXI4-Lite one at a time (AW and W together, B awaited), waits
+ * {@code settleClocks}, then drives each input stream from its vector file: a transaction's fields
+ * are presented with valid and advance on a clock edge where valid and ready are high (an input
+ * Flow, without ready, takes one a clock). Every output stream or flow is logged, one line per
+ * edge where valid (and ready, tied high) is set: {@code <prefix> <field hex> ...} in the
+ * manifest's field order. Inputs outside the streams (such as {@code io_now}) may be bound to a
+ * stream and then change with its transactions. The run ends {@code drainClocks} after the last
+ * input transaction. Icarus leaves the waveform of the whole run in icarus.fst.
+ */
+public final class VerilogBench {
+    public record Port(String name, String direction, int width) {
+    }
+
+    private final String top;
+    private final List<Port> ports = new ArrayList<>();
+    private final List<long[]> csrWrites = new ArrayList<>();
+    private final Map<String, List<String>> inputFields = new LinkedHashMap<>();
+    private final Map<String, List<BigInteger[]>> inputs = new LinkedHashMap<>();
+    private final Map<String, String> startAfter = new LinkedHashMap<>();
+    private int settleClocks = 16;
+    private int drainClocks = 64;
+
+    /** A bench for the top of a generated folder, from its manifest. */
+    public VerilogBench(Path manifest) throws IOException {
+        JsonNode m = new ObjectMapper().readTree(manifest.toFile());
+        top = m.get("topModule").asText();
+        m.get("ports").forEach(p -> ports.add(new Port(p.get("name").asText(), p.get("direction").asText(), p.get("width").asInt())));
+    }
+
+    public VerilogBench csrWrite(long address, long data) {
+        csrWrites.add(new long[] {address, data});
+        return this;
+    }
+
+    public VerilogBench settleClocks(int clocks) {
+        settleClocks = clocks;
+        return this;
+    }
+
+    public VerilogBench drainClocks(int clocks) {
+        drainClocks = clocks;
+        return this;
+    }
+
+    /**
+     * The payload ports of input stream {@code prefix} (in manifest order), then the extra input
+     * ports bound to it: the field order of {@link #send}.
+     */
+    public List<String> fields(String prefix, String... extraInputs) {
+        return inputFields.computeIfAbsent(prefix, p -> {
+            List<String> f = new ArrayList<>();
+            for (Port port : ports) {
+                if (port.direction.equals("input") && port.name.startsWith(p + "_payload_")) {
+                    f.add(port.name);
+                }
+            }
+            f.addAll(List.of(extraInputs));
+            return f;
+        });
+    }
+
+    /** Input stream {@code prefix} starts once every transaction of {@code earlier} has moved. */
+    public VerilogBench startAfter(String prefix, String earlier) {
+        startAfter.put(prefix, earlier);
+        return this;
+    }
+
+    /** One transaction on input stream {@code prefix}: values in {@link #fields} order. */
+    public VerilogBench send(String prefix, long... values) {
+        BigInteger[] v = new BigInteger[values.length];
+        for (int i = 0; i < values.length; i++) {
+            v[i] = BigInteger.valueOf(values[i]);
+        }
+        if (v.length != fields(prefix).size()) {
+            throw new IllegalArgumentException(prefix + ": " + v.length + " values for fields " + fields(prefix));
+        }
+        inputs.computeIfAbsent(prefix, p -> new ArrayList<>()).add(v);
+        return this;
+    }
+
+    private Port port(String name) {
+        return ports.stream().filter(p -> p.name.equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException(top + " has no port " + name));
+    }
+
+    private boolean has(String name) {
+        return ports.stream().anyMatch(p -> p.name.equals(name));
+    }
+
+    private static String range(int width) {
+        return width > 1 ? "[" + (width - 1) + ":0] " : "";
+    }
+
+    /** The testbench module `tb` and its vector files, written into dir (the generated folder). */
+    public void write(Path dir) throws IOException {
+        List<String> boundInputs = new ArrayList<>();
+        inputFields.values().forEach(boundInputs::addAll);
+        List<String> outputStreams = new ArrayList<>();
+        for (Port p : ports) {
+            if (p.name.endsWith("_valid") && p.direction.equals("output") && !p.name.startsWith("ctrl_")) {
+                outputStreams.add(p.name.substring(0, p.name.length() - "_valid".length()));
+            }
+        }
+        StringBuilder v = new StringBuilder("`timescale 1ns/1ps\n// Written by uehw.sim.VerilogBench for ")
+                .append(top).append(".\nmodule tb;\n  reg clk = 1'b0;\n  always #2 clk = ~clk;\n  reg reset = 1'b1;\n");
+        for (Port p : ports) {
+            if (p.name.equals("clk") || p.name.equals("reset")) {
+                continue;
+            }
+            if (p.direction.equals("input")) {
+                String init = p.name.endsWith("_ready") || p.name.equals("ctrl_bready") || p.name.equals("ctrl_rready") ? "1"
+                        : p.name.equals("ctrl_wstrb") ? "4'hF" : "0";
+                v.append("  reg ").append(range(p.width)).append(p.name).append(" = ").append(init).append(";\n");
+            } else {
+                v.append("  wire ").append(range(p.width)).append(p.name).append(";\n");
+            }
+        }
+        v.append("  ").append(top).append(" dut (\n");
+        for (int i = 0; i < ports.size(); i++) {
+            v.append("    .").append(ports.get(i).name).append("(").append(ports.get(i).name).append(")")
+                    .append(i + 1 < ports.size() ? ",\n" : "\n");
+        }
+        v.append("  );\n\n  integer log;\n  integer clocks = 0;\n  always @(posedge clk) clocks <= clocks + 1;\n");
+
+        // CSR writes: a state machine over a table of (address, data).
+        int nCsr = csrWrites.size();
+        v.append("  reg [31:0] csrAddr [0:").append(Math.max(nCsr, 1) - 1).append("];\n")
+         .append("  reg [31:0] csrData [0:").append(Math.max(nCsr, 1) - 1).append("];\n")
+         .append("  integer csrIndex = 0;\n  reg csrBusy = 1'b0;\n  reg awDone = 1'b0, wDone = 1'b0;\n")
+         .append("  wire ready0 = ").append(has("io_initDone") ? "io_initDone" : "1'b1").append(";\n")
+         .append("  reg phaseCsr = 1'b0, phaseRun = 1'b0;\n  integer settle = 0;\n")
+         .append("  always @(posedge clk) if (phaseCsr) begin\n")
+         .append("    if (!csrBusy) begin\n")
+         .append("      if (csrIndex < ").append(nCsr).append(") begin\n")
+         .append("        ctrl_awaddr <= csrAddr[csrIndex][").append(port("ctrl_awaddr").width - 1).append(":0]; ctrl_awvalid <= 1'b1;\n")
+         .append("        ctrl_wdata <= csrData[csrIndex]; ctrl_wvalid <= 1'b1; csrBusy <= 1'b1; awDone <= 1'b0; wDone <= 1'b0;\n")
+         .append("      end else begin\n")
+         .append("        settle <= settle + 1;\n")
+         .append("        if (settle == ").append(settleClocks).append(") begin phaseCsr <= 1'b0; phaseRun <= 1'b1; end\n")
+         .append("      end\n")
+         .append("    end else begin\n")
+         .append("      if (ctrl_awvalid && ctrl_awready) begin ctrl_awvalid <= 1'b0; awDone <= 1'b1; end\n")
+         .append("      if (ctrl_wvalid && ctrl_wready) begin ctrl_wvalid <= 1'b0; wDone <= 1'b1; end\n")
+         .append("      if (ctrl_bvalid && ctrl_bready) begin csrBusy <= 1'b0; csrIndex <= csrIndex + 1; end\n")
+         .append("    end\n  end\n");
+
+        // Input streams and flows, each from its vector files (one per field, one more zero entry).
+        List<String> doneTerms = new ArrayList<>();
+        for (var e : inputFields.entrySet()) {
+            String s = e.getKey();
+            int n = inputs.getOrDefault(s, List.of()).size();
+            boolean hasReady = has(s + "_ready");
+            v.append("  integer ").append(s).append("_index = 0;\n");
+            for (String f : e.getValue()) {
+                v.append("  reg ").append(range(port(f).width)).append("vec_").append(f).append(" [0:").append(n).append("];\n");
+            }
+            v.append("  wire ").append(s).append("_moves = ").append(s).append("_valid")
+             .append(hasReady ? " && " + s + "_ready" : "").append(";\n")
+             .append("  always @(posedge clk) if (phaseRun").append(startAfter.containsKey(s)
+                     ? " && " + startAfter.get(s) + "_index == " + inputs.getOrDefault(startAfter.get(s), List.of()).size() : "")
+             .append(") begin : drive_").append(s).append("\n")
+             .append("    integer next;\n    next = ").append(s).append("_index + (").append(s).append("_moves ? 1 : 0);\n")
+             .append("    ").append(s).append("_index <= next;\n")
+             .append("    ").append(s).append("_valid <= next < ").append(n).append(";\n");
+            for (String f : e.getValue()) {
+                v.append("    ").append(f).append(" <= vec_").append(f).append("[next];\n");
+            }
+            v.append("  end\n");
+            doneTerms.add("(" + s + "_index == " + n + ")");
+        }
+        // Output streams and flows: one log line per transfer.
+        v.append("  always @(posedge clk) if (!reset) begin\n");
+        for (String s : outputStreams) {
+            List<String> fields = new ArrayList<>();
+            for (Port p : ports) {
+                if (p.direction.equals("output") && p.name.startsWith(s + "_payload_")) {
+                    fields.add(p.name);
+                }
+            }
+            v.append("    if (").append(s).append("_valid").append(has(s + "_ready") ? " && " + s + "_ready" : "")
+             .append(") $fdisplay(log, \"").append(s);
+            fields.forEach(f -> v.append(" %h"));
+            v.append("\"");
+            fields.forEach(f -> v.append(", ").append(f));
+            v.append(");\n");
+        }
+        v.append("  end\n\n  integer drain = 0;\n  initial begin\n")
+         .append("`ifdef VERILATOR\n    log = $fopen(\"verilator.log\", \"w\");\n`else\n    log = $fopen(\"icarus.log\", \"w\");\n")
+         .append("    $dumpfile(\"icarus.fst\");\n    $dumpvars(0, tb);\n`endif\n")
+         .append("    $readmemh(\"tb_csr_addr.hex\", csrAddr);\n    $readmemh(\"tb_csr_data.hex\", csrData);\n");
+        for (var e : inputFields.entrySet()) {
+            for (String f : e.getValue()) {
+                v.append("    $readmemh(\"tb_").append(f).append(".hex\", vec_").append(f).append(");\n");
+            }
+        }
+        v.append("  end\n")
+         // Sequencing in clocked blocks only, so that both simulators order it the same way.
+         .append("  reg begun = 1'b0;\n")
+         .append("  wire allDone = ").append(doneTerms.isEmpty() ? "1'b1" : String.join(" && ", doneTerms)).append(";\n")
+         .append("  always @(posedge clk) begin\n")
+         .append("    if (clocks == 4) reset <= 1'b0;\n")
+         .append("    if (!reset && ready0 && !begun) begin begun <= 1'b1; phaseCsr <= 1'b1; end\n")
+         .append("    if (phaseRun && allDone) drain <= drain + 1;\n")
+         .append("    if (drain == ").append(drainClocks).append(") begin\n")
+         .append("      $fdisplay(log, \"end %0d\", clocks);\n      $fclose(log);\n      $finish;\n    end\n")
+         .append("    if (clocks > 2000000) begin $display(\"tb: timeout\"); $fclose(log); $finish; end\n")
+         .append("  end\nendmodule\n");
+        Files.writeString(dir.resolve("tb.v"), v.toString());
+
+        writeHex(dir.resolve("tb_csr_addr.hex"), csrWrites.stream().map(w -> BigInteger.valueOf(w[0])).toList());
+        writeHex(dir.resolve("tb_csr_data.hex"), csrWrites.stream().map(w -> BigInteger.valueOf(w[1])).toList());
+        for (var e : inputFields.entrySet()) {
+            List<BigInteger[]> rows = inputs.getOrDefault(e.getKey(), List.of());
+            for (int f = 0; f < e.getValue().size(); f++) {
+                List<BigInteger> col = new ArrayList<>();
+                for (BigInteger[] r : rows) {
+                    col.add(r[f]);
+                }
+                col.add(BigInteger.ZERO);
+                writeHex(dir.resolve("tb_" + e.getValue().get(f) + ".hex"), col);
+            }
+        }
+        if (boundInputs.isEmpty()) {
+            throw new IllegalStateException("no input stream");
+        }
+    }
+
+    private static void writeHex(Path file, List<BigInteger> values) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        for (BigInteger b : values) {
+            sb.append(b.toString(16)).append('\n');
+        }
+        if (values.isEmpty()) {
+            sb.append("0\n");
+        }
+        Files.writeString(file, sb.toString());
+    }
+
+    /** Runs the bench with Icarus; returns the log lines. */
+    public List<String> runIcarus(Path dir) throws IOException, InterruptedException {
+        run(dir, 300, "iverilog", "-g2012", "-o", "tb.vvp", "-s", "tb", "tb.v", top + ".v");
+        run(dir, 600, "vvp", "-n", "tb.vvp", "-fst");
+        return Files.readAllLines(dir.resolve("icarus.log"));
+    }
+
+    /** Runs the bench with Verilator (--binary --timing); returns the log lines. */
+    public List<String> runVerilator(Path dir) throws IOException, InterruptedException {
+        run(dir, 900, "verilator", "--binary", "--timing", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--top-module", "tb",
+                "-Mdir", "tb_obj", "tb.v", top + ".v");
+        run(dir, 600, dir.toAbsolutePath().resolve("tb_obj").resolve("Vtb").toString());
+        return Files.readAllLines(dir.resolve("verilator.log"));
+    }
+
+    private static void run(Path dir, int seconds, String... cmd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("tb_" + Path.of(cmd[0]).getFileName() + ".out").toFile()).start();
+        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException(String.join(" ", cmd) + " timed out after " + seconds + " s in " + dir);
+        }
+        if (p.exitValue() != 0) {
+            throw new IOException(String.join(" ", cmd) + " exited " + p.exitValue() + ": see "
+                    + dir.resolve("tb_" + Path.of(cmd[0]).getFileName() + ".out"));
+        }
+    }
+}
