@@ -275,12 +275,14 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   /** A wire ABC keeps (a LUT output of its own), so that it does not rebuild the logic around it as a chain. */
   private def kept(b: Bool): Bool = { val k = CombInit(b); k.addAttribute("keep"); k }
 
+  /** An OR of many as a tree of kept LUT6s (six inputs a LUT). */
+  private def orTree(xs: Seq[Bool]): Bool = if (xs.size == 1) xs.head else orTree(xs.grouped(6).map(g => kept(g.orR)).toSeq)
+
   /**
    * The value of the (at most one) pair whose select is set, zero if none, as a tree of kept LUT6s:
    * three select-value pairs a LUT, then six inputs a LUT. Left alone, ABC9 builds a wide AND-OR
    * off its own critical path as a chain of LUT5s.
    */
-  private def orTree(xs: Seq[Bool]): Bool = if (xs.size == 1) xs.head else orTree(xs.grouped(6).map(g => kept(g.orR)).toSeq)
   private def oneHotPick(pairs: Seq[(Bool, UInt)], width: Int): UInt = {
     Vec((0 until width).map { b =>
       orTree(pairs.grouped(3).map(g => kept(g.map { case (sel, v) => sel && v(b) }.orR)).toSeq)
@@ -624,7 +626,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   val s1 = new Area {
     val s = read.state
     val sizeBytes = event.size.resize(B)
-    // 1/cwnd's table index of both candidates side by side, then the pick.
+    // 1/cwnd's table index: the stored window's and the one in W's side by side, one pick.
     val (cwndIndex, cwndMsb) = windowRecipIndex(written.state.cwnd, read.stored.cwnd, read.fromWritten)
     val acked1 = satAdd(s.acked, sizeBytes, byteMax)                     // Alg. 1 line 4
     val ignoreLeft = s.ignoreBytes > sizeBytes                            // line 5: ignore1 != 0 (lines 8-9, 32)
