@@ -113,8 +113,9 @@ public final class VerilogBench {
 
     /** The testbench module `tb` and its vector files, written into dir (the generated folder). */
     public void write(Path dir) throws IOException {
-        List<String> boundInputs = new ArrayList<>();
-        inputFields.values().forEach(boundInputs::addAll);
+        if (inputFields.isEmpty()) {
+            throw new IllegalStateException(top + ": no input stream to drive (call fields/send first)");
+        }
         List<String> outputStreams = new ArrayList<>();
         for (Port p : ports) {
             if (p.name.endsWith("_valid") && p.direction.equals("output") && !p.name.startsWith("ctrl_")) {
@@ -146,21 +147,21 @@ public final class VerilogBench {
         int nCsr = csrWrites.size();
         v.append("  reg [31:0] csrAddr [0:").append(Math.max(nCsr, 1) - 1).append("];\n")
          .append("  reg [31:0] csrData [0:").append(Math.max(nCsr, 1) - 1).append("];\n")
-         .append("  integer csrIndex = 0;\n  reg csrBusy = 1'b0;\n  reg awDone = 1'b0, wDone = 1'b0;\n")
+         .append("  integer csrIndex = 0;\n  reg csrBusy = 1'b0;\n")
          .append("  wire ready0 = ").append(has("io_initDone") ? "io_initDone" : "1'b1").append(";\n")
          .append("  reg phaseCsr = 1'b0, phaseRun = 1'b0;\n  integer settle = 0;\n")
          .append("  always @(posedge clk) if (phaseCsr) begin\n")
          .append("    if (!csrBusy) begin\n")
          .append("      if (csrIndex < ").append(nCsr).append(") begin\n")
          .append("        ctrl_awaddr <= csrAddr[csrIndex][").append(port("ctrl_awaddr").width - 1).append(":0]; ctrl_awvalid <= 1'b1;\n")
-         .append("        ctrl_wdata <= csrData[csrIndex]; ctrl_wvalid <= 1'b1; csrBusy <= 1'b1; awDone <= 1'b0; wDone <= 1'b0;\n")
+         .append("        ctrl_wdata <= csrData[csrIndex]; ctrl_wvalid <= 1'b1; csrBusy <= 1'b1;\n")
          .append("      end else begin\n")
          .append("        settle <= settle + 1;\n")
          .append("        if (settle == ").append(settleClocks).append(") begin phaseCsr <= 1'b0; phaseRun <= 1'b1; end\n")
          .append("      end\n")
          .append("    end else begin\n")
-         .append("      if (ctrl_awvalid && ctrl_awready) begin ctrl_awvalid <= 1'b0; awDone <= 1'b1; end\n")
-         .append("      if (ctrl_wvalid && ctrl_wready) begin ctrl_wvalid <= 1'b0; wDone <= 1'b1; end\n")
+         .append("      if (ctrl_awvalid && ctrl_awready) ctrl_awvalid <= 1'b0;\n")
+         .append("      if (ctrl_wvalid && ctrl_wready) ctrl_wvalid <= 1'b0;\n")
          .append("      if (ctrl_bvalid && ctrl_bready) begin csrBusy <= 1'b0; csrIndex <= csrIndex + 1; end\n")
          .append("    end\n  end\n");
 
@@ -239,9 +240,6 @@ public final class VerilogBench {
                 col.add(BigInteger.ZERO);
                 writeHex(dir.resolve("tb_" + e.getValue().get(f) + ".hex"), col);
             }
-        }
-        if (boundInputs.isEmpty()) {
-            throw new IllegalStateException("no input stream");
         }
     }
 
