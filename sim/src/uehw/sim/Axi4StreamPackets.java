@@ -36,11 +36,12 @@ public final class Axi4StreamPackets {
         }
     }
 
-    private record Beat(BigInteger data, BigInteger keep, boolean last, long user) {
+    /** One AXI4-Stream beat: tdata (byte 0 in bits 7:0), tkeep, tlast, tuser (on the last beat). */
+    public record Beat(BigInteger data, BigInteger keep, boolean last, long user) {
     }
 
     /** The beats of one packet for a bus of {@code bytesPerBeat}. */
-    private static List<Beat> beats(Packet p, int bytesPerBeat) {
+    public static List<Beat> beats(Packet p, int bytesPerBeat) {
         List<Beat> out = new ArrayList<>();
         for (int off = 0; off < p.data().length || off == 0; off += bytesPerBeat) {
             BigInteger data = BigInteger.ZERO;

@@ -18,14 +18,19 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * (--binary --timing) on the same vectors: the simulators outside the project's own harness.
  *
  * <p>The bench holds reset for 4 clocks, waits for {@code io_initDone} where the top has it,
- * writes the CSRs over AXI4-Lite one at a time (AW and W together, B awaited), waits
+ * writes (and reads) the CSRs over AXI4-Lite one at a time (AW and W together, B awaited), waits
  * {@code settleClocks}, then drives each input stream from its vector file: a transaction's fields
  * are presented with valid and advance on a clock edge where valid and ready are high (an input
  * Flow, without ready, takes one a clock). Every output stream or flow is logged, one line per
- * edge where valid (and ready, tied high) is set: {@code <prefix> <field hex> ...} in the
- * manifest's field order. Inputs outside the streams (such as {@code io_now}) may be bound to a
- * stream and then change with its transactions. The run ends {@code drainClocks} after the last
- * input transaction. Icarus leaves the waveform of the whole run in icarus.fst.
+ * edge where valid and ready are set: {@code <prefix> <field hex> ... @<clock>} in the manifest's
+ * field order, {@code <clock>} counting edges from the first after power-up. Output readies are
+ * high, or low until every input transaction has moved ({@link #holdReadyUntilInputsDone}).
+ * Inputs outside the streams (such as {@code io_now}) may be bound to a stream and then change
+ * with its transactions; chosen fields of an input's transfers may be logged too. Streams are
+ * named SpinalHDL's way ({@code <prefix>_valid}, {@code _ready}, {@code _payload_<field>}) or
+ * AXI4-Stream's ({@code <prefix>_tvalid}, {@code _tready}, {@code _tdata}, ...). The run ends
+ * {@code drainClocks} after the last input transaction. Icarus leaves the waveform of the whole
+ * run in icarus.fst.
  */
 public final class VerilogBench {
     public record Port(String name, String direction, int width) {
@@ -37,6 +42,8 @@ public final class VerilogBench {
     private final Map<String, List<String>> inputFields = new LinkedHashMap<>();
     private final Map<String, List<BigInteger[]>> inputs = new LinkedHashMap<>();
     private final Map<String, String> startAfter = new LinkedHashMap<>();
+    private final Map<String, List<String>> loggedInputs = new LinkedHashMap<>();
+    private final List<String> heldReadies = new ArrayList<>();
     private int settleClocks = 16;
     private int drainClocks = 64;
 
@@ -51,6 +58,15 @@ public final class VerilogBench {
         csrWrites.add(new long[] {address, data});
         return this;
     }
+
+    /** A CSR read, in order with the writes; logged as {@code csr <address hex> <data hex> @<clock>}. */
+    public VerilogBench csrRead(long address) {
+        csrWrites.add(new long[] {address | READ, 0});
+        return this;
+    }
+
+    /** Bit 31 of a CSR table address marks a read (the CSR addresses are 8 bits). */
+    private static final long READ = 1L << 31;
 
     public VerilogBench settleClocks(int clocks) {
         settleClocks = clocks;
@@ -68,15 +84,48 @@ public final class VerilogBench {
      */
     public List<String> fields(String prefix, String... extraInputs) {
         return inputFields.computeIfAbsent(prefix, p -> {
-            List<String> f = new ArrayList<>();
-            for (Port port : ports) {
-                if (port.direction.equals("input") && port.name.startsWith(p + "_payload_")) {
-                    f.add(port.name);
-                }
-            }
+            List<String> f = payload(p, "input");
             f.addAll(List.of(extraInputs));
             return f;
         });
+    }
+
+    /** The payload ports of stream {@code prefix} in {@code direction}, in manifest order. */
+    private List<String> payload(String prefix, String direction) {
+        boolean axis = has(prefix + "_tvalid");
+        List<String> f = new ArrayList<>();
+        for (Port port : ports) {
+            boolean field = axis ? port.name.startsWith(prefix + "_t") && !port.name.equals(valid(prefix))
+                    && !port.name.equals(prefix + "_tready") : port.name.startsWith(prefix + "_payload_");
+            if (port.direction.equals(direction) && field) {
+                f.add(port.name);
+            }
+        }
+        return f;
+    }
+
+    private String valid(String prefix) {
+        return has(prefix + "_tvalid") ? prefix + "_tvalid" : prefix + "_valid";
+    }
+
+    /** The stream's ready port, or null for a Flow. */
+    private String ready(String prefix) {
+        return has(prefix + "_tready") ? prefix + "_tready" : has(prefix + "_ready") ? prefix + "_ready" : null;
+    }
+
+    /** Each transfer of input stream {@code prefix} is logged with these of its fields (none: just the clock). */
+    public VerilogBench logInput(String prefix, String... fieldsToLog) {
+        loggedInputs.put(prefix, List.of(fieldsToLog));
+        return this;
+    }
+
+    /** Output stream {@code prefix}'s ready stays low until every input transaction has moved. */
+    public VerilogBench holdReadyUntilInputsDone(String prefix) {
+        if (ready(prefix) == null) {
+            throw new IllegalArgumentException(top + ": " + prefix + " has no ready");
+        }
+        heldReadies.add(ready(prefix));
+        return this;
     }
 
     /** Input stream {@code prefix} starts once every transaction of {@code earlier} has moved. */
@@ -91,6 +140,11 @@ public final class VerilogBench {
         for (int i = 0; i < values.length; i++) {
             v[i] = BigInteger.valueOf(values[i]);
         }
+        return send(prefix, v);
+    }
+
+    /** One transaction on input stream {@code prefix}, for fields wider than 64 bits. */
+    public VerilogBench send(String prefix, BigInteger... v) {
         if (v.length != fields(prefix).size()) {
             throw new IllegalArgumentException(prefix + ": " + v.length + " values for fields " + fields(prefix));
         }
@@ -118,8 +172,9 @@ public final class VerilogBench {
         }
         List<String> outputStreams = new ArrayList<>();
         for (Port p : ports) {
-            if (p.name.endsWith("_valid") && p.direction.equals("output") && !p.name.startsWith("ctrl_")) {
-                outputStreams.add(p.name.substring(0, p.name.length() - "_valid".length()));
+            String suffix = p.name.endsWith("_tvalid") ? "_tvalid" : "_valid";
+            if (p.name.endsWith(suffix) && p.direction.equals("output") && !p.name.startsWith("ctrl_")) {
+                outputStreams.add(p.name.substring(0, p.name.length() - suffix.length()));
             }
         }
         StringBuilder v = new StringBuilder("`timescale 1ns/1ps\n// Written by uehw.sim.VerilogBench for ")
@@ -129,8 +184,9 @@ public final class VerilogBench {
                 continue;
             }
             if (p.direction.equals("input")) {
-                String init = p.name.endsWith("_ready") || p.name.equals("ctrl_bready") || p.name.equals("ctrl_rready") ? "1"
-                        : p.name.equals("ctrl_wstrb") ? "4'hF" : "0";
+                boolean ready = p.name.endsWith("_ready") || p.name.endsWith("_tready") || p.name.equals("ctrl_bready")
+                        || p.name.equals("ctrl_rready");
+                String init = ready && !heldReadies.contains(p.name) ? "1" : p.name.equals("ctrl_wstrb") ? "4'hF" : "0";
                 v.append("  reg ").append(range(p.width)).append(p.name).append(" = ").append(init).append(";\n");
             } else {
                 v.append("  wire ").append(range(p.width)).append(p.name).append(";\n");
@@ -152,7 +208,10 @@ public final class VerilogBench {
          .append("  reg phaseCsr = 1'b0, phaseRun = 1'b0;\n  integer settle = 0;\n")
          .append("  always @(posedge clk) if (phaseCsr) begin\n")
          .append("    if (!csrBusy) begin\n")
-         .append("      if (csrIndex < ").append(nCsr).append(") begin\n")
+         .append("      if (csrIndex < ").append(nCsr).append(" && csrAddr[csrIndex][31]) begin\n")
+         .append("        ctrl_araddr <= csrAddr[csrIndex][").append(port("ctrl_araddr").width - 1).append(":0]; ctrl_arvalid <= 1'b1;\n")
+         .append("        csrBusy <= 1'b1;\n")
+         .append("      end else if (csrIndex < ").append(nCsr).append(") begin\n")
          .append("        ctrl_awaddr <= csrAddr[csrIndex][").append(port("ctrl_awaddr").width - 1).append(":0]; ctrl_awvalid <= 1'b1;\n")
          .append("        ctrl_wdata <= csrData[csrIndex]; ctrl_wvalid <= 1'b1; csrBusy <= 1'b1;\n")
          .append("      end else begin\n")
@@ -163,6 +222,11 @@ public final class VerilogBench {
          .append("      if (ctrl_awvalid && ctrl_awready) ctrl_awvalid <= 1'b0;\n")
          .append("      if (ctrl_wvalid && ctrl_wready) ctrl_wvalid <= 1'b0;\n")
          .append("      if (ctrl_bvalid && ctrl_bready) begin csrBusy <= 1'b0; csrIndex <= csrIndex + 1; end\n")
+         .append("      if (ctrl_arvalid && ctrl_arready) ctrl_arvalid <= 1'b0;\n")
+         .append("      if (ctrl_rvalid && ctrl_rready) begin\n")
+         .append("        $fdisplay(log, \"csr %h %h @%0d\", csrAddr[csrIndex][").append(port("ctrl_araddr").width - 1)
+         .append(":0], ctrl_rdata, clocks);\n")
+         .append("        csrBusy <= 1'b0; csrIndex <= csrIndex + 1;\n      end\n")
          .append("    end\n  end\n");
 
         // Input streams and flows, each from its vector files (one per field, one more zero entry).
@@ -170,40 +234,37 @@ public final class VerilogBench {
         for (var e : inputFields.entrySet()) {
             String s = e.getKey();
             int n = inputs.getOrDefault(s, List.of()).size();
-            boolean hasReady = has(s + "_ready");
             v.append("  integer ").append(s).append("_index = 0;\n");
             for (String f : e.getValue()) {
                 v.append("  reg ").append(range(port(f).width)).append("vec_").append(f).append(" [0:").append(n).append("];\n");
             }
-            v.append("  wire ").append(s).append("_moves = ").append(s).append("_valid")
-             .append(hasReady ? " && " + s + "_ready" : "").append(";\n")
+            v.append("  wire ").append(s).append("_moves = ").append(valid(s))
+             .append(ready(s) != null ? " && " + ready(s) : "").append(";\n")
              .append("  always @(posedge clk) if (phaseRun").append(startAfter.containsKey(s)
                      ? " && " + startAfter.get(s) + "_index == " + inputs.getOrDefault(startAfter.get(s), List.of()).size() : "")
              .append(") begin : drive_").append(s).append("\n")
              .append("    integer next;\n    next = ").append(s).append("_index + (").append(s).append("_moves ? 1 : 0);\n")
              .append("    ").append(s).append("_index <= next;\n")
-             .append("    ").append(s).append("_valid <= next < ").append(n).append(";\n");
+             .append("    ").append(valid(s)).append(" <= next < ").append(n).append(";\n");
             for (String f : e.getValue()) {
                 v.append("    ").append(f).append(" <= vec_").append(f).append("[next];\n");
             }
             v.append("  end\n");
             doneTerms.add("(" + s + "_index == " + n + ")");
         }
-        // Output streams and flows: one log line per transfer.
+        // Output streams and flows, and the logged inputs: one log line per transfer.
         v.append("  always @(posedge clk) if (!reset) begin\n");
-        for (String s : outputStreams) {
-            List<String> fields = new ArrayList<>();
-            for (Port p : ports) {
-                if (p.direction.equals("output") && p.name.startsWith(s + "_payload_")) {
-                    fields.add(p.name);
-                }
-            }
-            v.append("    if (").append(s).append("_valid").append(has(s + "_ready") ? " && " + s + "_ready" : "")
+        Map<String, List<String>> logged = new LinkedHashMap<>();
+        outputStreams.forEach(s -> logged.put(s, payload(s, "output")));
+        logged.putAll(loggedInputs);
+        for (var e : logged.entrySet()) {
+            String s = e.getKey();
+            v.append("    if (").append(valid(s)).append(ready(s) != null ? " && " + ready(s) : "")
              .append(") $fdisplay(log, \"").append(s);
-            fields.forEach(f -> v.append(" %h"));
-            v.append("\"");
-            fields.forEach(f -> v.append(", ").append(f));
-            v.append(");\n");
+            e.getValue().forEach(f -> v.append(" %h"));
+            v.append(" @%0d\"");
+            e.getValue().forEach(f -> v.append(", ").append(f));
+            v.append(", clocks);\n");
         }
         v.append("  end\n\n  integer drain = 0;\n  initial begin\n")
          .append("`ifdef VERILATOR\n    log = $fopen(\"verilator.log\", \"w\");\n`else\n    log = $fopen(\"icarus.log\", \"w\");\n")
@@ -221,7 +282,9 @@ public final class VerilogBench {
          .append("  always @(posedge clk) begin\n")
          .append("    if (clocks == 4) reset <= 1'b0;\n")
          .append("    if (!reset && ready0 && !begun) begin begun <= 1'b1; phaseCsr <= 1'b1; end\n")
-         .append("    if (phaseRun && allDone) drain <= drain + 1;\n")
+         .append("    if (phaseRun && allDone) drain <= drain + 1;\n");
+        heldReadies.forEach(r -> v.append("    if (phaseRun && allDone) ").append(r).append(" <= 1'b1;\n"));
+        v
          .append("    if (drain == ").append(drainClocks).append(") begin\n")
          .append("      $fdisplay(log, \"end %0d\", clocks);\n      $fclose(log);\n      $finish;\n    end\n")
          .append("    if (clocks > 2000000) begin $display(\"tb: timeout\"); $fclose(log); $finish; end\n")

@@ -8,9 +8,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
+
 import uehw.cli.Hwgen;
+import uehw.cli.Manifest;
+import uehw.hw.trim.TrimQueue;
+import uehw.sim.Axi4StreamPackets;
 import uehw.sim.VerilogBench;
 import uehw.sim.dart.DartCsr;
 import uehw.sim.dart.DartDftModel;
@@ -25,6 +32,8 @@ import uehw.sim.smartt.SmarttFixedModel.Event;
 import uehw.sim.smartt.SmarttFixedModel.Kind;
 import uehw.sim.smartt.SmarttFixedModel.Rule;
 import uehw.sim.smartt.SmarttParams;
+import uehw.sim.trim.TrimQueueCsr;
+import uehw.sim.trim.TrimQueueModel;
 
 /**
  * The generated Verilog outside the project's harness: a plain-Verilog bench (uehw.sim.VerilogBench)
@@ -45,14 +54,14 @@ class SecondSimulatorTest {
         return out;
     }
 
-    /** Log lines of one output, as lists of field values. */
+    /** Log lines of one output, as lists of field values (the clock stamp left off). */
     private static List<List<BigInteger>> lines(List<String> log, String output) {
         List<List<BigInteger>> r = new ArrayList<>();
         for (String l : log) {
             String[] t = l.trim().split("\\s+");
             if (t[0].equals(output)) {
                 List<BigInteger> v = new ArrayList<>();
-                for (int i = 1; i < t.length; i++) {
+                for (int i = 1; i < t.length && !t[i].startsWith("@"); i++) {
                     v.add(new BigInteger(t[i], 16));
                 }
                 r.add(v);
@@ -63,15 +72,41 @@ class SecondSimulatorTest {
 
     private static void assertBothSimulators(VerilogBench bench, Path dir, String output, List<List<BigInteger>> expected)
             throws Exception {
-        List<String> ends = new ArrayList<>();
-        for (String simulator : new String[] {"icarus", "verilator"}) {
-            List<String> log = simulator.equals("icarus") ? bench.runIcarus(dir) : bench.runVerilator(dir);
-            assertTrue(log.get(log.size() - 1).startsWith("end "), simulator + ": the bench ran to its end: " + dir);
-            ends.add(log.get(log.size() - 1));
-            assertEquals(expected, lines(log, output), simulator + ": " + dir.resolve(simulator + ".log")
-                    + ", waveform " + dir.resolve("icarus.fst"));
+        runBoth(bench, dir);
+        assertEquals(expected, lines(Files.readAllLines(dir.resolve("icarus.log")), output),
+                dir.resolve("icarus.log") + ", waveform " + dir.resolve("icarus.fst"));
+    }
+
+    /**
+     * Runs the bench in both simulators; their logs must be equal line for line, clock stamps
+     * included (every transfer on the same clock). Returns Icarus' log.
+     */
+    private static List<String> runBoth(VerilogBench bench, Path dir) throws Exception {
+        List<String> icarus = bench.runIcarus(dir);
+        List<String> verilator = bench.runVerilator(dir);
+        for (List<String> log : List.of(icarus, verilator)) {
+            assertTrue(!log.isEmpty() && log.get(log.size() - 1).startsWith("end "), "the bench ran to its end: " + dir);
         }
-        assertEquals(ends.get(0), ends.get(1), "both simulators end on the same clock (the bench's own handshakes agree)");
+        for (int i = 0; i < Math.max(icarus.size(), verilator.size()); i++) {
+            String a = i < icarus.size() ? icarus.get(i) : "(none)";
+            String b = i < verilator.size() ? verilator.get(i) : "(none)";
+            assertEquals(a, b, "Icarus and Verilator differ at log line " + (i + 1) + " in " + dir + " (waveform icarus.fst)");
+        }
+        return icarus;
+    }
+
+    /**
+     * The block identifies itself the way docs/integration.md says: INFO bits 7:0 its id letter,
+     * VERSION the manifest's generatorVersion as major.minor.patch bytes.
+     */
+    private static void assertIdentity(Path dir, char id) throws Exception {
+        String[] version = Manifest.generatorVersion().split("[.-]");
+        long expected = Long.parseLong(version[0]) << 16 | Long.parseLong(version[1]) << 8 | Long.parseLong(version[2]);
+        List<List<BigInteger>> reads = lines(Files.readAllLines(dir.resolve("icarus.log")), "csr");
+        assertEquals(2, reads.size(), "the bench read INFO and VERSION");
+        assertEquals(List.of(0L, (long) id), List.of(reads.get(0).get(0).longValue(), reads.get(0).get(1).longValue() & 0xFF), "INFO");
+        assertEquals(List.of(0xFCL, expected), List.of(reads.get(1).get(0).longValue(), reads.get(1).get(1).longValue()),
+                "VERSION is generator " + Manifest.generatorVersion());
     }
 
     private static List<BigInteger> values(long... v) {
@@ -95,6 +130,7 @@ class SecondSimulatorTest {
     void dartDeflectedMessageStaysInOrder() throws Exception {
         Path dir = generate("dart-dft");
         VerilogBench bench = new VerilogBench(dir.resolve("uehw_dart_dft.manifest.json"))
+                .csrRead(DartCsr.INFO).csrRead(DartCsr.VERSION)
                 .csrWrite(DartCsr.CANDIDATES_LO, 1L << 12).csrWrite(DartCsr.HOST_PORTS_LO, 0)
                 .settleClocks(200);
         DartDftModel model = DartDftTest.model(DartDftTest.DEFAULT);
@@ -121,6 +157,7 @@ class SecondSimulatorTest {
         assertEquals(12, expected.get(3).get(2).intValue(), "the model deflects the middle packet too (Fig. 7)");
         bench.write(dir);
         assertBothSimulators(bench, dir, "io_decision", expected);
+        assertIdentity(dir, 'D');
     }
 
     /**
@@ -132,6 +169,7 @@ class SecondSimulatorTest {
     void smarttAnAckPerCase() throws Exception {
         Path dir = generate("smartt");
         VerilogBench bench = new VerilogBench(dir.resolve("uehw_smartt.manifest.json"))
+                .csrRead(SmarttCsr.INFO).csrRead(SmarttCsr.VERSION)
                 .csrWrite(SmarttCsr.CONTROL, 1)                   // trimming on, Wait-to-Decrease off
                 .csrWrite(SmarttCsr.FI, SmarttParams.gain(1.5));  // the FI gain
         SmarttFixedModel model = SmarttBench.modelOf(SmarttTest.DEFAULT);
@@ -173,10 +211,8 @@ class SecondSimulatorTest {
         assertTrue(rules.size() >= 6, "the sequence covers the cases: " + rules);
         bench.write(dir);
         assertBothSimulators(bench, dir, "io_update", expectedUpdates);
-        for (String simulator : new String[] {"icarus", "verilator"}) {
-            assertEquals(expectedRetransmits, lines(Files.readAllLines(dir.resolve(simulator + ".log")),
-                    "io_retransmit"), simulator);
-        }
+        assertIdentity(dir, 'S');
+        assertEquals(expectedRetransmits, lines(Files.readAllLines(dir.resolve("icarus.log")), "io_retransmit"));
     }
 
     /**
@@ -188,6 +224,7 @@ class SecondSimulatorTest {
     void repsAcksThenSendsThatReuseThem() throws Exception {
         Path dir = generate("reps");
         VerilogBench bench = new VerilogBench(dir.resolve("uehw_reps.manifest.json"))
+                .csrRead(RepsCsr.INFO).csrRead(RepsCsr.VERSION)
                 .csrWrite(RepsCsr.SEED, 0x1234567L);
         RepsModel model = RepsTest.model(RepsTest.config("reps", 1024, 10_000_000, 37));
         model.reseed(0x1234567L);
@@ -215,5 +252,117 @@ class SecondSimulatorTest {
         assertTrue(reused > 0, "some sends reuse a cached EV");
         bench.write(dir);
         assertBothSimulators(bench, dir, "io_result", expected);
+        assertIdentity(dir, 'R');
+    }
+
+    /**
+     * Trimming queue (smartt-reps.txt Sec. 2.1): with the output held back, a control packet and
+     * 26 data frames of 9 KB arrive at line rate; the data queue (150,000 B) takes the first ones,
+     * the later ones that do not fit are trimmed to 64 B headers (an IPv6 one to its 74 header bytes),
+     * with TRIM_DSCP as programmed and a fresh IPv4 header checksum, and one with a wrong IPv4
+     * checksum is dropped whole. Then the output drains.
+     *
+     * <p>The model replays the bench's log: each frame at its admission edge (TrimQueue.admissionClocks
+     * after its logged tlast) and the dequeues the RTL reported, as the cycle harness does; it
+     * checks each dequeue's occupancy and RED decision itself. Every frame that left must be the
+     * next one its queue expected, and all must have left.
+     */
+    @Test
+    void trimQueueForwardsAndTrimsWithChecksumsRight() throws Exception {
+        Path dir = generate("trim-queue");
+        JsonNode params = new ObjectMapper().readTree(dir.resolve("uehw_trim_queue.manifest.json").toFile()).get("parameters");
+        java.util.function.ToIntFunction<String> param = k -> Integer.parseInt(params.get(k).asText());
+        int bytesPerBeat = param.applyAsInt("data-bytes");
+        int trimDscp = 10;
+        TrimQueueModel model = new TrimQueueModel(bytesPerBeat, param.applyAsInt("capacity-bytes"), param.applyAsInt("control-bytes"),
+                param.applyAsInt("trim-entries"), param.applyAsInt("trim-bytes"), param.applyAsInt("max-frame-bytes"),
+                param.applyAsInt("max-control-bytes"), param.applyAsInt("udp-port"), trimDscp,
+                Long.parseLong(params.get("prng-seed").asText()));
+        VerilogBench bench = new VerilogBench(dir.resolve("uehw_trim_queue.manifest.json"))
+                .csrRead(TrimQueueCsr.INFO).csrRead(TrimQueueCsr.VERSION)
+                .csrWrite(TrimQueueCsr.TRIM_DSCP, trimDscp)
+                .holdReadyUntilInputsDone("m_axis")
+                .logInput("s_axis", "s_axis_tlast")
+                .drainClocks(4000);
+        assertEquals(List.of("s_axis_tdata", "s_axis_tkeep", "s_axis_tlast", "s_axis_tuser"), bench.fields("s_axis"));
+        Random r = new Random(18);
+        List<byte[]> frames = new ArrayList<>();
+        frames.add(TrimQueueTest.controlFrame(r, false, 0));
+        for (int i = 0; i < 26; i++) {
+            byte[] f = TrimQueueTest.dataFrame(r, i == 22, 1 + r.nextInt(2), 9000);
+            frames.add(i == 24 ? TrimQueueTest.badChecksum(r, f) : f);
+        }
+        for (byte[] f : frames) {
+            for (Axi4StreamPackets.Beat b : Axi4StreamPackets.beats(new Axi4StreamPackets.Packet(f, 0), bytesPerBeat)) {
+                bench.send("s_axis", b.data(), b.keep(), BigInteger.valueOf(bit(b.last())), BigInteger.valueOf(b.user()));
+            }
+        }
+        bench.write(dir);
+        List<String> log = runBoth(bench, dir);
+        assertIdentity(dir, 'T');
+
+        // Replay: the frame whose tlast was taken at stamp t is admitted at t + admissionClocks; the
+        // dequeue Flow logged at stamp x + 2 describes the edge of stamp x (registered one clock late).
+        java.util.Map<Long, byte[]> admittedAt = new java.util.HashMap<>();
+        java.util.Map<Long, TrimQueueModel.Dequeue> dequeueAt = new java.util.HashMap<>();
+        int next = 0;
+        long lastStamp = 0;
+        for (String l : log) {
+            String[] t = l.trim().split("\\s+");
+            if (!t[t.length - 1].startsWith("@")) {
+                continue;
+            }
+            long stamp = Long.parseLong(t[t.length - 1].substring(1));
+            lastStamp = stamp;
+            if (t[0].equals("s_axis") && t[1].equals("1")) {
+                admittedAt.put(stamp + TrimQueue.admissionClocks(), frames.get(next++));
+            } else if (t[0].equals("io_dequeue")) {
+                dequeueAt.put(stamp - 2, new TrimQueueModel.Dequeue(t[1].equals("1"), Integer.parseInt(t[2], 16),
+                        Long.parseLong(t[3], 16), t[4].equals("1"), t[5].equals("1"), t[6].equals("1")));
+            }
+        }
+        assertEquals(frames.size(), next, "every frame's tlast was taken");
+        for (long x = 0; x <= lastStamp; x++) {
+            byte[] f = admittedAt.get(x);
+            model.clock(dequeueAt.get(x), f, false, false, f == null ? 0 : f.length);
+        }
+        assertEquals(1, model.outcome(TrimQueueModel.Outcome.CONTROL));
+        assertTrue(model.outcome(TrimQueueModel.Outcome.DATA) >= 16, "the data queue filled: " + model.outcomes);
+        assertTrue(model.outcome(TrimQueueModel.Outcome.TRIM) >= 3, "frames that did not fit were trimmed: " + model.outcomes);
+        assertEquals(1, model.outcome(TrimQueueModel.Outcome.DROP_DATA_FULL), "the bad-checksum frame is dropped, not trimmed");
+
+        // Every frame that left, beat by beat from the log, in its queue's order.
+        java.io.ByteArrayOutputStream frame = new java.io.ByteArrayOutputStream();
+        int trimmedIpv4 = 0, trimmedIpv6 = 0;
+        for (List<BigInteger> beat : lines(log, "m_axis")) { // tdata, tkeep, tlast, tuser
+            for (int i = 0; i < bytesPerBeat; i++) {
+                if (beat.get(1).testBit(i)) {
+                    frame.write(beat.get(0).shiftRight(8 * i).intValue() & 0xFF);
+                }
+            }
+            assertEquals(BigInteger.ZERO, beat.get(3), "m_axis_tuser is 0");
+            if (beat.get(2).signum() != 0) {
+                byte[] out = frame.toByteArray();
+                frame.reset();
+                if (!model.expectedTrimmed.isEmpty() && java.util.Arrays.equals(model.expectedTrimmed.peek(), out)) {
+                    model.expectedTrimmed.poll();
+                    uehw.sim.packet.Packet p = new uehw.sim.packet.Packet(out);
+                    assertEquals(trimDscp, p.dscp(), "a trimmed header carries TRIM_DSCP");
+                    assertTrue(p.isIpv4() ? p.ipv4HeaderVerifies() : p.udpVerifies(), "a trimmed header's checksum is right");
+                    trimmedIpv4 += p.isIpv4() ? 1 : 0;
+                    trimmedIpv6 += p.isIpv6() ? 1 : 0;
+                } else if (!model.expectedControl.isEmpty() && java.util.Arrays.equals(model.expectedControl.peek(), out)) {
+                    model.expectedControl.poll();
+                } else {
+                    assertTrue(!model.expectedData.isEmpty() && java.util.Arrays.equals(model.expectedData.poll(), out),
+                            "a " + out.length + "-byte frame left that no queue expected next: " + dir.resolve("icarus.log")
+                                    + ", waveform " + dir.resolve("icarus.fst"));
+                    assertTrue(new uehw.sim.packet.Packet(out).ipv4HeaderVerifies() || new uehw.sim.packet.Packet(out).isIpv6(), "a forwarded header's checksum is right");
+                }
+            }
+        }
+        assertTrue(model.expectedControl.isEmpty() && model.expectedTrimmed.isEmpty() && model.expectedData.isEmpty(),
+                "every admitted frame left");
+        assertTrue(trimmedIpv4 >= 2 && trimmedIpv6 == 1, "trimmed IPv4 " + trimmedIpv4 + ", IPv6 " + trimmedIpv6);
     }
 }

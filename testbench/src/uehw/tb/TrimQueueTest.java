@@ -812,12 +812,15 @@ class TrimQueueTest {
             b.drain();
             long capacity = b.counter(TrimQueueCsr.CAPACITY);
             assertEquals(32768, capacity);
-            for (int address : new int[] {0x34, 0x3C, 0x9C, 0xFC}) {
+            for (int address : new int[] {0x34, 0x3C, 0x9C, 0xF8}) {
                 b.csr.write(address, 0xFFFFFFFFL);
                 assertEquals(0, b.csr.lastResponse(), "write 0x" + Integer.toHexString(address));
                 assertEquals(0, b.counter(address), "read 0x" + Integer.toHexString(address));
                 assertEquals(0, b.csr.lastResponse());
             }
+            long version = b.counter(TrimQueueCsr.VERSION);
+            b.csr.write(TrimQueueCsr.VERSION, 0);
+            assertEquals(version, b.counter(TrimQueueCsr.VERSION), "VERSION is read-only");
             b.csr.write(TrimQueueCsr.CAPACITY, 1);
             assertEquals(0, b.csr.lastResponse());
             b.csr.write(TrimQueueCsr.IN_PACKETS, 0);

@@ -179,6 +179,7 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     info.field(Bits(8 bits), AccessType.ROV, BigInt(E), doc = "DFT entries E")(SymbolName("ENTRIES"))
     info.field(Bits(8 bits), AccessType.ROV, BigInt(P), doc = "Output ports P")(SymbolName("PORTS"))
     info.field(Bits(4 bits), AccessType.ROV, BigInt(cfg.tokenWidth), doc = "Token field width")(SymbolName("TOKEN_WIDTH"))
+    BlockVersion.addRegister(busif)
 
     private val control = reg("CONTROL", 0x04, "Deflection policy switches")
     val enable = control.field(Bool(), AccessType.RW, 1, doc = "Allocate new entries (0: existing entries are still followed and freed)")(SymbolName("ENABLE"))

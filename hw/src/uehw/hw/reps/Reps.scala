@@ -172,6 +172,7 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
     info.field(Bits(4 bits), AccessType.ROV, BigInt(modeCode), doc = "Mode: 0 reps, 1 reps-lite, 2 ops")(SymbolName("MODE"))
     info.field(Bits(6 bits), AccessType.ROV, BigInt(B), doc = "Buffer entries B")(SymbolName("BUFFER_ENTRIES"))
     info.field(Bits(5 bits), AccessType.ROV, BigInt(cfg.evWidth), doc = "EV width e")(SymbolName("EV_WIDTH"))
+    BlockVersion.addRegister(busif)
     reg("CONNECTIONS", 0x04, "Number of connections N (read-only)")
       .field(Bits(17 bits), AccessType.ROV, BigInt(N), doc = "N; connection ids >= N are counted and ignored")(SymbolName("N"))
 

@@ -140,6 +140,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     info.field(Bits(8 bits), AccessType.ROV, BigInt(0x53), doc = "Block id 0x53 ('S')")(SymbolName("ID"))
     info.field(Bits(8 bits), AccessType.ROV, BigInt(B), doc = "Byte-count width")(SymbolName("BYTE_WIDTH"))
     info.field(Bits(8 bits), AccessType.ROV, BigInt(I), doc = "Reciprocal table index bits")(SymbolName("RECIP_INDEX_BITS"))
+    BlockVersion.addRegister(busif)
     reg("FLOWS", 0x04, "N (read-only)").field(Bits(17 bits), AccessType.ROV, BigInt(N), doc = "Flows")(SymbolName("VALUE"))
 
     private val control = reg("CONTROL", 0x08, "Switches")

@@ -102,6 +102,7 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     info.field(Bits(8 bits), AccessType.ROV, BigInt(0x54), doc = "Block id 0x54 ('T')")(SymbolName("ID"))
     info.field(Bits(8 bits), AccessType.ROV, BigInt(W), doc = "Bytes per beat")(SymbolName("DATA_BYTES"))
     info.field(Bits(8 bits), AccessType.ROV, BigInt(cfg.trimBytes), doc = "Trim length")(SymbolName("TRIM_BYTES"))
+    BlockVersion.addRegister(busif)
     reg("CAPACITY", 0x04, "Data queue capacity (read-only)").field(UInt(25 bits), AccessType.ROV, BigInt(cfg.capacityBytes), doc = "Bytes")(SymbolName("BYTES"))
     private val control = reg("CONTROL", 0x08, "Policy")
     val dropNonEct = control.field(Bool(), AccessType.RW, 0,

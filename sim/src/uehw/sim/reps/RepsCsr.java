@@ -6,6 +6,8 @@ public final class RepsCsr {
     }
 
     public static final int INFO = 0x00;
+    /** The generator version (docs/integration.md): bits 23:16 major, 15:8 minor, 7:0 patch. */
+    public static final int VERSION = 0xFC;
     public static final int CONNECTIONS = 0x04;
     public static final int FREEZING_TIMEOUT = 0x08;
     public static final int NUM_PKTS_BDP = 0x0C;

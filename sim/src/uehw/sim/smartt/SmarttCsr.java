@@ -6,6 +6,8 @@ public final class SmarttCsr {
     }
 
     public static final int INFO = 0x00;
+    /** The generator version (docs/integration.md): bits 23:16 major, 15:8 minor, 7:0 patch. */
+    public static final int VERSION = 0xFC;
     public static final int FLOWS = 0x04;
     public static final int CONTROL = 0x08;
     public static final int MTU = 0x0C;
