@@ -18,7 +18,8 @@ import uehw.hw.PortInfo;
 
 /**
  * What a generated folder carries besides the Verilog, so that it can be used on its own: the
- * Verilator lint waivers, an instantiation template, a README.txt, and the SHA-256 of every file.
+ * Verilator lint waivers, an instantiation template, the port table at these parameters, a
+ * README.txt, and the SHA-256 of every file.
  */
 public final class IntegrationKit {
     private IntegrationKit() {
@@ -35,8 +36,19 @@ public final class IntegrationKit {
         return top + "_inst.v";
     }
 
-    static void write(Generated g, Path dir, double clockMhz) throws IOException {
+    public static String portsFile(String top) {
+        return top + "_ports.csv";
+    }
+
+    static void write(String block, Generated g, Path dir, double clockMhz) throws IOException {
         String top = g.topModule();
+        try (InputStream in = IntegrationKit.class.getResourceAsStream("/docs/" + PortTable.page(block))) {
+            if (in == null) {
+                throw new IOException("the jar lacks /docs/" + PortTable.page(block));
+            }
+            Files.writeString(dir.resolve(portsFile(top)),
+                    PortTable.csv(PortTable.rows(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)), g.ports()));
+        }
         try (InputStream in = IntegrationKit.class.getResourceAsStream(WAIVERS_RESOURCE)) {
             if (in == null) {
                 throw new IOException("the jar lacks " + WAIVERS_RESOURCE);
@@ -69,6 +81,7 @@ public final class IntegrationKit {
                 + "Files\n"
                 + "  " + top + ".v               the Verilog: module " + top + " and the spinal.lib modules it instantiates\n"
                 + "  " + instantiationFile(top) + "          an instantiation with every port\n"
+                + "  " + portsFile(top) + "        every port: name, direction, width, clock, meaning (from the doc page)\n"
                 + "  " + top + ".manifest.json   parameters, ports (name, direction, width), facts (latency, state bits),\n"
                 + "                          generator version and git hash, and the SHA-256 of every other file here\n"
                 + "  " + top + ".xdc / .sdc      the clock constraint (" + clockMhz + " MHz) for Vivado / other tools\n"

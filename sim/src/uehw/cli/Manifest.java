@@ -29,7 +29,7 @@ public final class Manifest {
         Files.createDirectories(out.toPath());
         Generated g = block.generate(values, out);
         Constraints.write(g.topModule(), clockMhz, out.toPath());
-        IntegrationKit.write(g, out.toPath(), clockMhz);
+        IntegrationKit.write(block.name(), g, out.toPath(), clockMhz);
         String manifest = g.topModule() + ".manifest.json";
         writeManifest(block, values, g, out.toPath().resolve(manifest), clockMhz,
                 IntegrationKit.sha256(out.toPath(), manifest));

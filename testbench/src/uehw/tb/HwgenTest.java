@@ -24,6 +24,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import uehw.cli.Hwgen;
 import uehw.cli.IntegrationKit;
+import uehw.cli.PortTable;
 import uehw.hw.Blocks;
 import uehw.hw.common.ParameterException;
 import uehw.hw.reps.RepsConfig;
@@ -213,8 +214,22 @@ class HwgenTest {
         assertEquals(0, tool(out, "iverilog", "-g2012", "-o", "inst_check.vvp", "-s", "inst_check", "inst_check.v", top + ".v"),
                 "the template compiles against the Verilog (iverilog)");
 
+        // The ports CSV: every port of the top, in its order, with its direction, width and a meaning.
+        List<String> csv = Files.readAllLines(out.resolve(IntegrationKit.portsFile(top)));
+        assertEquals("name,direction,width,clock,meaning", csv.get(0));
+        assertEquals(m.get("ports").size() + 1, csv.size(), "one line a port");
+        for (int i = 0; i < m.get("ports").size(); i++) {
+            JsonNode p = m.get("ports").get(i);
+            String[] cells = csv.get(i + 1).split(",", 5);
+            assertEquals(List.of(p.get("name").asText(), p.get("direction").asText(), p.get("width").asText()),
+                    List.of(cells[0], cells[1], cells[2]), "ports CSV line " + (i + 2));
+            assertEquals(p.get("name").asText().equals("clk") ? "" : "clk", cells[3]);
+            assertTrue(cells[4].length() > 3, "a meaning for " + cells[0]);
+        }
+
         JsonNode files = m.get("files");
-        assertTrue(files.has(top + ".v") && files.has(IntegrationKit.waiversFile(top)) && files.has(top + "_regs.svh"));
+        assertTrue(files.has(top + ".v") && files.has(IntegrationKit.waiversFile(top)) && files.has(top + "_regs.svh")
+                && files.has(IntegrationKit.portsFile(top)));
         for (var it = files.fields(); it.hasNext(); ) {
             var e = it.next();
             assertEquals(IntegrationKit.sha256(Files.readAllBytes(out.resolve(e.getKey()))), e.getValue().asText(), e.getKey());
@@ -247,8 +262,7 @@ class HwgenTest {
     /**
      * Each block page's port table names exactly the ports of the generated top (default
      * configuration): every port of the manifest is in the table, every name in the table is a
-     * port. The table's shorthand: `a_{x,y}`, `a_x/y` (siblings of the last name part), `_y` after
-     * `a_x` (a sibling), `a_*` and a name that ends where a port's name goes on with `_` (prefixes).
+     * port (the table's shorthand is uehw.cli.PortTable's).
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("blockPages")
@@ -259,63 +273,19 @@ class HwgenTest {
         List<String> ports = new ArrayList<>();
         m.get("ports").forEach(p -> ports.add(p.get("name").asText()));
 
-        String doc = Files.readString(Path.of("docs", page));
-        int table = doc.indexOf("| port | dir |");
-        assertTrue(table >= 0, page + " has a port table");
         List<String> names = new ArrayList<>();
-        for (String line : doc.substring(table).split("\n")) {
-            if (!line.startsWith("|")) {
-                break;
-            }
-            String cell = line.split("\\|")[1];
-            var tick = java.util.regex.Pattern.compile("`([^`]+)`").matcher(cell);
-            String previous = null;
-            while (tick.find()) {
-                for (String name : expandPortShorthand(tick.group(1), previous)) {
-                    names.add(name);
-                    previous = name;
-                }
-            }
-        }
+        PortTable.rows(Files.readString(Path.of("docs", page))).forEach(r -> names.addAll(r.names()));
+        assertTrue(!names.isEmpty(), page + " has a port table");
         for (String port : ports) {
-            assertTrue(names.stream().anyMatch(n -> portMatches(n, port)), page + " lacks port " + port);
+            assertTrue(names.stream().anyMatch(n -> PortTable.matches(n, port)), page + " lacks port " + port);
         }
         for (String name : names) {
-            assertTrue(ports.stream().anyMatch(p -> portMatches(name, p)), page + " names " + name + ", not a port of the top");
+            assertTrue(ports.stream().anyMatch(p -> PortTable.matches(name, p)), page + " names " + name + ", not a port of the top");
         }
     }
 
     static Stream<Arguments> blockPages() {
-        return Stream.of(Arguments.of("reps", "reps.md"), Arguments.of("smartt", "smartt.md"),
-                Arguments.of("trim-queue", "trimming-queue.md"), Arguments.of("dart-dft", "dart-cam.md"));
-    }
-
-    private static List<String> expandPortShorthand(String token, String previous) {
-        if (token.startsWith("_") && previous != null) {
-            token = previous.substring(0, previous.lastIndexOf('_')) + token;
-        }
-        List<String> r = new ArrayList<>();
-        int brace = token.indexOf('{');
-        if (brace >= 0) {
-            for (String alt : token.substring(brace + 1, token.indexOf('}')).split(",")) {
-                r.add(token.substring(0, brace) + alt.trim());
-            }
-            return r;
-        }
-        String[] slash = token.split("/");
-        String base = slash[0].substring(0, slash[0].lastIndexOf('_') + 1);
-        r.add(slash[0]);
-        for (int i = 1; i < slash.length; i++) {
-            r.add(base + slash[i]);
-        }
-        return r;
-    }
-
-    private static boolean portMatches(String docName, String port) {
-        if (docName.endsWith("*")) {
-            return port.startsWith(docName.substring(0, docName.length() - 1));
-        }
-        return port.equals(docName) || port.startsWith(docName + "_");
+        return defaultBlocks().map(b -> Arguments.of(b, PortTable.page(b)));
     }
 
     static Stream<String> defaultBlocks() {
