@@ -1,0 +1,141 @@
+package uehw.sim.net;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import uehw.sim.reps.RepsModel;
+import uehw.sim.smartt.SmarttParams;
+
+/**
+ * The SMaRTT authors' incast (issue 17; their htsim setup): the 128-host three-tier fat tree
+ * (k = 8) with 800 Gb/s, 1 us links on every tier; 4096 B payload plus a 64 B header per data
+ * packet, 64 B ACKs and NACKs; switch ports of 864,000 B with RED from 20% to 80% at dequeue and
+ * trimming to a 64 B header; senders i -> host 127 for i = 0..N-1, 2,000,000 B each, all at time 0.
+ * SMaRTT with base RTT 8,646 ns, target 1.51 x base, BDP 864,600 B, initial and maximum window
+ * 1,728,000 B, minimum window one MTU, fi 0.15, mi 1, fd 1, md 1, QuickAdapt scaling 1.5,
+ * Wait-to-Decrease off, FastIncrease on with rtt <= base + 200 ns; REPS with 8 cached entropies,
+ * freezing on, 256 entropies. Runs on the models; the same network takes the RTL (issue 17).
+ */
+public final class FatTreeIncast {
+    public static final int K = 8;
+    public static final int RECEIVER = 127;
+    public static final int MTU = 4096;
+    public static final int HEADER = 64;
+    public static final long FLOW_BYTES = 2_000_000;
+    public static final double GBPS = 800;
+    public static final long LINK_NS = 1000;
+    public static final long PORT_BYTES = 864_000;
+    public static final long BASE_RTT_NS = 8_646;
+
+    public static Network.Config config() {
+        Port.Spec port = new Port.Spec(PORT_BYTES, PORT_BYTES, 1024, HEADER, PORT_BYTES / 5, PORT_BYTES * 4 / 5, true,
+                0x7A1D5EEDL);
+        return new Network.Config(GBPS, LINK_NS, port, MTU, HEADER, 64, 20 * BASE_RTT_NS, 4);
+    }
+
+    /** The authors' SMaRTT parameters (the paper profile of the window unit). */
+    public static SmarttParams smartt() {
+        SmarttParams p = new SmarttParams();
+        p.mtu = MTU;
+        p.baseRtt = BASE_RTT_NS;
+        p.targetRttFactor = SmarttParams.gain(1.51);
+        p.bdp = 864_600;
+        p.initCwnd = 1_728_000;
+        p.maxCwnd = 1_728_000;
+        p.fi = SmarttParams.gain(0.15);
+        p.mi = SmarttParams.gain(1);
+        p.fd = SmarttParams.gain(1);
+        p.md = SmarttParams.gain(1);
+        p.qaScaling = SmarttParams.gain(1.5);
+        p.wtdEnable = false;
+        p.fastIncreaseCloseness = 200;
+        return p;
+    }
+
+    public static Network build(long seed) {
+        return Network.fatTree(K, config(), (host, flows) -> new SmarttWindows(flows, smartt()),
+                (host, flows) -> new RepsEntropies(new RepsModel(RepsModel.Mode.REPS, flows, 8, 16, 32, 8, 10_000_000L,
+                        (int) Math.min(255, 864_600 / (MTU + HEADER)), 256, seed * 131 + host + 1)));
+    }
+
+    /** One run's results. */
+    public record Result(int senders, List<Flow> flows, List<List<SmarttWindows.QuickAdapt>> quickAdapts, long idealNs,
+                         long fairShareBytes, long peakQueueBytes, long trims, long trimsEverywhere, long marks, long events,
+                         double seconds,
+                         long digest, boolean finished) {
+        public String table() {
+            StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
+                    "%d:1 incast on the k=%d fat tree: ideal completion %.1f us, fair share %d B; receiver port peak %d B, "
+                            + "%d trims (%d in the whole network), %d marks; %d events in %.2f s (%.0f events/s)%n", senders, K,
+                    idealNs / 1000.0, fairShareBytes, peakQueueBytes, trims, trimsEverywhere, marks, events, seconds,
+                    events / seconds));
+            sb.append("flow  fct_us   qa_count  first_qa_us  first_qa_cwnd  min_cwnd  final_cwnd  nacks  timeouts\n");
+            for (int i = 0; i < flows.size(); i++) {
+                Flow f = flows.get(i);
+                List<SmarttWindows.QuickAdapt> qa = quickAdapts.get(i);
+                sb.append(String.format(Locale.ROOT, "%4d %8.1f %9d %12s %14s %9d %11d %6d %9d%n", i, f.fctNs() / 1000.0,
+                        qa.size(), qa.isEmpty() ? "-" : String.format(Locale.ROOT, "%.1f", qa.get(0).nowNs() / 1000.0),
+                        qa.isEmpty() ? "-" : Long.toString(qa.get(0).cwnd()), f.minCwnd, f.cwnd, f.nacks, f.timeouts));
+            }
+            return sb.toString();
+        }
+    }
+
+    /** Runs the N:1 incast; writes the receiver port's queue and every window over time (1 us) to csv if given. */
+    public static Result run(int senders, long seed, Path csv) throws IOException {
+        if (senders < 1 || senders > RECEIVER) {
+            throw new IllegalArgumentException("senders must be 1.." + RECEIVER);
+        }
+        Network net = build(seed);
+        List<Flow> flows = new ArrayList<>();
+        for (int i = 0; i < senders; i++) {
+            flows.add(net.addFlow(i, RECEIVER, FLOW_BYTES, 0));
+        }
+        Port bottleneck = net.downlinkTo(RECEIVER);
+        PrintWriter out = null;
+        if (csv != null) {
+            Files.createDirectories(csv.toAbsolutePath().getParent());
+            out = new PrintWriter(Files.newBufferedWriter(csv));
+            StringBuilder h = new StringBuilder("time_us,queue_bytes");
+            for (int i = 0; i < senders; i++) {
+                h.append(",cwnd_").append(i);
+            }
+            out.println(h);
+            PrintWriter o = out;
+            net.every(1000, () -> {
+                StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%.1f,%d", net.loop.now() / 1e6,
+                        bottleneck.dataBytes()));
+                flows.forEach(f -> row.append(',').append(f.cwnd));
+                o.println(row);
+            });
+        }
+        long t0 = System.nanoTime();
+        boolean finished = net.run(1_000_000_000L);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        if (out != null) {
+            out.close();
+        }
+        List<List<SmarttWindows.QuickAdapt>> qa = new ArrayList<>();
+        for (Flow f : flows) {
+            qa.add(((SmarttWindows) net.hosts.get(f.src).windows).quickAdapts.get(f.local));
+        }
+        // Ideal: the receiver's link shared fairly: every payload byte (with its header) across it, plus one base RTT.
+        long packets = (FLOW_BYTES + MTU - 1) / MTU;
+        long wire = senders * (FLOW_BYTES + packets * HEADER);
+        long ideal = Math.round(wire * 8 / GBPS) + BASE_RTT_NS;
+        long trimsEverywhere = net.ports.values().stream().mapToLong(p -> p.trims).sum();
+        return new Result(senders, flows, qa, ideal, Math.round(864_600.0 / senders), bottleneck.peakDataBytes,
+                bottleneck.trims, trimsEverywhere, bottleneck.marks, net.loop.executed(), seconds, net.traceDigest(), finished);
+    }
+
+    public static void main(String[] args) throws IOException {
+        for (String a : args.length == 0 ? new String[] {"2", "8", "32"} : args) {
+            System.out.print(run(Integer.parseInt(a), 1, null).table());
+        }
+    }
+}

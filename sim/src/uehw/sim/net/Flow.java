@@ -1,0 +1,49 @@
+package uehw.sim.net;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+
+/** One flow (a message of {@code bytes}) from src to dst, and its sender's state. */
+public final class Flow {
+    public final int id;
+    public final int src;
+    public final int dst;
+    public final long bytes;
+    public final long startNs;
+    /** The flow's index at its sender's NIC (its window and entropy state there). */
+    public final int local;
+
+    boolean started;
+    long nextNew;
+    final ArrayDeque<Long> resend = new ArrayDeque<>();
+    long inFlight;
+    final Map<Long, Long> outstanding = new HashMap<>(); // seq -> send time (ps)
+    long acked;
+
+    public long cwnd, minCwnd;
+    public long finishedPs = -1;
+    public long nacks, timeouts, stale, packetsSent;
+
+    Flow(int id, int src, int dst, long bytes, long startNs, int local) {
+        this.id = id;
+        this.src = src;
+        this.dst = dst;
+        this.bytes = bytes;
+        this.startNs = startNs;
+        this.local = local;
+    }
+
+    boolean hasData() {
+        return !resend.isEmpty() || nextNew < bytes;
+    }
+
+    public boolean finished() {
+        return finishedPs >= 0;
+    }
+
+    /** Completion time from the flow's start, in ns. */
+    public long fctNs() {
+        return finishedPs < 0 ? -1 : finishedPs / 1000 - startNs;
+    }
+}

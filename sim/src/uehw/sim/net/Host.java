@@ -1,0 +1,136 @@
+package uehw.sim.net;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A host: its NIC sends the data of its flows under their congestion windows (one packet at a
+ * time onto its link, ACKs and NACKs first, the flows in round robin), with an entropy per packet;
+ * as a receiver it ACKs every data packet (echoing CE, the entropy and the send time) and NACKs
+ * every trimmed header (smartt-reps.txt Sec. 2.1). Losses without a NACK are found by a
+ * retransmission timeout.
+ */
+public final class Host implements Node {
+    public final int id;
+    private final Network net;
+    Port nic;
+    final WindowControl windows;
+    final EntropyControl entropies;
+    final List<Flow> flows = new ArrayList<>();
+    private int roundRobin;
+
+    Host(int id, Network net, WindowControl windows, EntropyControl entropies) {
+        this.id = id;
+        this.net = net;
+        this.windows = windows;
+        this.entropies = entropies;
+    }
+
+    @Override
+    public String name() {
+        return "host" + id;
+    }
+
+    public Port nic() {
+        return nic;
+    }
+
+    private long nowNs() {
+        return net.loop.now() / 1000;
+    }
+
+    void start(Flow f) {
+        f.started = true;
+        f.cwnd = windows.init(f.local, nowNs());
+        f.minCwnd = f.cwnd;
+        entropies.init(f.local, nowNs());
+        net.noteWindow(f, f.cwnd);
+        nic.kick();
+    }
+
+    /** The NIC's next data packet, or null when no flow may send now. */
+    Packet nextData() {
+        int n = flows.size();
+        for (int i = 0; i < n; i++) {
+            Flow f = flows.get((roundRobin + i) % n);
+            if (f.started && f.hasData() && f.inFlight + net.config.mtu() <= Math.max(f.cwnd, net.config.mtu())) {
+                roundRobin = (roundRobin + i + 1) % n;
+                return send(f);
+            }
+        }
+        return null;
+    }
+
+    private Packet send(Flow f) {
+        long seq = f.resend.isEmpty() ? f.nextNew : f.resend.poll();
+        int payload = (int) Math.min(net.config.mtu(), f.bytes - seq);
+        if (seq == f.nextNew) {
+            f.nextNew += payload;
+        }
+        long now = net.loop.now();
+        int entropy = entropies.next(f.local, nowNs());
+        net.noteEntropy(f, entropy);
+        f.outstanding.put(seq, now);
+        f.inFlight += payload;
+        f.packetsSent++;
+        net.loop.after(net.config.rtoNs() * 1000, () -> timeout(f, seq, now));
+        return new Packet(Packet.Kind.DATA, f.id, id, f.dst, seq, payload, entropy, now, payload + net.config.headerBytes(), false);
+    }
+
+    @Override
+    public void receive(Packet p, Port from) {
+        if (p.dst != id) {
+            throw new IllegalStateException(name() + " got a packet for host " + p.dst);
+        }
+        if (p.kind == Packet.Kind.DATA) {
+            net.delivered(p);
+            Packet.Kind reply = p.trimmed ? Packet.Kind.NACK : Packet.Kind.ACK;
+            nic.send(new Packet(reply, p.flow, id, p.src, p.seq, p.payload, p.entropy, p.sentAtPs, net.config.ackBytes(), p.ce));
+            return;
+        }
+        Flow f = net.flows.get(p.flow);
+        Long sentAt = f.outstanding.get(p.seq);
+        if (sentAt == null || sentAt != p.sentAtPs) {
+            f.stale++; // the answer to a copy that timed out and was sent again
+            return;
+        }
+        f.outstanding.remove(p.seq);
+        f.inFlight -= p.payload;
+        boolean nack = p.kind == Packet.Kind.NACK;
+        if (nack) {
+            f.nacks++;
+            f.resend.add(p.seq);
+        } else {
+            f.acked += p.payload;
+            if (f.acked == f.bytes) {
+                f.finishedPs = net.loop.now();
+                net.finished(f);
+            }
+        }
+        long rttNs = (net.loop.now() - p.sentAtPs) / 1000;
+        entropies.feedback(f.local, p.entropy, p.ecnEcho, nack, nowNs());
+        update(f, windows.apply(f.local, nack ? WindowControl.Signal.NACK : WindowControl.Signal.ACK, p.payload, rttNs,
+                p.ecnEcho, f.inFlight, nowNs()));
+    }
+
+    private void timeout(Flow f, long seq, long sentAt) {
+        Long s = f.outstanding.get(seq);
+        if (s == null || s != sentAt) {
+            return;
+        }
+        f.outstanding.remove(seq);
+        int payload = (int) Math.min(net.config.mtu(), f.bytes - seq);
+        f.inFlight -= payload;
+        f.timeouts++;
+        f.resend.add(seq);
+        entropies.failure(f.local, nowNs());
+        update(f, windows.apply(f.local, WindowControl.Signal.TIMEOUT, payload, 0, false, f.inFlight, nowNs()));
+    }
+
+    private void update(Flow f, long cwnd) {
+        f.cwnd = cwnd;
+        f.minCwnd = Math.min(f.minCwnd, cwnd);
+        net.noteWindow(f, cwnd);
+        nic.kick();
+    }
+}

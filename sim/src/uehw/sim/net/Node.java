@@ -1,0 +1,8 @@
+package uehw.sim.net;
+
+/** A host or a switch: it takes the packets its links deliver. */
+public interface Node {
+    void receive(Packet p, Port from);
+
+    String name();
+}

@@ -1,0 +1,50 @@
+package uehw.sim.net;
+
+/**
+ * A packet of the network simulator: a data packet of a flow, or the receiver's ACK or NACK of
+ * one. Sizes are wire bytes (headers included). A data packet trimmed by a port keeps only its
+ * header and is marked {@code trimmed}; the receiver answers it with a NACK (smartt-reps.txt Sec. 2.1).
+ */
+public final class Packet {
+    public enum Kind { DATA, ACK, NACK }
+
+    public final Kind kind;
+    /** Global flow id (Network.flows index). */
+    public final int flow;
+    public final int src;
+    public final int dst;
+    /** Byte offset of the data in its flow (echoed by the ACK/NACK). */
+    public final long seq;
+    /** Payload bytes the packet carries (data) or acknowledges (ACK/NACK). */
+    public final int payload;
+    /** The entropy value the data packet was sent with (echoed by the ACK/NACK, reps.txt Alg. 1). */
+    public final int entropy;
+    /** When the data packet left its sender, in ps (echoed: the RTT sample). */
+    public final long sentAtPs;
+    public int bytes;
+    /** Congestion Experienced, set by a port's RED at dequeue. */
+    public boolean ce;
+    /** The header of a trimmed data packet. */
+    public boolean trimmed;
+    /** An ACK's echo of the data packet's CE. */
+    public final boolean ecnEcho;
+
+    public Packet(Kind kind, int flow, int src, int dst, long seq, int payload, int entropy, long sentAtPs, int bytes,
+                  boolean ecnEcho) {
+        this.kind = kind;
+        this.flow = flow;
+        this.src = src;
+        this.dst = dst;
+        this.seq = seq;
+        this.payload = payload;
+        this.entropy = entropy;
+        this.sentAtPs = sentAtPs;
+        this.bytes = bytes;
+        this.ecnEcho = ecnEcho;
+    }
+
+    /** ACKs, NACKs and trimmed headers take a port's strict-priority queues. */
+    public boolean control() {
+        return kind != Kind.DATA || trimmed;
+    }
+}

@@ -1,0 +1,104 @@
+package uehw.tb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import uehw.sim.Seeds;
+import uehw.sim.net.FatTreeIncast;
+import uehw.sim.net.Flow;
+import uehw.sim.net.Network;
+import uehw.sim.net.Port;
+
+/**
+ * The packet-level network simulator (uehw.sim.net.Network): its topologies route as the fat tree
+ * is drawn, a run is deterministic for a seed, packets are conserved, and the authors' incast
+ * completes within what the bottleneck link allows. Expectations are physical (link rates,
+ * latencies, hop counts) and counter conservation, not the simulator's own output.
+ */
+class NetworkSimulatorTest {
+    /** Serialisation of {@code bytes} at 800 Gb/s, in ps. */
+    private static long ser(long bytes) {
+        return Math.round(bytes * 8000.0 / FatTreeIncast.GBPS);
+    }
+
+    /**
+     * A one-packet flow's completion is its data packet's hops plus its ACK's hops back, each hop
+     * a serialisation and 1 us: 2 hops under one ToR, 4 in one pod, 6 across pods (k = 8: hosts
+     * 0-3 on ToR 0, 0-15 in pod 0).
+     */
+    @Test
+    void oneMessageTakesItsShortestPathEachWay() {
+        int[][] pairs = {{0, 1, 2}, {0, 5, 4}, {0, 127, 6}, {77, 63, 6}, {77, 64, 4}};
+        for (int[] pair : pairs) {
+            Network net = FatTreeIncast.build(1);
+            Flow f = net.addFlow(pair[0], pair[1], 1000, 0);
+            assertTrue(net.run(1_000_000));
+            long hops = pair[2];
+            long expectedPs = hops * (ser(1000 + FatTreeIncast.HEADER) + FatTreeIncast.LINK_NS * 1000)
+                    + hops * (ser(64) + FatTreeIncast.LINK_NS * 1000);
+            assertEquals(expectedPs, f.finishedPs, pair[0] + " -> " + pair[1] + " over " + hops + " hops each way");
+        }
+    }
+
+    /**
+     * The 8:1 incast of the authors' setup: every flow completes and every byte is ACKed once;
+     * every data packet sent reached its receiver whole or trimmed (nothing is dropped here), every
+     * trimmed header was NACKed; no flow beats the line rate, and the last one ends within 3x of
+     * the ideal (all bytes through the receiver's link, plus one base RTT).
+     */
+    @Test
+    void authorsIncastCompletesConservesPacketsAndRespectsTheLineRate() throws Exception {
+        FatTreeIncast.Result r = FatTreeIncast.run(8, 1, Path.of("build", "experiments", "fat-tree-incast-8.csv"));
+        System.out.print(r.table());
+        assertTrue(r.finished(), "every flow completed");
+        long sent = 0, nacks = 0, lastFct = 0;
+        for (Flow f : r.flows()) {
+            sent += f.packetsSent;
+            nacks += f.nacks;
+            lastFct = Math.max(lastFct, f.fctNs());
+            long packets = (FatTreeIncast.FLOW_BYTES + FatTreeIncast.MTU - 1) / FatTreeIncast.MTU;
+            long alone = (FatTreeIncast.FLOW_BYTES + packets * FatTreeIncast.HEADER) * 8 / (long) FatTreeIncast.GBPS;
+            assertTrue(f.fctNs() >= alone, "flow " + f.id + " faster than its link: " + f.fctNs() + " ns");
+            assertEquals(0, f.timeouts, "with trimming, no loss waits for a timeout");
+        }
+        assertTrue(r.trims() > 0 && r.quickAdapts().stream().allMatch(q -> !q.isEmpty()), "the incast trims and QuickAdapt reacts");
+        assertEquals(r.trimsEverywhere(), nacks, "every trimmed header NACKed, wherever it was trimmed");
+        assertTrue(r.trims() > r.trimsEverywhere() / 2, "most trims at the receiver's port");
+        assertTrue(lastFct >= r.idealNs() - FatTreeIncast.BASE_RTT_NS, "the last flow cannot beat the receiver's link");
+        assertTrue(lastFct <= 3 * r.idealNs(), "the last flow within 3x the ideal: " + lastFct + " ns");
+        assertTrue(sent >= r.flows().size() * (FatTreeIncast.FLOW_BYTES / FatTreeIncast.MTU));
+    }
+
+    /** Packets are conserved on every port and over the network, and a run repeats exactly for its seed. */
+    @Test
+    void runsAreDeterministicAndConservePackets() {
+        long seed = Seeds.next();
+        long[] digests = new long[3];
+        for (int run = 0; run < 3; run++) {
+            Network net = FatTreeIncast.build(run < 2 ? seed : seed + 1);
+            for (int i = 0; i < 8; i++) {
+                net.addFlow(16 * i + 3, 127 - i, 300_000, i * 500L);
+            }
+            assertTrue(net.run(100_000_000), "seed " + seed + ": every flow completed");
+            digests[run] = net.traceDigest();
+            long sent = net.flows.stream().mapToLong(f -> f.packetsSent).sum();
+            long dropped = 0, trims = 0;
+            for (Port p : net.ports.values()) {
+                dropped += p.dropsDataFull + p.dropsTrimFull + p.lostOnFailedLink;
+                trims += p.trims;
+            }
+            assertEquals(sent, net.deliveredPackets + dropped, "seed " + seed + ": data packets conserved");
+            assertEquals(trims, net.deliveredTrimmed, "seed " + seed + ": every trimmed header arrived");
+            for (Flow f : net.flows) {
+                assertTrue(f.finished(), "seed " + seed + ": flow " + f.id);
+            }
+        }
+        assertEquals(digests[0], digests[1], "seed " + seed + ": the same seed, the same run");
+        assertNotEquals(digests[0], digests[2], "seed " + seed + ": another REPS seed takes other entropies");
+    }
+}
