@@ -58,7 +58,12 @@ public final class FatTreeIncast {
     }
 
     public static Network build(long seed) {
-        return Network.fatTree(K, config(), (host, flows) -> new SmarttWindows(flows, smartt()),
+        return build(seed, (host, flows) -> new SmarttWindows(flows, smartt()));
+    }
+
+    /** The fat tree with the NICs' windows from {@code windows} (e.g. the RTL, SmarttRtlWindows). */
+    public static Network build(long seed, java.util.function.BiFunction<Integer, Integer, WindowControl> windows) {
+        return Network.fatTree(K, config(), windows,
                 (host, flows) -> new RepsEntropies(new RepsModel(RepsModel.Mode.REPS, flows, 8, 16, 32, 8, 10_000_000L,
                         (int) Math.min(255, 864_600 / (MTU + HEADER)), 256, seed * 131 + host + 1)));
     }

@@ -102,6 +102,11 @@ public final class SmarttBench {
         return now;
     }
 
+    /** Sets `now` (ns) for the next clock (e.g. a network simulator's time; with clock(t -> t) it then holds). */
+    public void setNow(long ns) {
+        now = ns;
+    }
+
     public void push(Event e) {
         driver.push(e);
     }
