@@ -24,7 +24,7 @@ DEB_NODE := nodejs npm
 YOWASP := $(BUILD)/yowasp
 YOWASP_STAMP := $(YOWASP)/node_modules/@yowasp/yosys/package.json
 
-.PHONY: help tools yowasp rtl lint test soak clean cli reports reports-full reports-jar
+.PHONY: help tools yowasp rtl lint test soak clean cli reports reports-full reports-jar experiments
 
 help:
 	@echo "make rtl    - generate every block with its default parameters into build/rtl/, then lint"
@@ -35,6 +35,7 @@ help:
 	@echo "               next to the reference designs -> build/reports/ (REPORT_BLOCKS=a,b runs only those again)"
 	@echo "make reports-full - every configuration of every block's sweep, and docs/resources.md"
 	@echo "make cli    - build the hwgen jar: java -jar $(JAR) --help"
+	@echo "make experiments - the network experiments (2:1, 8:1, 32:1 fat-tree incasts): CSVs and plots -> build/experiments/"
 	@echo "make clean  - remove build/"
 
 # Installs missing Debian tools when root, otherwise prints the exact command.
@@ -44,6 +45,7 @@ tools:
 	for t in verilator yosys nextpnr-ice40 icepack iverilog; do command -v $$t >/dev/null || missing="$$missing $$t"; done; \
 	[ -z "$$missing" ] || pkgs="$(DEB_TOOLS)"; \
 	for t in node npm; do command -v $$t >/dev/null || { missing="$$missing $$t"; pkgs="$$pkgs $(DEB_NODE)"; }; done; \
+	fc-list 2>/dev/null | grep -q . || { missing="$$missing fonts"; pkgs="$$pkgs fontconfig fonts-dejavu-core"; }; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "tools: installing $$pkgs"; \
@@ -100,6 +102,9 @@ reports: tools $(YOWASP_STAMP) reports-jar
 
 reports-full: tools $(YOWASP_STAMP) reports-jar
 	java -cp "$(REPORTS_CP)" uehw.report.Reports $(BUILD)/reports-full docs/resources.md "$(REPORT_BLOCKS)" sweep
+
+experiments: $(JAR)
+	$(HWGEN) experiment fat-tree-incast --out $(BUILD)/experiments/fat-tree-incast
 
 clean:
 	rm -rf $(BUILD)

@@ -161,4 +161,29 @@ class NetworkSimulatorTest {
             assertTrue(model.flows.stream().anyMatch(f -> f.nacks > 0), "the scenario trims (NACKs reach the RTL)");
         });
     }
+
+    /**
+     * `hwgen experiment fat-tree-incast` writes what docs/network-simulator.md lists: per-run
+     * samples and per-flow CSVs, and the plots as PNG and SVG.
+     */
+    @Test
+    void experimentCommandWritesCsvsAndPlots() throws Exception {
+        Path out = Path.of("build", "experiments", "test-fat-tree-incast");
+        assertEquals(0, uehw.cli.Hwgen.commandLine().execute("experiment", "fat-tree-incast", "--senders", "2,4",
+                "--out", out.toString()));
+        for (int n : new int[] {2, 4}) {
+            List<String> flows = java.nio.file.Files.readAllLines(out.resolve("fat-tree-incast-" + n + "-flows.csv"));
+            assertEquals(n + 1, flows.size(), "a line a flow");
+            List<String> samples = java.nio.file.Files.readAllLines(out.resolve("fat-tree-incast-" + n + ".csv"));
+            assertEquals(2 + n, samples.get(1).split(",").length, "time, queue and a window a flow");
+            for (String plot : new String[] {"windows-" + n, "queue-" + n}) {
+                byte[] png = java.nio.file.Files.readAllBytes(out.resolve(plot + ".png"));
+                assertTrue(png.length > 1000 && png[1] == 'P' && png[2] == 'N' && png[3] == 'G', plot + ".png");
+                assertTrue(java.nio.file.Files.readString(out.resolve(plot + ".svg")).contains("<svg"), plot + ".svg");
+            }
+        }
+        assertTrue(java.nio.file.Files.size(out.resolve("fct-cdf.png")) > 1000);
+        assertEquals(2, uehw.cli.Hwgen.commandLine().execute("experiment", "fat-tree-incast", "--senders", "0"),
+                "a bad incast degree is refused");
+    }
 }

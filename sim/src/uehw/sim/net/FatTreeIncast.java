@@ -71,8 +71,7 @@ public final class FatTreeIncast {
     /** One run's results. */
     public record Result(int senders, List<Flow> flows, List<List<SmarttWindows.QuickAdapt>> quickAdapts, long idealNs,
                          long fairShareBytes, long peakQueueBytes, long trims, long trimsEverywhere, long marks, long events,
-                         double seconds,
-                         long digest, boolean finished) {
+                         double seconds, long digest, boolean finished, List<double[]> samples) {
         public String table() {
             StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
                     "%d:1 incast on the k=%d fat tree: ideal completion %.1f us, fair share %d B; receiver port peak %d B, "
@@ -91,7 +90,10 @@ public final class FatTreeIncast {
         }
     }
 
-    /** Runs the N:1 incast; writes the receiver port's queue and every window over time (1 us) to csv if given. */
+    /**
+     * Runs the N:1 incast, sampling every 1 us the receiver port's queue and every window ({time_us,
+     * queue_bytes, cwnd_0, ...}); writes the samples to csv if given.
+     */
     public static Result run(int senders, long seed, Path csv) throws IOException {
         if (senders < 1 || senders > RECEIVER) {
             throw new IllegalArgumentException("senders must be 1.." + RECEIVER);
@@ -102,28 +104,35 @@ public final class FatTreeIncast {
             flows.add(net.addFlow(i, RECEIVER, FLOW_BYTES, 0));
         }
         Port bottleneck = net.downlinkTo(RECEIVER);
-        PrintWriter out = null;
-        if (csv != null) {
-            Files.createDirectories(csv.toAbsolutePath().getParent());
-            out = new PrintWriter(Files.newBufferedWriter(csv));
-            StringBuilder h = new StringBuilder("time_us,queue_bytes");
+        List<double[]> samples = new ArrayList<>();
+        net.every(1000, () -> {
+            double[] row = new double[2 + senders];
+            row[0] = net.loop.now() / 1e6;
+            row[1] = bottleneck.dataBytes();
             for (int i = 0; i < senders; i++) {
-                h.append(",cwnd_").append(i);
+                row[2 + i] = flows.get(i).cwnd;
             }
-            out.println(h);
-            PrintWriter o = out;
-            net.every(1000, () -> {
-                StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%.1f,%d", net.loop.now() / 1e6,
-                        bottleneck.dataBytes()));
-                flows.forEach(f -> row.append(',').append(f.cwnd));
-                o.println(row);
-            });
-        }
+            samples.add(row);
+        });
         long t0 = System.nanoTime();
         boolean finished = net.run(1_000_000_000L);
         double seconds = (System.nanoTime() - t0) / 1e9;
-        if (out != null) {
-            out.close();
+        if (csv != null) {
+            Files.createDirectories(csv.toAbsolutePath().getParent());
+            try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(csv))) {
+                StringBuilder h = new StringBuilder("time_us,queue_bytes");
+                for (int i = 0; i < senders; i++) {
+                    h.append(",cwnd_").append(i);
+                }
+                out.println(h);
+                for (double[] row : samples) {
+                    StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%.1f,%d", row[0], (long) row[1]));
+                    for (int i = 2; i < row.length; i++) {
+                        line.append(',').append((long) row[i]);
+                    }
+                    out.println(line);
+                }
+            }
         }
         List<List<SmarttWindows.QuickAdapt>> qa = new ArrayList<>();
         for (Flow f : flows) {
@@ -135,12 +144,53 @@ public final class FatTreeIncast {
         long ideal = Math.round(wire * 8 / GBPS) + BASE_RTT_NS;
         long trimsEverywhere = net.ports.values().stream().mapToLong(p -> p.trims).sum();
         return new Result(senders, flows, qa, ideal, Math.round(864_600.0 / senders), bottleneck.peakDataBytes,
-                bottleneck.trims, trimsEverywhere, bottleneck.marks, net.loop.executed(), seconds, net.traceDigest(), finished);
+                bottleneck.trims, trimsEverywhere, bottleneck.marks, net.loop.executed(), seconds, net.traceDigest(), finished,
+                samples);
+    }
+
+    /**
+     * Runs each incast and writes, into {@code dir}: fat-tree-incast-N.csv (the samples),
+     * fat-tree-incast-N-flows.csv (per flow), windows-N and queue-N (PNG and SVG) and fct-cdf (every
+     * run's completion times over its ideal). Returns the results.
+     */
+    public static List<Result> experiment(int[] senders, long seed, Path dir) throws IOException {
+        Files.createDirectories(dir);
+        List<Result> results = new ArrayList<>();
+        List<Plots.Series> cdfs = new ArrayList<>();
+        for (int n : senders) {
+            Result r = run(n, seed, dir.resolve("fat-tree-incast-" + n + ".csv"));
+            results.add(r);
+            try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(dir.resolve("fat-tree-incast-" + n + "-flows.csv")))) {
+                out.println("flow,fct_ns,ideal_ns,quick_adapts,first_qa_ns,first_qa_cwnd,min_cwnd,final_cwnd,nacks,timeouts");
+                for (int i = 0; i < r.flows().size(); i++) {
+                    Flow f = r.flows().get(i);
+                    List<SmarttWindows.QuickAdapt> qa = r.quickAdapts().get(i);
+                    out.printf(Locale.ROOT, "%d,%d,%d,%d,%s,%s,%d,%d,%d,%d%n", i, f.fctNs(), r.idealNs(), qa.size(),
+                            qa.isEmpty() ? "" : Long.toString(qa.get(0).nowNs()), qa.isEmpty() ? "" : Long.toString(qa.get(0).cwnd()),
+                            f.minCwnd, f.cwnd, f.nacks, f.timeouts);
+                }
+            }
+            double[] t = r.samples().stream().mapToDouble(row -> row[0]).toArray();
+            List<Plots.Series> windows = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                int column = 2 + i;
+                windows.add(new Plots.Series("flow " + i, t, r.samples().stream().mapToDouble(row -> row[column] / 1000).toArray()));
+            }
+            Plots.lines(dir.resolve("windows-" + n), n + ":1 incast, k=8 fat tree, 800 Gb/s: SMaRTT windows", "time (us)",
+                    "cwnd (KB)", windows);
+            Plots.lines(dir.resolve("queue-" + n), n + ":1 incast: the receiver's port", "time (us)", "data queue (KB)",
+                    List.of(new Plots.Series("queue", t, r.samples().stream().mapToDouble(row -> row[1] / 1000).toArray())));
+            cdfs.add(Plots.cdf(n + ":1", r.flows().stream().mapToDouble(f -> (double) f.fctNs() / r.idealNs()).toArray()));
+        }
+        Plots.lines(dir.resolve("fct-cdf"), "Flow completion times, k=8 fat tree incasts", "completion time / ideal",
+                "fraction of flows", cdfs);
+        return results;
     }
 
     public static void main(String[] args) throws IOException {
-        for (String a : args.length == 0 ? new String[] {"2", "8", "32"} : args) {
-            System.out.print(run(Integer.parseInt(a), 1, null).table());
+        int[] n = args.length == 0 ? new int[] {2, 8, 32} : java.util.Arrays.stream(args).mapToInt(Integer::parseInt).toArray();
+        for (Result r : experiment(n, 1, Path.of("build", "experiments"))) {
+            System.out.print(r.table());
         }
     }
 }
