@@ -13,8 +13,15 @@ import uehw.sim.net.FatTreeIncast;
 import uehw.sim.net.Flow;
 import uehw.sim.net.Network;
 import uehw.sim.net.Port;
+import uehw.sim.net.RepsEntropies;
+import uehw.sim.net.RepsRtlEntropies;
+import uehw.sim.net.SmarttWindows;
 import uehw.sim.net.SmarttRtlWindows;
 import uehw.sim.smartt.SmarttBench;
+import uehw.hw.reps.RepsConfig;
+import uehw.sim.reps.RepsBench;
+import uehw.sim.reps.RepsCsr;
+import uehw.sim.reps.RepsModel;
 
 /**
  * The packet-level network simulator (uehw.sim.net.Network): its topologies route as the fat tree
@@ -153,10 +160,7 @@ class NetworkSimulatorTest {
             assertTrue(hw.run(100_000_000), "seed " + seed + ": the RTL run completes");
             System.out.printf("hardware in the loop: %d window events through the RTL in %d clocks; %d trace lines%n",
                     rtl.events, rtl.clocks, rtlLog.lines.size());
-            for (int i = 0; i < Math.min(modelLog.lines.size(), rtlLog.lines.size()); i++) {
-                assertEquals(modelLog.lines.get(i), rtlLog.lines.get(i), "seed " + seed + ": trace line " + (i + 1));
-            }
-            assertEquals(modelLog.lines.size(), rtlLog.lines.size(), "seed " + seed + ": trace length");
+            assertSameTrace(modelLog, rtlLog, seed);
             assertEquals(model.traceDigest(), hw.traceDigest());
             assertTrue(model.flows.stream().anyMatch(f -> f.nacks > 0), "the scenario trims (NACKs reach the RTL)");
         });
@@ -185,5 +189,50 @@ class NetworkSimulatorTest {
         assertTrue(java.nio.file.Files.size(out.resolve("fct-cdf.png")) > 1000);
         assertEquals(2, uehw.cli.Hwgen.commandLine().execute("experiment", "fat-tree-incast", "--senders", "0"),
                 "a bad incast degree is refused");
+    }
+
+    private static void assertSameTrace(WindowLog model, WindowLog rtl, long seed) {
+        for (int i = 0; i < Math.min(model.lines.size(), rtl.lines.size()); i++) {
+            assertEquals(model.lines.get(i), rtl.lines.get(i), "seed " + seed + ": trace line " + (i + 1));
+        }
+        assertEquals(model.lines.size(), rtl.lines.size(), "seed " + seed + ": trace length");
+    }
+
+    /**
+     * REPS in the loop: the same scenario with the entropies from the Verilated REPS RTL (one unit
+     * for all hosts, uehw.sim.net.RepsRtlEntropies) gives the identical trace as with one REPS model
+     * shared the same way: every entropy, window and completion at the same picosecond.
+     */
+    @Test
+    void repsInTheLoopGivesTheModelsTrace() {
+        long seed = Seeds.next();
+        long prngSeed = (seed & 0xFFFFFFFFL) | 1;
+        RepsConfig cfg = RepsTest.config("reps", 1024, (int) FatTreeIncast.FREEZING_TIMEOUT_NS, 37);
+        RepsModel shared = RepsTest.model(cfg);
+        shared.setNumPktsBdp(FatTreeIncast.NUM_PKTS_BDP);
+        shared.setEvsSize(FatTreeIncast.EVS_SIZE);
+        shared.reseed(prngSeed);
+        WindowLog modelLog = new WindowLog();
+        Network model = smallScenario(FatTreeIncast.build((h, f) -> new SmarttWindows(f, FatTreeIncast.smartt()),
+                RepsEntropies.shared(shared))).trace(modelLog);
+        assertTrue(model.run(100_000_000), "seed " + seed + ": the model run completes");
+        RepsTest.compile(cfg).run("network_hil", seed, sim -> {
+            RepsBench bench = new RepsBench(sim, RepsTest.model(cfg));
+            bench.csr.write(RepsCsr.NUM_PKTS_BDP, FatTreeIncast.NUM_PKTS_BDP);
+            bench.model.setNumPktsBdp(FatTreeIncast.NUM_PKTS_BDP);
+            bench.csr.write(RepsCsr.EVS_SIZE, FatTreeIncast.EVS_SIZE);
+            bench.model.setEvsSize(FatTreeIncast.EVS_SIZE);
+            bench.csr.write(RepsCsr.SEED, prngSeed);
+            bench.model.reseed(prngSeed);
+            RepsRtlEntropies rtl = new RepsRtlEntropies(bench);
+            WindowLog rtlLog = new WindowLog();
+            Network hw = smallScenario(FatTreeIncast.build((h, f) -> new SmarttWindows(f, FatTreeIncast.smartt()),
+                    rtl.forHosts())).trace(rtlLog);
+            assertTrue(hw.run(100_000_000), "seed " + seed + ": the RTL run completes");
+            System.out.printf("REPS in the loop: %d RTL clocks; %d trace lines%n", rtl.clocks, rtlLog.lines.size());
+            assertSameTrace(modelLog, rtlLog, seed);
+            assertTrue(modelLog.lines.stream().filter(l -> l.contains(" ev ")).map(l -> l.substring(l.indexOf(" ev ")))
+                    .distinct().count() > 8, "the flows used many entropies");
+        });
     }
 }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.BiFunction;
 
 import uehw.sim.reps.RepsModel;
 import uehw.sim.smartt.SmarttParams;
@@ -62,11 +63,22 @@ public final class FatTreeIncast {
     }
 
     /** The fat tree with the NICs' windows from {@code windows} (e.g. the RTL, SmarttRtlWindows). */
-    public static Network build(long seed, java.util.function.BiFunction<Integer, Integer, WindowControl> windows) {
-        return Network.fatTree(K, config(), windows,
-                (host, flows) -> new RepsEntropies(new RepsModel(RepsModel.Mode.REPS, flows, 8, 16, 32, 8, 10_000_000L,
-                        (int) Math.min(255, 864_600 / (MTU + HEADER)), 256, seed * 131 + host + 1)));
+    public static Network build(long seed, BiFunction<Integer, Integer, WindowControl> windows) {
+        return build(windows, (host, flows) -> new RepsEntropies(new RepsModel(RepsModel.Mode.REPS, flows, BUFFER_ENTRIES,
+                16, 32, 8, FREEZING_TIMEOUT_NS, NUM_PKTS_BDP, EVS_SIZE, seed * 131 + host + 1)));
     }
+
+    /** The fat tree with both units given (e.g. the RTL for one of them). */
+    public static Network build(BiFunction<Integer, Integer, WindowControl> windows,
+                                BiFunction<Integer, Integer, EntropyControl> entropies) {
+        return Network.fatTree(K, config(), windows, entropies);
+    }
+
+    /** REPS: 8 cached entropies, 256 entropies, the first BDP of packets explores, freezing after 10 ms. */
+    public static final int BUFFER_ENTRIES = 8;
+    public static final int EVS_SIZE = 256;
+    public static final int NUM_PKTS_BDP = (int) Math.min(255, 864_600 / (MTU + HEADER));
+    public static final long FREEZING_TIMEOUT_NS = 10_000_000L;
 
     /** One run's results. */
     public record Result(int senders, List<Flow> flows, List<List<SmarttWindows.QuickAdapt>> quickAdapts, long idealNs,
