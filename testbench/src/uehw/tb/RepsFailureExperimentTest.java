@@ -5,29 +5,30 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 import uehw.sim.Seeds;
-import uehw.sim.net.FailedPathExperiment;
-import uehw.sim.net.FailedPathExperiment.Outcome;
+import uehw.sim.net.FatTreeLinkFailure;
+import uehw.sim.net.FatTreeLinkFailure.Outcome;
 import uehw.sim.reps.RepsModel.Mode;
 
-/** reps.txt Sec. 3.2 on the golden model: REPS stops using a failed path at its first freezing event; OPS never does. */
+/**
+ * reps.txt Sec. 3.2 on the network simulator (uehw.sim.net.FatTreeLinkFailure): two flows across the
+ * k = 8 fat tree (16 paths each), one aggregation-to-core link fails. REPS stops using it at its
+ * first freezing event; OPS keeps spraying into it and takes far longer.
+ */
 class RepsFailureExperimentTest {
     @Test
-    void repsAvoidsTheFailedPathAfterFreezingOpsDoesNot() {
+    void repsAvoidsTheFailedLinkAfterFreezingOpsDoesNot() {
         long seed = Seeds.next();
-        FailedPathExperiment x = new FailedPathExperiment();
-        Outcome reps = x.run(Mode.REPS, seed);
-        Outcome ops = x.run(Mode.OPS, seed);
-        System.out.printf("failed-path experiment (seed %d, %d paths, path %d fails at %d us, %d us run):%n",
-                seed, x.paths, x.failedPath, x.failAtNs / 1000, x.endNs / 1000);
-        System.out.printf("  reps: %d sent, %d into the failed path (%d after the first freeze at %d us), %d timeouts%n",
-                reps.sent(), reps.sentIntoFailedPath(), reps.sentIntoFailedPathAfterFirstFreeze(),
-                reps.firstFreezeAt() / 1000, reps.timeouts());
-        System.out.printf("  ops:  %d sent, %d into the failed path, %d timeouts%n",
-                ops.sent(), ops.sentIntoFailedPath(), ops.timeouts());
-        assertTrue(reps.firstFreezeAt() > 0, "seed " + seed + ": REPS never froze");
-        assertEquals(0, reps.sentIntoFailedPathAfterFirstFreeze(), "seed " + seed);
-        // OPS keeps spraying ~1/16 of its packets into the dead path for the whole run.
-        assertTrue(ops.sentIntoFailedPath() > 10 * Math.max(1, reps.sentIntoFailedPath()),
-                "seed " + seed + ": ops " + ops.sentIntoFailedPath() + " vs reps " + reps.sentIntoFailedPath());
+        Outcome reps = FatTreeLinkFailure.run(Mode.REPS, seed);
+        Outcome ops = FatTreeLinkFailure.run(Mode.OPS, seed);
+        System.out.printf("link-failure experiment (seed %d, %s fails at %d us):%n  %s%n  %s%n", seed,
+                FatTreeLinkFailure.FAILED_LINK, FatTreeLinkFailure.FAIL_AT_NS / 1000, reps.line(), ops.line());
+        assertTrue(reps.finished() && ops.finished(), "seed " + seed + ": every flow completed");
+        assertTrue(reps.lost() > 0, "seed " + seed + ": REPS sent into the link before it knew");
+        assertTrue(reps.firstFreezeNs() > FatTreeLinkFailure.FAIL_AT_NS, "seed " + seed + ": REPS froze after the failure");
+        assertEquals(0, reps.lostSentAfterFirstFreeze(), "seed " + seed + ": nothing sent into the dead link after freezing");
+        // OPS keeps sending about 1/16 of its packets into the dead link for the whole run.
+        assertTrue(ops.lost() > 10 * reps.lost(), "seed " + seed + ": ops " + ops.lost() + " vs reps " + reps.lost());
+        assertEquals(ops.lost(), ops.timeouts(), "seed " + seed + ": every loss is found by its timeout");
+        assertTrue(reps.lastFctNs() < ops.lastFctNs(), "seed " + seed + ": REPS finishes first");
     }
 }

@@ -45,6 +45,8 @@ public final class Port {
 
     public long peakDataBytes, departures, departedBytes, trims, marks, dropsDataFull, dropsTrimFull, dropsControlFull,
             lostOnFailedLink;
+    /** When each packet lost on this failed link was sent (ps; -1 for an ACK or NACK). */
+    public final java.util.List<Long> lostSentAtPs = new java.util.ArrayList<>();
 
     public Port(String name, EventLoop loop, Spec spec, double gbps, long latencyNs) {
         this.name = name;
@@ -149,6 +151,7 @@ public final class Port {
                 loop.after(latencyPs, () -> peer.receive(p, this));
             } else {
                 lostOnFailedLink++;
+                lostSentAtPs.add(p.kind == Packet.Kind.DATA ? p.sentAtPs : -1);
             }
             startNext();
         });
