@@ -59,6 +59,7 @@ public record IncastSpread(double[] lastOverIdeal, double[] ratio) {
         // Per mode (trimming, timeouts): the worst group's median, 90th percentile and single run.
         double[][] worst = new double[2][6];
         int trimmingNotFairer = 0;
+        int trimmingNotFaster = 0;
         for (int g = 0; g < groups; g++) {
             long seed = groupSeeds.nextInt(Integer.MAX_VALUE);
             IncastSpread[] s = new IncastSpread[2];
@@ -72,6 +73,9 @@ public record IncastSpread(double[] lastOverIdeal, double[] ratio) {
             if (Percentiles.of(s[0].ratio, 50) >= Percentiles.of(s[1].ratio, 50)) {
                 trimmingNotFairer++;
             }
+            if (Percentiles.of(s[0].lastOverIdeal, 50) >= Percentiles.of(s[1].lastOverIdeal, 50)) {
+                trimmingNotFaster++;
+            }
         }
         System.out.printf("%d groups of %d incasts, QuickAdapt ignores %s; worst group median / p90 / single worst run:%n",
                 groups, runs, x.unackedFromWindow ? "the window before it" : "the senders' unacked bytes");
@@ -81,5 +85,6 @@ public record IncastSpread(double[] lastOverIdeal, double[] ratio) {
                     mode == 0 ? "trimming" : "timeouts", w[0], w[1], w[2], w[3], w[4], w[5]);
         }
         System.out.printf("  groups whose median ratio was not lower with trimming: %d%n", trimmingNotFairer);
+        System.out.printf("  groups whose median last flow was not earlier with trimming: %d%n", trimmingNotFaster);
     }
 }
