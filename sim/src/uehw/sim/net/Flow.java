@@ -20,6 +20,8 @@ public final class Flow {
     long inFlight;
     final Map<Long, Long> outstanding = new HashMap<>(); // seq -> send time (ps)
     long acked;
+    /** Paced: the flow sends again from this time (ps). */
+    long nextSendPs;
 
     public long cwnd, minCwnd;
     public long finishedPs = -1;

@@ -48,18 +48,34 @@ public final class Host implements Node {
         nic.kick();
     }
 
-    /** The NIC's next data packet, or null when no flow may send now. */
+    /** The NIC's next data packet, or null when no flow may send now (a paced flow wakes the NIC when it may). */
     Packet nextData() {
         int n = flows.size();
+        long now = net.loop.now();
+        long wake = Long.MAX_VALUE;
         for (int i = 0; i < n; i++) {
             Flow f = flows.get((roundRobin + i) % n);
             if (f.started && f.hasData() && f.inFlight + net.config.mtu() <= Math.max(f.cwnd, net.config.mtu())) {
+                if (f.nextSendPs > now) {
+                    wake = Math.min(wake, f.nextSendPs);
+                    continue;
+                }
                 roundRobin = (roundRobin + i + 1) % n;
                 return send(f);
             }
         }
+        if (wake != Long.MAX_VALUE && wake < wakeAt) {
+            wakeAt = wake;
+            net.loop.after(wake - now, () -> {
+                wakeAt = Long.MAX_VALUE;
+                nic.kick();
+            });
+        }
         return null;
     }
+
+    /** When a paced flow next wakes the NIC (ps), or MAX_VALUE. */
+    private long wakeAt = Long.MAX_VALUE;
 
     private Packet send(Flow f) {
         long seq = f.resend.isEmpty() ? f.nextNew : f.resend.poll();
@@ -73,6 +89,7 @@ public final class Host implements Node {
         f.outstanding.put(seq, now);
         f.inFlight += payload;
         f.packetsSent++;
+        f.nextSendPs = now + windows.pacingNs(f.local) * 1000;
         net.loop.after(net.config.rtoNs() * 1000, () -> timeout(f, seq, now));
         return new Packet(Packet.Kind.DATA, f.id, id, f.dst, seq, payload, entropy, now, payload + net.config.headerBytes(), false);
     }
@@ -85,7 +102,9 @@ public final class Host implements Node {
         if (p.kind == Packet.Kind.DATA) {
             net.delivered(p);
             Packet.Kind reply = p.trimmed ? Packet.Kind.NACK : Packet.Kind.ACK;
-            nic.send(new Packet(reply, p.flow, id, p.src, p.seq, p.payload, p.entropy, p.sentAtPs, net.config.ackBytes(), p.ce));
+            Packet answer = new Packet(reply, p.flow, id, p.src, p.seq, p.payload, p.entropy, p.sentAtPs, net.config.ackBytes(), p.ce);
+            answer.hops = p.hops;
+            nic.send(answer);
             return;
         }
         Flow f = net.flows.get(p.flow);
@@ -110,7 +129,7 @@ public final class Host implements Node {
         long rttNs = (net.loop.now() - p.sentAtPs) / 1000;
         entropies.feedback(f.local, p.entropy, p.ecnEcho, nack, nowNs());
         update(f, windows.apply(f.local, nack ? WindowControl.Signal.NACK : WindowControl.Signal.ACK, p.payload, rttNs,
-                p.ecnEcho, f.inFlight, nowNs()));
+                p.ecnEcho, f.inFlight, p.hops, nowNs()));
     }
 
     private void timeout(Flow f, long seq, long sentAt) {

@@ -32,7 +32,8 @@ public final class IncastExperiment {
 
     /** Per-flow results and what the port saw. */
     public record Outcome(boolean trimming, long[] fctNs, long idealNs, long peakQueueBytes, long trims, long drops,
-                          long marks, long timeouts, long quickAdapts, long packetsSent, long packetsDelivered) {
+                          long marks, long timeouts, long quickAdapts, long packetsSent, long packetsDelivered,
+                          double meanQueueBytes) {
         public double throughputRatio() {
             long max = 0, min = Long.MAX_VALUE;
             for (long f : fctNs) {
@@ -65,12 +66,18 @@ public final class IncastExperiment {
         SmarttParams p = new SmarttParams();
         p.trimming = trimming;
         p.unackedFromWindow = unackedFromWindow;
+        return run(trimming, seed, csv, (host, flows) -> new SmarttWindows(flows, p));
+    }
+
+    /** The same incast with the senders' windows from {@code law} (e.g. SwiftWindows). */
+    public Outcome run(boolean trimming, long seed, Path csv, java.util.function.BiFunction<Integer, Integer, WindowControl> law)
+            throws IOException {
         Port.Spec port = new Port.Spec(queueBytes, 65_536, 1024, header, queueBytes / 5, queueBytes * 4 / 5, trimming,
-                1 + (seed & 0x7FFFFFFEL));
+                (seed * 2 + 1) & 0xFFFFFFFFL); // odd, so never the PRNG's forbidden 0; distinct for seeds below 2^31
         Network.Config config = new Network.Config(gbps, linkLatencyNs(), port, mtu, header, 64, rtoNs, 1);
-        List<SmarttWindows> windows = new ArrayList<>();
+        List<WindowControl> windows = new ArrayList<>();
         Network net = Network.star(senders + 1, config, (host, flows) -> {
-            SmarttWindows w = new SmarttWindows(flows, p);
+            WindowControl w = law.apply(host, flows);
             windows.add(w);
             return w;
         }, (host, flows) -> new RepsEntropies(new uehw.sim.reps.RepsModel(uehw.sim.reps.RepsModel.Mode.OPS, flows, 8, 16, 32, 8,
@@ -80,6 +87,11 @@ public final class IncastExperiment {
             flows.add(net.addFlow(i, senders, flowBytes, 0));
         }
         Port bottleneck = net.downlinkTo(senders);
+        long[] queueSum = {0, 0};
+        net.every(1000, () -> {
+            queueSum[0] += bottleneck.dataBytes();
+            queueSum[1]++;
+        });
         PrintWriter out = null;
         if (csv != null) {
             Files.createDirectories(csv.toAbsolutePath().getParent());
@@ -107,7 +119,8 @@ public final class IncastExperiment {
         long ideal = Math.round(senders * (flowBytes + packets * header) * 8 / gbps) + baseRttNs;
         long drops = bottleneck.dropsDataFull + bottleneck.dropsTrimFull;
         return new Outcome(trimming, fct, ideal, bottleneck.peakDataBytes, bottleneck.trims, drops, bottleneck.marks,
-                flows.stream().mapToLong(f -> f.timeouts).sum(), windows.stream().mapToLong(w -> w.model.quickAdapts).sum(),
-                flows.stream().mapToLong(f -> f.packetsSent).sum(), net.deliveredPackets - net.deliveredTrimmed);
+                flows.stream().mapToLong(f -> f.timeouts).sum(), windows.stream().mapToLong(w -> w instanceof SmarttWindows s ? s.model.quickAdapts : 0).sum(),
+                flows.stream().mapToLong(f -> f.packetsSent).sum(), net.deliveredPackets - net.deliveredTrimmed,
+                (double) queueSum[0] / Math.max(1, queueSum[1]));
     }
 }

@@ -28,6 +28,8 @@ public final class Packet {
     public boolean trimmed;
     /** An ACK's echo of the data packet's CE. */
     public final boolean ecnEcho;
+    /** Switches a data packet crossed (a TTL difference); an ACK/NACK carries its data packet's. */
+    public int hops;
 
     public Packet(Kind kind, int flow, int src, int dst, long seq, int payload, int entropy, long sentAtPs, int bytes,
                   boolean ecnEcho) {

@@ -31,6 +31,9 @@ public final class Switch implements Node {
 
     @Override
     public void receive(Packet p, Port from) {
+        if (p.kind == Packet.Kind.DATA) {
+            p.hops++;
+        }
         router.route(this, p).send(p);
     }
 

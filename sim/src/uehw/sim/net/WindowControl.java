@@ -12,4 +12,15 @@ public interface WindowControl {
 
     /** One ACK, NACK (a trimmed packet) or timeout of the flow; returns the window after it. */
     long apply(int flow, Signal signal, int payloadBytes, long rttNs, boolean ecn, long unackedBytes, long nowNs);
+
+    /** The same with the data packet's forward hop count (switches it crossed; a law that scales by it overrides this). */
+    default long apply(int flow, Signal signal, int payloadBytes, long rttNs, boolean ecn, long unackedBytes, int hops,
+                       long nowNs) {
+        return apply(flow, signal, payloadBytes, rttNs, ecn, unackedBytes, nowNs);
+    }
+
+    /** The gap the flow's next packet must keep after this one, in ns (Swift paces below one packet); 0: none. */
+    default long pacingNs(int flow) {
+        return 0;
+    }
 }
