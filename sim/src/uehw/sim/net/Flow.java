@@ -19,9 +19,15 @@ public final class Flow {
     final ArrayDeque<Long> resend = new ArrayDeque<>();
     long inFlight;
     final Map<Long, Long> outstanding = new HashMap<>(); // seq -> send time (ps)
-    long acked;
+    /** Bytes ACKed so far. */
+    public long acked;
     /** Paced: the flow sends again from this time (ps). */
     long nextSendPs;
+    /** The last n its receiver's DASR sent (dart.txt Sec. III-A): the flow sends at line rate / n. */
+    public int dasrN = 1;
+    /** The incast group this message announces (look-ahead): its senders (or null) and id; set before it starts. */
+    public int[] lookAhead;
+    public int lookAheadGroup;
 
     public long cwnd, minCwnd;
     public long finishedPs = -1;

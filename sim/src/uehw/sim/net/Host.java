@@ -17,6 +17,8 @@ public final class Host implements Node {
     final WindowControl windows;
     final EntropyControl entropies;
     final List<Flow> flows = new ArrayList<>();
+    /** The receiver's DASR (dart.txt Sec. III), or null. */
+    uehw.sim.dart.DasrModel dasr;
     private int roundRobin;
 
     Host(int id, Network net, WindowControl windows, EntropyControl entropies) {
@@ -89,9 +91,18 @@ public final class Host implements Node {
         f.outstanding.put(seq, now);
         f.inFlight += payload;
         f.packetsSent++;
-        f.nextSendPs = now + windows.pacingNs(f.local) * 1000;
+        int wire = payload + net.config.headerBytes();
+        // Two limits: the window law's pacing, and DASR's line rate / n (a packet every n serialisations).
+        long dasrGapPs = f.dasrN > 1 ? Math.round(f.dasrN * wire * 8000.0 / net.config.gbps()) : 0;
+        f.nextSendPs = now + Math.max(windows.pacingNs(f.local) * 1000, dasrGapPs);
         net.loop.after(net.config.rtoNs() * 1000, () -> timeout(f, seq, now));
-        return new Packet(Packet.Kind.DATA, f.id, id, f.dst, seq, payload, entropy, now, payload + net.config.headerBytes(), false);
+        Packet p = new Packet(Packet.Kind.DATA, f.id, id, f.dst, seq, payload, entropy, now, wire, false);
+        p.first = seq == 0;
+        p.last = seq + payload == f.bytes;
+        p.lookAhead = p.first ? f.lookAhead : null;
+        p.lookAheadGroup = f.lookAheadGroup;
+        p.announced = f.lookAhead != null;
+        return p;
     }
 
     @Override
@@ -102,7 +113,19 @@ public final class Host implements Node {
         if (p.kind == Packet.Kind.DATA) {
             net.delivered(p);
             Packet.Kind reply = p.trimmed ? Packet.Kind.NACK : Packet.Kind.ACK;
-            Packet answer = new Packet(reply, p.flow, id, p.src, p.seq, p.payload, p.entropy, p.sentAtPs, net.config.ackBytes(), p.ce);
+            boolean ecnEcho = p.ce;
+            int n = 0;
+            if (dasr != null && !p.trimmed) { // a trimmed header is NACKed; its data comes again
+                if (p.lookAhead != null) {
+                    dasr.lookAhead(p.lookAheadGroup, p.lookAhead, nowNs());
+                }
+                uehw.sim.dart.DasrModel.Reply r = dasr.packet(p.src, p.first, p.last, p.announced, p.ce, p.bytes, nowNs());
+                n = r.n();
+                ecnEcho = p.ce && r.ecnPass();
+                net.noteDasr(this, p, n);
+            }
+            Packet answer = new Packet(reply, p.flow, id, p.src, p.seq, p.payload, p.entropy, p.sentAtPs, net.config.ackBytes(), ecnEcho);
+            answer.n = n;
             answer.hops = p.hops;
             nic.send(answer);
             return;
@@ -115,6 +138,9 @@ public final class Host implements Node {
         }
         f.outstanding.remove(p.seq);
         f.inFlight -= p.payload;
+        if (p.n > 0) {
+            f.dasrN = p.n;
+        }
         boolean nack = p.kind == Packet.Kind.NACK;
         if (nack) {
             f.nacks++;

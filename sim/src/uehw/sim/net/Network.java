@@ -33,6 +33,10 @@ public final class Network {
 
         default void finished(Flow f) {
         }
+
+        /** A DASR receiver answered a data packet of flow f with n. */
+        default void dasr(long timePs, Host receiver, Flow f, int n) {
+        }
     }
 
     public final Config config;
@@ -236,6 +240,16 @@ public final class Network {
     void noteEntropy(Flow f, int entropy) {
         mix(2, loop.now(), f.id, entropy);
         trace.entropy(loop.now(), f, entropy);
+    }
+
+    void noteDasr(Host receiver, Packet p, int n) {
+        mix(4, loop.now(), p.flow, n);
+        trace.dasr(loop.now(), receiver, flows.get(p.flow), n);
+    }
+
+    /** Gives host {@code host} a DASR receiver (dart.txt Sec. III): its ACKs carry n, its ECN echoes follow Fig. 5. */
+    public void enableDasr(int host, uehw.sim.dart.DasrModel model) {
+        hosts.get(host).dasr = model;
     }
 
     void delivered(Packet p) {

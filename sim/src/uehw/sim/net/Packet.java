@@ -30,6 +30,15 @@ public final class Packet {
     public final boolean ecnEcho;
     /** Switches a data packet crossed (a TTL difference); an ACK/NACK carries its data packet's. */
     public int hops;
+    /** A data packet starts / ends its message (RDMA's markers, dart.txt Sec. III-B). */
+    public boolean first, last;
+    /** The incast group a message's first packet announces (dart.txt Sec. III-D look-ahead): its senders (or null) and id. */
+    public int[] lookAhead;
+    public int lookAheadGroup;
+    /** The message was announced by a look-ahead. */
+    public boolean announced;
+    /** An ACK's DASR sender count n (dart.txt Sec. III-A); 0 from a receiver without DASR. */
+    public int n;
 
     public Packet(Kind kind, int flow, int src, int dst, long seq, int payload, int entropy, long sentAtPs, int bytes,
                   boolean ecnEcho) {
