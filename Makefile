@@ -35,7 +35,7 @@ help:
 	@echo "               next to the reference designs -> build/reports/ (REPORT_BLOCKS=a,b runs only those again)"
 	@echo "make reports-full - every configuration of every block's sweep, and docs/resources.md"
 	@echo "make cli    - build the hwgen jar: java -jar $(JAR) --help"
-	@echo "make experiments - the network experiments (2:1, 8:1, 32:1 fat-tree incasts): CSVs and plots -> build/experiments/"
+	@echo "make experiments - the network experiments (fat-tree incasts, a failed link, DASR, Swift next to SMaRTT): CSVs and plots -> build/experiments/"
 	@echo "make clean  - remove build/"
 
 # Installs missing Debian tools when root, otherwise prints the exact command.
@@ -105,6 +105,9 @@ reports-full: tools $(YOWASP_STAMP) reports-jar
 
 experiments: $(JAR)
 	$(HWGEN) experiment fat-tree-incast --out $(BUILD)/experiments/fat-tree-incast
+	$(HWGEN) experiment link-failure --out $(BUILD)/experiments/link-failure
+	$(HWGEN) experiment dasr-incast --out $(BUILD)/experiments/dasr-incast
+	$(HWGEN) experiment swift-vs-smartt --out $(BUILD)/experiments/swift-vs-smartt
 
 clean:
 	rm -rf $(BUILD)

@@ -10,7 +10,8 @@ import uehw.sim.net.FatTreeIncast;
 /** hwgen experiment: the network experiments on the packet-level simulator (uehw.sim.net.Network). */
 @Command(name = "experiment", mixinStandardHelpOptions = true,
         description = "Run a network experiment on the packet-level simulator; CSVs and PNG/SVG plots into --out.",
-        subcommands = {ExperimentCommand.FatTreeIncastCommand.class})
+        subcommands = {ExperimentCommand.FatTreeIncastCommand.class, ExperimentCommand.LinkFailureCommand.class,
+            ExperimentCommand.DasrIncastCommand.class, ExperimentCommand.SwiftVsSmarttCommand.class})
 final class ExperimentCommand implements Callable<Integer> {
     @Override
     public Integer call() {
@@ -44,6 +45,106 @@ final class ExperimentCommand implements Callable<Integer> {
                 System.out.print(r.table());
             }
             System.out.println("hwgen: CSVs and plots written to " + out);
+            return 0;
+        }
+    }
+
+    /** Writes lines to a CSV under dir, creating it. */
+    static void csv(File dir, String name, java.util.List<String> lines) throws java.io.IOException {
+        java.nio.file.Files.createDirectories(dir.toPath());
+        java.nio.file.Files.write(dir.toPath().resolve(name), lines);
+        System.out.println("hwgen: " + dir.toPath().resolve(name));
+    }
+
+    @Command(name = "link-failure", mixinStandardHelpOptions = true,
+            description = "reps.txt Sec. 3.2 on the k=8 fat tree: agg0->core0 fails at 100 us under two cross-pod flows; reps, reps-lite and ops.")
+    static final class LinkFailureCommand implements Callable<Integer> {
+        @Option(names = "--seed", defaultValue = "1", description = "seed of the REPS draws [default: ${DEFAULT-VALUE}]")
+        long seed;
+
+        @Option(names = {"--out", "-o"}, defaultValue = "build/experiments/link-failure", description = "output folder [default: ${DEFAULT-VALUE}]")
+        File out;
+
+        @Override
+        public Integer call() throws Exception {
+            java.util.List<String> rows = new java.util.ArrayList<>(java.util.List.of(
+                    "mode,sent,lost,lost_sent_after_first_freeze,first_freeze_ns,timeouts,last_fct_ns"));
+            for (uehw.sim.reps.RepsModel.Mode m : uehw.sim.reps.RepsModel.Mode.values()) {
+                uehw.sim.net.FatTreeLinkFailure.Outcome o = uehw.sim.net.FatTreeLinkFailure.run(m, seed);
+                System.out.println(o.line());
+                rows.add(String.join(",", m.id, Long.toString(o.sent()), Long.toString(o.lost()),
+                        Long.toString(o.lostSentAfterFirstFreeze()), Long.toString(o.firstFreezeNs()), Long.toString(o.timeouts()),
+                        Long.toString(o.lastFctNs())));
+            }
+            csv(out, "link-failure.csv", rows);
+            return 0;
+        }
+    }
+
+    @Command(name = "dasr-incast", mixinStandardHelpOptions = true,
+            description = "dart.txt Sec. V-B scaled: a long flow and periodic 16-way 256 KB incasts; SMaRTT alone, with DASR, with its look-ahead.")
+    static final class DasrIncastCommand implements Callable<Integer> {
+        @Option(names = "--rounds", defaultValue = "10", description = "incast rounds, 1..1000 [default: ${DEFAULT-VALUE}]")
+        int rounds;
+
+        @Option(names = "--seed", defaultValue = "1", description = "seed of the jitter and the RED draws [default: ${DEFAULT-VALUE}]")
+        long seed;
+
+        @Option(names = {"--out", "-o"}, defaultValue = "build/experiments/dasr-incast", description = "output folder [default: ${DEFAULT-VALUE}]")
+        File out;
+
+        @Override
+        public Integer call() throws Exception {
+            if (rounds < 1 || rounds > 1000) {
+                System.err.println("hwgen: parameter 'rounds' = " + rounds + " is not allowed: must be in 1..1000");
+                return Hwgen.EXIT_BAD_PARAMETER;
+            }
+            java.util.List<String> rows = new java.util.ArrayList<>(java.util.List.of("mode,round,incast_completion_ns,convergence_ns"));
+            java.util.List<uehw.sim.net.Plots.Series> series = new java.util.ArrayList<>();
+            for (uehw.sim.net.DasrIncast.Mode m : uehw.sim.net.DasrIncast.Mode.values()) {
+                uehw.sim.net.DasrIncast.Result r = uehw.sim.net.DasrIncast.run(m, rounds, seed);
+                System.out.println(r.line());
+                double[] x = new double[rounds];
+                double[] y = new double[rounds];
+                for (int i = 0; i < rounds; i++) {
+                    rows.add(m + "," + i + "," + r.incastNs()[i] + "," + r.convergenceNs()[i]);
+                    x[i] = i;
+                    y[i] = r.incastNs()[i] / 1000.0;
+                }
+                series.add(new uehw.sim.net.Plots.Series(m.toString(), x, y));
+            }
+            csv(out, "dasr-incast.csv", rows);
+            uehw.sim.net.Plots.lines(out.toPath().resolve("incast-completion"), "16-way incasts with a long flow: completion per round",
+                    "round", "incast completion (us)", series);
+            return 0;
+        }
+    }
+
+    @Command(name = "swift-vs-smartt", mixinStandardHelpOptions = true,
+            description = "SMaRTT's 8:1 incast (100 Gb/s star) with Swift's windows next to SMaRTT's (the Swift model, not yet hardware).")
+    static final class SwiftVsSmarttCommand implements Callable<Integer> {
+        @Option(names = "--seed", defaultValue = "1", description = "seed of the RED draws [default: ${DEFAULT-VALUE}]")
+        long seed;
+
+        @Option(names = {"--out", "-o"}, defaultValue = "build/experiments/swift-vs-smartt", description = "output folder [default: ${DEFAULT-VALUE}]")
+        File out;
+
+        @Override
+        public Integer call() throws Exception {
+            uehw.sim.net.IncastExperiment x = new uehw.sim.net.IncastExperiment();
+            java.util.List<String> rows = new java.util.ArrayList<>(java.util.List.of(
+                    "law,last_over_ideal,max_min_ratio,peak_queue_bytes,mean_queue_bytes,trims,timeouts"));
+            for (String law : new String[] {"smartt", "swift"}) {
+                uehw.sim.net.IncastExperiment.Outcome o = law.equals("smartt") ? x.run(true, seed, out.toPath().resolve("smartt.csv"))
+                        : x.run(true, seed, out.toPath().resolve("swift.csv"),
+                                (host, flows) -> new uehw.sim.net.SwiftWindows(flows, new uehw.sim.swift.SwiftParams(), x.mtu));
+                long last = java.util.Arrays.stream(o.fctNs()).max().orElse(-1);
+                String row = String.format(java.util.Locale.ROOT, "%s,%.4f,%.4f,%d,%.0f,%d,%d", law, (double) last / o.idealNs(),
+                        o.throughputRatio(), o.peakQueueBytes(), o.meanQueueBytes(), o.trims(), o.timeouts());
+                System.out.println(row);
+                rows.add(row);
+            }
+            csv(out, "swift-vs-smartt.csv", rows);
             return 0;
         }
     }

@@ -235,4 +235,21 @@ class NetworkSimulatorTest {
                     .distinct().count() > 8, "the flows used many entropies");
         });
     }
+
+    /** The other experiment commands run and write their CSVs (a line a mode or law, a header first). */
+    @Test
+    void otherExperimentCommandsWriteTheirCsvs() throws Exception {
+        Path out = Path.of("build", "experiments", "test-commands");
+        String[][] runs = {{"link-failure", "link-failure.csv", "4"}, {"dasr-incast", "dasr-incast.csv", "7"},
+            {"swift-vs-smartt", "swift-vs-smartt.csv", "3"}};
+        for (String[] r : runs) {
+            Path dir = out.resolve(r[0]);
+            String[] args = r[0].equals("dasr-incast") ? new String[] {"experiment", r[0], "--rounds", "2", "--out", dir.toString()}
+                    : new String[] {"experiment", r[0], "--out", dir.toString()};
+            assertEquals(0, uehw.cli.Hwgen.commandLine().execute(args), r[0]);
+            assertEquals(Integer.parseInt(r[2]), java.nio.file.Files.readAllLines(dir.resolve(r[1])).size(), r[0] + " lines");
+        }
+        assertTrue(java.nio.file.Files.size(out.resolve("dasr-incast").resolve("incast-completion.png")) > 1000);
+        assertEquals(2, uehw.cli.Hwgen.commandLine().execute("experiment", "dasr-incast", "--rounds", "0"), "a bad round count is refused");
+    }
 }
