@@ -1,0 +1,193 @@
+package uehw.tb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+import org.junit.jupiter.api.Test;
+import uehw.sim.Seeds;
+import uehw.sim.swift.SwiftExactModel;
+import uehw.sim.swift.SwiftFixedModel;
+import uehw.sim.swift.SwiftParams;
+
+/**
+ * Swift's fixed-point law (the specification of the hardware law) against the exact model: the
+ * error of one update from the same state, over a million random states, and the paper's rules
+ * (swift-excerpt.txt Alg. 1) in the fixed formats.
+ */
+class SwiftFixedModelTest {
+    private static final SwiftParams P = new SwiftParams();
+    private static final SwiftFixedModel.Params FP = SwiftFixedModel.Params.of(P);
+
+    private static double packets(long units) {
+        return units / (double) SwiftFixedModel.ONE;
+    }
+
+    /** A window between min and max, log-uniform, in window units. */
+    private static long randomWindow(SplittableRandom r) {
+        double lo = Math.log(P.minCwnd);
+        double hi = Math.log(P.maxCwnd);
+        return Math.max(FP.minCwnd(), Math.min(FP.maxCwnd(), SwiftFixedModel.cwnd(Math.exp(lo + r.nextDouble() * (hi - lo)))));
+    }
+
+    @Test
+    void oneUpdateFromTheSameStateIsWithinTheBoundOfTheExactOne() {
+        long seed = Seeds.next();
+        SplittableRandom r = new SplittableRandom(seed);
+        int samples = 1_000_000;
+        int flips = 0;
+        int compared = 0;
+        double maxRel = 0;
+        double sumRel = 0;
+        double maxOverBound = 0;                 // |fixed - exact| beyond 0.1 % of exact, in window LSBs
+        double maxTargetErr = 0;
+        double maxPacingRel = 0;
+        for (int k = 0; k < samples; k++) {
+            SwiftFixedModel fixed = new SwiftFixedModel(1, FP);
+            SwiftExactModel exact = new SwiftExactModel(1, P);
+            SwiftFixedModel.Flow ff = fixed.flow(0);
+            SwiftExactModel.Flow ef = exact.flow(0);
+            ff.fabric.cwnd = randomWindow(r);
+            ff.endpoint.cwnd = randomWindow(r);
+            ff.endpointDelay = r.nextLong(20_000L << SwiftFixedModel.EWMA_FRAC);
+            ff.rttNs = 12_000 + r.nextLong(40_000);
+            ff.retransmitCount = r.nextInt(FP.retxResetThreshold());
+            long now = 1_000_000_000L + r.nextLong(1_000_000);
+            boolean decreasedBefore = r.nextBoolean();
+            long tLast = now - r.nextLong(60_000);
+            for (SwiftFixedModel.Window w : new SwiftFixedModel.Window[] {ff.fabric, ff.endpoint}) {
+                w.decreased = decreasedBefore;
+                w.tLastDecrease = tLast;
+            }
+            ef.fabric.cwnd = packets(ff.fabric.cwnd);
+            ef.endpoint.cwnd = packets(ff.endpoint.cwnd);
+            ef.endpointDelayNs = ff.endpointDelay / (double) (1 << SwiftFixedModel.EWMA_FRAC);
+            ef.rttNs = ff.rttNs;
+            ef.retransmitCount = ff.retransmitCount;
+            for (SwiftExactModel.Window w : new SwiftExactModel.Window[] {ef.fabric, ef.endpoint}) {
+                w.tLastDecrease = decreasedBefore ? tLast : Long.MIN_VALUE / 2;
+            }
+            int kind = r.nextInt(10);
+            if (kind < 8) {
+                long rtt = 12_000 + r.nextLong(40_000);
+                long endpointDelay = r.nextLong(Math.min(rtt, 20_000));
+                int hops = r.nextInt(7);
+                int acked = 1 + r.nextInt(4);
+                double exactTarget = P.fabricTargetNs(hops, ef.fabric.cwnd);
+                long fixedTarget = fixed.fabricTargetNs(hops, ff.fabric.cwnd);
+                maxTargetErr = Math.max(maxTargetErr, Math.abs(fixedTarget - exactTarget));
+                double fabricDelay = rtt - endpointDelay;
+                double newEd = ef.endpointDelayNs + P.endpointEwma * (endpointDelay - ef.endpointDelayNs);
+                long newEdFixed = (ff.endpointDelay + (((endpointDelay << SwiftFixedModel.EWMA_FRAC) - ff.endpointDelay)
+                        >> FP.endpointEwmaShift())) >> SwiftFixedModel.EWMA_FRAC;
+                boolean flip = (fabricDelay < exactTarget) != (fabricDelay < fixedTarget)
+                        || (newEd < P.endpointTargetNs) != (newEdFixed < FP.endpointTargetNs());
+                exact.ack(0, rtt, endpointDelay, hops, acked, now);
+                fixed.ack(0, rtt, endpointDelay, hops, acked, now);
+                if (flip) {
+                    flips++;
+                    continue;
+                }
+            } else if (kind == 8) {
+                exact.timeout(0, now);
+                fixed.timeout(0, now);
+            } else {
+                exact.fastRecovery(0, now);
+                fixed.fastRecovery(0, now);
+            }
+            for (double[] pair : new double[][] {{packets(ff.fabric.cwnd), ef.fabric.cwnd}, {packets(ff.endpoint.cwnd), ef.endpoint.cwnd}}) {
+                double rel = Math.abs(pair[0] - pair[1]) / pair[1];
+                maxRel = Math.max(maxRel, rel);
+                maxOverBound = Math.max(maxOverBound, (Math.abs(pair[0] - pair[1]) - 1e-3 * pair[1]) * SwiftFixedModel.ONE);
+                sumRel += rel;
+                compared++;
+            }
+            double exactPacing = exact.pacingDelayNs(0);
+            if (exactPacing > 0 && fixed.pacingDelayNs(0) > 0) {
+                maxPacingRel = Math.max(maxPacingRel, Math.abs(fixed.pacingDelayNs(0) - exactPacing) / exactPacing);
+            }
+        }
+        System.out.printf(Locale.ROOT, "swift fixed vs exact, %d random states (seed %d): window relative error max %.5f mean %.7f; "
+                        + "decision flips %d (%.3f%%); fabric target error max %.1f ns; pacing relative error max %.5f%n",
+                samples, seed, maxRel, sumRel / compared, flips, 100.0 * flips / samples, maxTargetErr, maxPacingRel);
+        // The tables' 2^-11 and the truncations stay inside 0.1 % plus the window's last bit (2^-20 packets,
+        // 0.1 % of the smallest window, 0.001 packets).
+        assertTrue(maxOverBound <= 1, "window error " + maxRel + " (" + maxOverBound + " LSB over 0.1 %), seed " + seed);
+        // 1/sqrt by a 256-entry table: 2^-9 of alpha / sqrt(fs_min_cwnd) (4.1 us), plus alpha's and beta's rounding.
+        assertTrue(maxTargetErr < 10, "target error " + maxTargetErr + " ns, seed " + seed);
+        assertTrue(maxPacingRel < 1e-3, "pacing error " + maxPacingRel + ", seed " + seed);
+        // A flip needs the delay within the target's error (10 ns) of it, or the EWMA within 1 ns.
+        assertTrue(flips < samples / 200, flips + " decision flips, seed " + seed);
+    }
+
+    /** Sec. 3.2 in the fixed formats: each ACK below the target adds ai / cwnd (Alg. 1 line 8). */
+    @Test
+    void additiveIncreaseAddsAboutAiPerWindowOfAcks() {
+        SwiftFixedModel m = new SwiftFixedModel(1, FP);
+        m.flow(0).fabric.cwnd = SwiftFixedModel.cwnd(10);
+        m.flow(0).endpoint.cwnd = FP.maxCwnd();
+        long now = 0;
+        for (int k = 0; k < 10; k++) {
+            m.ack(0, 12_000, 0, 0, 1, now += 1_000);
+        }
+        double expected = 10;
+        for (int k = 0; k < 10; k++) {
+            expected += P.ai / expected;
+        }
+        // each step's 1/cwnd within 2^-11 of the exact one: 10 x 0.1 x 2^-11 at most
+        assertEquals(expected, packets(m.flow(0).fabric.cwnd), 1e-3);
+    }
+
+    /** Lines 11-14: one decrease per RTT however many ACKs are above the target, and the max_mdf floor. */
+    @Test
+    void oneDecreasePerRttWithTheMaxMdfFloor() {
+        SwiftFixedModel m = new SwiftFixedModel(1, FP);
+        m.flow(0).fabric.cwnd = SwiftFixedModel.cwnd(40);
+        m.flow(0).endpoint.cwnd = FP.maxCwnd();
+        long rtt = 200_000; // far above the target: 1 - beta x (rtt - target) / rtt < 1 - max_mdf
+        m.ack(0, rtt, 0, 0, 1, 1_000);
+        assertEquals(20.0, packets(m.flow(0).fabric.cwnd), 1e-9, "halved at the max_mdf floor");
+        for (int k = 0; k < 5; k++) {
+            m.ack(0, rtt, 0, 0, 1, 2_000 + k * 1_000);
+        }
+        assertEquals(20.0, packets(m.flow(0).fabric.cwnd), 1e-9, "no second decrease within the RTT");
+        m.ack(0, rtt, 0, 0, 1, 1_000 + rtt);
+        assertEquals(10.0, packets(m.flow(0).fabric.cwnd), 1e-9, "the next RTT decreases again");
+    }
+
+    /** Lines 15-21: timeouts cut by max_mdf once per RTT, then reset to min_cwnd at the threshold. */
+    @Test
+    void timeoutsCutThenResetAtTheThreshold() {
+        SwiftFixedModel m = new SwiftFixedModel(1, FP);
+        m.flow(0).rttNs = 10_000;
+        long before = m.flow(0).cwnd();
+        m.timeout(0, 1_000);
+        assertEquals(before / 2, m.flow(0).cwnd(), 1, "the first timeout halves (max_mdf 0.5)");
+        for (int k = 2; k <= FP.retxResetThreshold(); k++) {
+            m.timeout(0, 1_000 + k * 20_000L);
+        }
+        assertEquals(FP.minCwnd(), m.flow(0).cwnd(), "min_cwnd at RETX_RESET_THRESHOLD");
+    }
+
+    /** Lines 29-32: below one packet the flow is paced at rtt / cwnd; cwnd 0.5 gives 2 x RTT. */
+    @Test
+    void halfAPacketIsPacedAtTwoRtts() {
+        SwiftFixedModel m = new SwiftFixedModel(1, FP);
+        m.flow(0).fabric.cwnd = SwiftFixedModel.ONE / 2;
+        m.flow(0).rttNs = 20_000;
+        assertEquals(40_000, m.pacingDelayNs(0), 40, "2 x RTT within the table's 2^-11");
+        m.flow(0).fabric.cwnd = SwiftFixedModel.ONE;
+        assertEquals(0, m.pacingDelayNs(0), "no pacing from one packet up");
+    }
+
+    /** Sec. 3.3: the effective window is the smaller of the fabric and endpoint windows. */
+    @Test
+    void effectiveWindowIsTheSmaller() {
+        SwiftFixedModel m = new SwiftFixedModel(1, FP);
+        m.flow(0).fabric.cwnd = SwiftFixedModel.cwnd(30);
+        m.flow(0).endpoint.cwnd = SwiftFixedModel.cwnd(12);
+        assertEquals(SwiftFixedModel.cwnd(12), m.flow(0).cwnd());
+    }
+}
