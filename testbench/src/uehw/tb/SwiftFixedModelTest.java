@@ -8,6 +8,8 @@ import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
 import uehw.sim.Seeds;
+import uehw.sim.net.IncastExperiment;
+import uehw.sim.net.SwiftWindows;
 import uehw.sim.swift.SwiftExactModel;
 import uehw.sim.swift.SwiftFixedModel;
 import uehw.sim.swift.SwiftParams;
@@ -74,7 +76,8 @@ class SwiftFixedModelTest {
                 long rtt = 12_000 + r.nextLong(40_000);
                 long endpointDelay = r.nextLong(Math.min(rtt, 20_000));
                 int hops = r.nextInt(7);
-                int acked = 1 + r.nextInt(4);
+                long ackedUnits = SwiftFixedModel.ONE / 4 + r.nextLong(4 * SwiftFixedModel.ONE); // a quarter to four packets
+                double acked = packets(ackedUnits);
                 double exactTarget = P.fabricTargetNs(hops, ef.fabric.cwnd);
                 long fixedTarget = fixed.fabricTargetNs(hops, ff.fabric.cwnd);
                 maxTargetErr = Math.max(maxTargetErr, Math.abs(fixedTarget - exactTarget));
@@ -85,7 +88,7 @@ class SwiftFixedModelTest {
                 boolean flip = (fabricDelay < exactTarget) != (fabricDelay < fixedTarget)
                         || (newEd < P.endpointTargetNs) != (newEdFixed < FP.endpointTargetNs());
                 exact.ack(0, rtt, endpointDelay, hops, acked, now);
-                fixed.ack(0, rtt, endpointDelay, hops, acked, now);
+                fixed.ack(0, rtt, endpointDelay, hops, ackedUnits, now);
                 if (flip) {
                     flips++;
                     continue;
@@ -130,7 +133,7 @@ class SwiftFixedModelTest {
         m.flow(0).endpoint.cwnd = FP.maxCwnd();
         long now = 0;
         for (int k = 0; k < 10; k++) {
-            m.ack(0, 12_000, 0, 0, 1, now += 1_000);
+            m.ack(0, 12_000, 0, 0, SwiftFixedModel.ONE, now += 1_000);
         }
         double expected = 10;
         for (int k = 0; k < 10; k++) {
@@ -147,13 +150,13 @@ class SwiftFixedModelTest {
         m.flow(0).fabric.cwnd = SwiftFixedModel.cwnd(40);
         m.flow(0).endpoint.cwnd = FP.maxCwnd();
         long rtt = 200_000; // far above the target: 1 - beta x (rtt - target) / rtt < 1 - max_mdf
-        m.ack(0, rtt, 0, 0, 1, 1_000);
+        m.ack(0, rtt, 0, 0, SwiftFixedModel.ONE, 1_000);
         assertEquals(20.0, packets(m.flow(0).fabric.cwnd), 1e-9, "halved at the max_mdf floor");
         for (int k = 0; k < 5; k++) {
-            m.ack(0, rtt, 0, 0, 1, 2_000 + k * 1_000);
+            m.ack(0, rtt, 0, 0, SwiftFixedModel.ONE, 2_000 + k * 1_000);
         }
         assertEquals(20.0, packets(m.flow(0).fabric.cwnd), 1e-9, "no second decrease within the RTT");
-        m.ack(0, rtt, 0, 0, 1, 1_000 + rtt);
+        m.ack(0, rtt, 0, 0, SwiftFixedModel.ONE, 1_000 + rtt);
         assertEquals(10.0, packets(m.flow(0).fabric.cwnd), 1e-9, "the next RTT decreases again");
     }
 
@@ -189,5 +192,38 @@ class SwiftFixedModelTest {
         m.flow(0).fabric.cwnd = SwiftFixedModel.cwnd(30);
         m.flow(0).endpoint.cwnd = SwiftFixedModel.cwnd(12);
         assertEquals(SwiftFixedModel.cwnd(12), m.flow(0).cwnd());
+    }
+
+    /** The fixed law in the closed loop: the 8:1 incast of SwiftModelTest with every NIC on SwiftFixedModel. */
+    @Test
+    void theFixedLawInTheIncastBehavesAsTheExactOne() throws Exception {
+        long seed = Seeds.next();
+        IncastExperiment x = new IncastExperiment();
+        java.util.List<SwiftWindows> exactNics = new java.util.ArrayList<>();
+        java.util.List<SwiftWindows> fixedNics = new java.util.ArrayList<>();
+        IncastExperiment.Outcome exact = x.run(true, seed, null, (host, flows) -> {
+            SwiftWindows w = new SwiftWindows(flows, P, x.mtu);
+            exactNics.add(w);
+            return w;
+        });
+        IncastExperiment.Outcome fixed = x.run(true, seed, null, (host, flows) -> {
+            SwiftWindows w = SwiftWindows.fixed(flows, P, x.mtu);
+            fixedNics.add(w);
+            return w;
+        });
+        // the fixed law did run: its windows are the exact ones' within the tables' error, not equal to them
+        double exactSum = exactNics.stream().mapToDouble(w -> w.model.flow(0).cwnd()).sum();
+        double fixedSum = fixedNics.stream().mapToDouble(w -> packets(w.fixedModel.flow(0).cwnd())).sum();
+        System.out.printf(Locale.ROOT, "swift 8:1 incast: the senders' final windows, exact %.6f, fixed %.6f packets%n", exactSum, fixedSum);
+        assertTrue(fixedSum != exactSum && Math.abs(fixedSum - exactSum) < 1e-2 * exactSum, "seed " + seed);
+        long lastExact = java.util.Arrays.stream(exact.fctNs()).max().getAsLong();
+        long lastFixed = java.util.Arrays.stream(fixed.fctNs()).max().getAsLong();
+        System.out.printf(Locale.ROOT, "swift 8:1 incast (seed %d), exact / fixed: last completion %.4f / %.4f of ideal, "
+                        + "mean queue %.0f / %.0f B, peak queue %d / %d B, max/min throughput %.3f / %.3f%n", seed,
+                (double) lastExact / exact.idealNs(), (double) lastFixed / fixed.idealNs(), exact.meanQueueBytes(),
+                fixed.meanQueueBytes(), exact.peakQueueBytes(), fixed.peakQueueBytes(), exact.throughputRatio(), fixed.throughputRatio());
+        assertTrue(java.util.Arrays.stream(fixed.fctNs()).allMatch(f -> f > 0), "seed " + seed + ": every flow completed");
+        assertEquals(1.0, (double) lastFixed / lastExact, 0.02, "seed " + seed + ": the last flow ends within 2 %");
+        assertEquals(1.0, fixed.meanQueueBytes() / exact.meanQueueBytes(), 0.15, "seed " + seed + ": the mean queue within 15 %");
     }
 }

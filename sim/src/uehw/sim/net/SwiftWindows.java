@@ -1,30 +1,53 @@
 package uehw.sim.net;
 
 import uehw.sim.swift.SwiftExactModel;
+import uehw.sim.swift.SwiftFixedModel;
 import uehw.sim.swift.SwiftParams;
 
 /**
- * A NIC's Swift windows on the exact model (swift-excerpt.txt Alg. 1): an ACK of a packet is one
- * ACK event (num_acked = payload / MTU) with the network's RTT, an endpoint delay of 0 (the hosts
- * answer at once) and the forward hop count; a NACK (a trimmed packet) is fast recovery; a timeout
- * is a retransmission timeout. Windows go out in bytes (packets x MTU); below one packet the NIC
- * paces the flow at rtt / cwnd.
+ * A NIC's Swift windows (swift-excerpt.txt Alg. 1) on the exact model or, with {@link #fixed}, on
+ * the fixed-point law the hardware will run: an ACK of a packet is one ACK event (num_acked =
+ * payload / MTU) with the network's RTT, an endpoint delay of 0 (the hosts answer at once) and the
+ * forward hop count; a NACK (a trimmed packet) is fast recovery; a timeout is a retransmission
+ * timeout. Windows go out in bytes (packets x MTU); below one packet the NIC paces the flow at
+ * rtt / cwnd.
  */
 public final class SwiftWindows implements WindowControl {
+    /** The exact model, or null when the fixed law runs. */
     public final SwiftExactModel model;
+    /** The fixed-point law, or null when the exact model runs. */
+    public final SwiftFixedModel fixedModel;
     private final int mtu;
 
     public SwiftWindows(int flows, SwiftParams params, int mtu) {
-        this.model = new SwiftExactModel(flows, params);
+        this(new SwiftExactModel(flows, params), null, mtu);
+    }
+
+    private SwiftWindows(SwiftExactModel model, SwiftFixedModel fixedModel, int mtu) {
+        this.model = model;
+        this.fixedModel = fixedModel;
         this.mtu = mtu;
+    }
+
+    /** The same NIC on SwiftFixedModel (the law in the hardware's formats). */
+    public static SwiftWindows fixed(int flows, SwiftParams params, int mtu) {
+        return new SwiftWindows(null, new SwiftFixedModel(flows, SwiftFixedModel.Params.of(params)), mtu);
     }
 
     private long bytes(double packets) {
         return Math.round(packets * mtu);
     }
 
+    private long bytes(long units) {
+        return (units * mtu) >> SwiftFixedModel.CWND_FRAC;
+    }
+
     @Override
     public long init(int flow, long nowNs) {
+        if (fixedModel != null) {
+            fixedModel.init(flow);
+            return bytes(fixedModel.flow(flow).cwnd());
+        }
         model.init(flow);
         return bytes(model.flow(flow).cwnd());
     }
@@ -37,16 +60,22 @@ public final class SwiftWindows implements WindowControl {
     @Override
     public long apply(int flow, Signal signal, int payloadBytes, long rttNs, boolean ecn, long unackedBytes, int hops,
                       long nowNs) {
-        double cwnd = switch (signal) {
+        if (fixedModel != null) {
+            return bytes(switch (signal) {
+                case ACK -> fixedModel.ack(flow, rttNs, 0, hops, ((long) payloadBytes << SwiftFixedModel.CWND_FRAC) / mtu, nowNs);
+                case NACK -> fixedModel.fastRecovery(flow, nowNs);
+                case TIMEOUT -> fixedModel.timeout(flow, nowNs);
+            });
+        }
+        return bytes(switch (signal) {
             case ACK -> model.ack(flow, rttNs, 0, hops, (double) payloadBytes / mtu, nowNs);
             case NACK -> model.fastRecovery(flow, nowNs);
             case TIMEOUT -> model.timeout(flow, nowNs);
-        };
-        return bytes(cwnd);
+        });
     }
 
     @Override
     public long pacingNs(int flow) {
-        return Math.round(model.pacingDelayNs(flow));
+        return fixedModel != null ? fixedModel.pacingDelayNs(flow) : Math.round(model.pacingDelayNs(flow));
     }
 }

@@ -13,7 +13,8 @@ import uehw.sim.smartt.SmarttFixedModel;
  * modulo 2^{@value #TIME_BITS}; the endpoint-delay EWMA in ns x 2^-{@value #EWMA_FRAC} with the
  * gain 2^-shift. Division by the window, the delay and the RTT: 1/x ~ recip[I bits below the
  * leading one] / 2^(V + msb), SMaRTT's table (I = 10, V = 14). Flow scaling's 1/sqrt(fcwnd): the
- * same normalisation with a table per parity of msb (I = 8, V = 14). Flow scaling's alpha and beta
+ * same normalisation with a table per parity of msb (I = 8, V = 14). ACKed packets in window units
+ * (a product of two window values stays below 2^63 up to 64 packets an ACK). Flow scaling's alpha and beta
  * are parameters in ns (alpha in ns x packets^0.5), computed from fs_range, fs_min_cwnd and
  * fs_max_cwnd by {@link Params#of}.
  */
@@ -147,7 +148,7 @@ public final class SwiftFixedModel {
     }
 
     /** Alg. 1 on one window (the exact model's step, in these formats). */
-    private void step(Window w, Event e, boolean resetToMin, long delayNs, long targetNs, long rttNs, int numAcked, long nowNs) {
+    private void step(Window w, Event e, boolean resetToMin, long delayNs, long targetNs, long rttNs, long acked, long nowNs) {
         long prev = w.cwnd;                                                        // line 2
         long elapsed = (nowNs - w.tLastDecrease) & ((1L << TIME_BITS) - 1);
         boolean canDecrease = !w.decreased || elapsed >= rttNs;                    // line 3
@@ -156,7 +157,7 @@ public final class SwiftFixedModel {
         switch (e) {
             case ACK -> {
                 if (delayNs < targetNs) {                                          // lines 6-10: AI
-                    cwnd += cwnd >= ONE ? mulDiv(p.ai * numAcked, ONE, cwnd) : p.ai * numAcked;
+                    cwnd += cwnd >= ONE ? mulDiv(p.ai, acked, cwnd) : (p.ai * acked) >> CWND_FRAC;
                 } else if (canDecrease) {                                          // lines 11-14: MD
                     long frac = delayNs == 0 ? 0 : Math.min(mulDiv(delayNs - targetNs, 1L << GAIN_FRAC, delayNs), 1L << GAIN_FRAC);
                     long factor = Math.max((1L << GAIN_FRAC) - ((p.beta * frac) >> GAIN_FRAC), floor);
@@ -184,16 +185,19 @@ public final class SwiftFixedModel {
         w.cwnd = cwnd;
     }
 
-    /** An ACK of numAcked packets: the measured RTT, the endpoint delay it carried (both ns), the forward hops. */
-    public long ack(int i, long rttNs, long endpointDelayNs, int hops, int numAcked, long nowNs) {
+    /**
+     * An ACK of `acked` packets (window units, so a part of a packet counts its part): the measured
+     * RTT, the endpoint delay it carried (both ns), the forward hops.
+     */
+    public long ack(int i, long rttNs, long endpointDelayNs, int hops, long acked, long nowNs) {
         Flow f = flows[i];
         f.retransmitCount = 0;                                                     // line 4
         f.rttNs = rttNs;
         f.endpointDelay += ((endpointDelayNs << EWMA_FRAC) - f.endpointDelay) >> p.endpointEwmaShift; // Sec. 3.3
         long fabricDelay = Math.max(0, rttNs - endpointDelayNs);
         long target = fabricTargetNs(hops, f.fabric.cwnd);
-        step(f.fabric, Event.ACK, false, fabricDelay, target, rttNs, numAcked, nowNs);
-        step(f.endpoint, Event.ACK, false, f.endpointDelay >> EWMA_FRAC, p.endpointTargetNs, rttNs, numAcked, nowNs);
+        step(f.fabric, Event.ACK, false, fabricDelay, target, rttNs, acked, nowNs);
+        step(f.endpoint, Event.ACK, false, f.endpointDelay >> EWMA_FRAC, p.endpointTargetNs, rttNs, acked, nowNs);
         return f.cwnd();
     }
 
