@@ -54,16 +54,30 @@ class DasrModelTest {
         assertEquals(1, m.removes);
     }
 
-    /** Sec. III-B soft state: a sender that never ends its message is evicted after the idle timeout. */
+    /**
+     * Sec. III-B soft state: a sender that never ends its message is evicted once idle longer than
+     * the timeout, by the sweep that looks at one of the 4 slots a packet: never before, and at
+     * most 4 packets after.
+     */
     @Test
     void crashedSenderIsEvictedAfterTheIdleTimeout() {
         DasrModel m = model();
-        m.packet(3, true, false, false, false, 1000, 0); // then it crashes
-        m.packet(4, true, false, false, false, 1000, 10);
-        assertEquals(2, m.packet(4, false, false, false, false, 1000, 2_000_000).n(), "idle for exactly the timeout: kept");
-        assertEquals(1, m.packet(4, false, false, false, false, 1000, 2_000_001).n(), "idle longer: evicted");
+        m.packet(3, true, false, false, false, 1000, 0);   // slot 0 (the sweep looks at slot 0), then it crashes
+        m.packet(4, true, false, false, false, 1000, 10);  // slot 1 (the sweep: slot 1)
+        for (int k = 0; k < 8; k++) {                      // the sweep passes slot 0 twice: idle 1 ms, kept
+            assertEquals(2, m.packet(4, false, false, false, false, 1000, 1_000_000 + k).n());
+        }
+        m.packet(4, false, false, false, false, 1000, 2_000_000);  // slots 2, 3
+        m.packet(4, false, false, false, false, 1000, 2_000_000);
+        assertEquals(2, m.packet(4, false, false, false, false, 1000, 2_000_000).n(), "slot 0 idle for exactly the timeout: kept");
+        int packets = 0;
+        while (m.contains(3)) {
+            m.packet(4, false, false, false, false, 1000, 2_000_001 + packets);
+            packets++;
+        }
+        assertEquals(4, packets, "evicted when the sweep comes back to slot 0");
         assertEquals(1, m.evictions);
-        assertFalse(m.contains(3));
+        assertEquals(1, m.packet(4, false, false, false, false, 1000, 2_100_000).n());
     }
 
     /** Fig. 5: ECN with the receiver at line rate is receiver congestion (n carried, ECN echoes held back); below it, non-receiver (n = 1, echoes pass). */

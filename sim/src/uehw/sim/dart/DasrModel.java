@@ -1,7 +1,7 @@
 package uehw.sim.dart;
 
-import java.util.Iterator;
-import java.util.LinkedHashMap;
+import java.util.ArrayDeque;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -12,9 +12,16 @@ import java.util.Map;
  * carries. Integer arithmetic and ns times throughout, so that it can be the specification of the
  * hardware block; the set holds at most {@code capacity} senders.
  *
+ * <p>The set is {@code capacity} slots, as in the hardware's RAM: a new sender takes the slot at
+ * the head of a free list (initially 0, 1, ...), a sender that leaves returns its slot to the tail.
+ * Soft state (Sec. III-B) is a sweep: each call looks at one slot, in turn, and evicts its sender if
+ * it has been idle longer than the timeout. A crashed sender so leaves the set at most
+ * {@code capacity} calls after its timeout, a few microseconds after the paper's 2 s, and the rule
+ * depends on the calls alone, not on clocks.
+ *
  * <p>Order of one call: the throughput windows that ended before {@code now} are closed (each one
- * may change the state), idle senders are evicted, the packet (or look-ahead) is applied, its bytes
- * and ECN mark are counted in the current window, and the reply is formed.
+ * may change the state), the sweep looks at its slot, the packet (or look-ahead) is applied, its
+ * bytes and ECN mark are counted in the current window, and the reply is formed.
  */
 public final class DasrModel {
     /** Fig. 5. */
@@ -25,6 +32,7 @@ public final class DasrModel {
     }
 
     private static final class Entry {
+        int slot;
         int messages;
         long lastNs;
         /** Messages a look-ahead started whose first packet has not come yet. */
@@ -40,7 +48,11 @@ public final class DasrModel {
     /** ... and is "at line rate" when the window's bytes reach this many (line rate x window x a fraction). */
     public long lineRateBytes;
 
-    private final Map<Integer, Entry> set = new LinkedHashMap<>();
+    private final Map<Integer, Entry> set = new HashMap<>();
+    /** Slot -> its sender (null: free), and the free slots in the order they are taken. */
+    private final Integer[] slots;
+    private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>();
+    private int sweep;
     /** The look-ahead groups seen lately: every message of a group announces it, the first one counts. */
     private final java.util.ArrayDeque<Integer> groupsSeen = new java.util.ArrayDeque<>();
     public static final int GROUPS_REMEMBERED = 16;
@@ -58,6 +70,10 @@ public final class DasrModel {
         this.idleTimeoutNs = idleTimeoutNs;
         this.windowNs = windowNs;
         this.lineRateBytes = lineRateBytes;
+        this.slots = new Integer[capacity];
+        for (int i = 0; i < capacity; i++) {
+            freeSlots.addLast(i);
+        }
     }
 
     public State state() {
@@ -91,13 +107,20 @@ public final class DasrModel {
         }
     }
 
+    /** The sweep: one slot a call; its sender leaves if idle longer than the timeout. */
     private void evictIdle(long nowNs) {
-        for (Iterator<Entry> it = set.values().iterator(); it.hasNext(); ) {
-            if (nowNs - it.next().lastNs > idleTimeoutNs) {
-                it.remove();
-                evictions++;
-            }
+        Integer sender = slots[sweep];
+        if (sender != null && nowNs - set.get(sender).lastNs > idleTimeoutNs) {
+            leave(sender);
+            evictions++;
         }
+        sweep = (sweep + 1) % capacity;
+    }
+
+    private void leave(int sender) {
+        Entry e = set.remove(sender);
+        slots[e.slot] = null;
+        freeSlots.addLast(e.slot);
     }
 
     /** A message of {@code sender} starts now (its first packet, or a look-ahead). */
@@ -109,9 +132,11 @@ public final class DasrModel {
             } else {
                 e.messages++;
             }
-        } else if (set.size() < capacity) {
+        } else if (!freeSlots.isEmpty()) {
             e = new Entry();
+            e.slot = freeSlots.removeFirst();
             e.messages = 1;
+            slots[e.slot] = sender;
             set.put(sender, e);
             adds++;
         } else {
@@ -126,7 +151,7 @@ public final class DasrModel {
         Entry e = set.get(sender);
         if (e != null) {
             if (--e.messages == 0) {
-                set.remove(sender);
+                leave(sender);
                 removes++;
             }
         } else if (overflow > 0) {
