@@ -121,7 +121,7 @@ final class ExperimentCommand implements Callable<Integer> {
     }
 
     @Command(name = "swift-vs-smartt", mixinStandardHelpOptions = true,
-            description = "SMaRTT's 8:1 incast (100 Gb/s star) with Swift's windows next to SMaRTT's (the Swift model, not yet hardware).")
+            description = "SMaRTT's 8:1 incast (100 Gb/s star) with Swift's windows next to SMaRTT's: the exact Swift model and its fixed-point law (not yet hardware).")
     static final class SwiftVsSmarttCommand implements Callable<Integer> {
         @Option(names = "--seed", defaultValue = "1", description = "seed of the RED draws [default: ${DEFAULT-VALUE}]")
         long seed;
@@ -134,10 +134,16 @@ final class ExperimentCommand implements Callable<Integer> {
             uehw.sim.net.IncastExperiment x = new uehw.sim.net.IncastExperiment();
             java.util.List<String> rows = new java.util.ArrayList<>(java.util.List.of(
                     "law,last_over_ideal,max_min_ratio,peak_queue_bytes,mean_queue_bytes,trims,timeouts"));
-            for (String law : new String[] {"smartt", "swift"}) {
-                uehw.sim.net.IncastExperiment.Outcome o = law.equals("smartt") ? x.run(true, seed, out.toPath().resolve("smartt.csv"))
-                        : x.run(true, seed, out.toPath().resolve("swift.csv"),
-                                (host, flows) -> new uehw.sim.net.SwiftWindows(flows, new uehw.sim.swift.SwiftParams(), x.mtu));
+            // swift-fixed: the law in the hardware's formats (SwiftFixedModel)
+            for (String law : new String[] {"smartt", "swift", "swift-fixed"}) {
+                uehw.sim.swift.SwiftParams params = new uehw.sim.swift.SwiftParams();
+                uehw.sim.net.IncastExperiment.Outcome o = switch (law) {
+                    case "smartt" -> x.run(true, seed, out.toPath().resolve("smartt.csv"));
+                    case "swift" -> x.run(true, seed, out.toPath().resolve("swift.csv"),
+                            (host, flows) -> new uehw.sim.net.SwiftWindows(flows, params, x.mtu));
+                    default -> x.run(true, seed, out.toPath().resolve("swift-fixed.csv"),
+                            (host, flows) -> uehw.sim.net.SwiftWindows.fixed(flows, params, x.mtu));
+                };
                 long last = java.util.Arrays.stream(o.fctNs()).max().orElse(-1);
                 String row = String.format(java.util.Locale.ROOT, "%s,%.4f,%.4f,%d,%.0f,%d,%d", law, (double) last / o.idealNs(),
                         o.throughputRatio(), o.peakQueueBytes(), o.meanQueueBytes(), o.trims(), o.timeouts());

@@ -241,7 +241,7 @@ class NetworkSimulatorTest {
     void otherExperimentCommandsWriteTheirCsvs() throws Exception {
         Path out = Path.of("build", "experiments", "test-commands");
         String[][] runs = {{"link-failure", "link-failure.csv", "4"}, {"dasr-incast", "dasr-incast.csv", "7"},
-            {"swift-vs-smartt", "swift-vs-smartt.csv", "3"}};
+            {"swift-vs-smartt", "swift-vs-smartt.csv", "4"}};
         for (String[] r : runs) {
             Path dir = out.resolve(r[0]);
             String[] args = r[0].equals("dasr-incast") ? new String[] {"experiment", r[0], "--rounds", "2", "--out", dir.toString()}
