@@ -194,6 +194,27 @@ class SwiftFixedModelTest {
         assertEquals(SwiftFixedModel.cwnd(12), m.flow(0).cwnd());
     }
 
+    /** Bad input is defined and counted: rtt 0 and an endpoint delay above the RTT leave a fabric delay of 0; hops above 15 count as 15. */
+    @Test
+    void badInputIsDefinedAndCounted() {
+        SwiftFixedModel m = new SwiftFixedModel(1, FP);
+        m.flow(0).endpoint.cwnd = FP.maxCwnd();
+        long before = m.flow(0).fabric.cwnd;
+        m.ack(0, 0, 0, 0, SwiftFixedModel.ONE, 1_000);
+        assertTrue(m.flow(0).fabric.cwnd > before, "rtt 0: a fabric delay of 0 is below the target: AI");
+        before = m.flow(0).fabric.cwnd;
+        m.ack(0, 30_000, 40_000, 0, SwiftFixedModel.ONE, 2_000);
+        assertTrue(m.flow(0).fabric.cwnd > before, "endpoint delay above the RTT: fabric delay 0, AI");
+        before = m.flow(0).fabric.cwnd;
+        // 200 hops act as 15: a 40 us RTT is above 12 us + 15 us + at most 4 us of flow scaling, so the
+        // window decreases (at 200 hops the target would be 212 us and the window grow)
+        m.ack(0, 40_000, 0, 200, SwiftFixedModel.ONE, 3_000);
+        assertTrue(m.flow(0).fabric.cwnd < before, "hops above 15 act as 15");
+        assertEquals(1, m.rttZero);
+        assertEquals(1, m.endpointAboveRtt);
+        assertEquals(1, m.hopsClamped);
+    }
+
     /** The fixed law in the closed loop: the 8:1 incast of SwiftModelTest with every NIC on SwiftFixedModel. */
     @Test
     void theFixedLawInTheIncastBehavesAsTheExactOne() throws Exception {

@@ -28,6 +28,8 @@ public final class SwiftFixedModel {
     public static final int RSQRT_INDEX = 8;
     public static final int RSQRT_VALUE = 14;
     public static final long ONE = 1L << CWND_FRAC;
+    /** Forward hops are 4 bits: a larger TTL difference scales the target as 15 hops (counted). */
+    public static final int MAX_HOPS = 15;
     private static final long[] RECIP = SmarttFixedModel.reciprocalTable(RECIP_INDEX, RECIP_VALUE);
     private static final long[][] RSQRT = rsqrtTables(RSQRT_INDEX, RSQRT_VALUE);
 
@@ -79,6 +81,12 @@ public final class SwiftFixedModel {
 
     public final Params p;
     private final Flow[] flows;
+    /** Bad input, defined and counted: ACKs with rtt 0 (their fabric delay is 0: below any target). */
+    public long rttZero;
+    /** ACKs whose endpoint delay exceeds the RTT (their fabric delay is 0). */
+    public long endpointAboveRtt;
+    /** ACKs with more than MAX_HOPS forward hops (taken as MAX_HOPS). */
+    public long hopsClamped;
 
     public SwiftFixedModel(int flows, Params p) {
         this.p = p;
@@ -194,8 +202,11 @@ public final class SwiftFixedModel {
         f.retransmitCount = 0;                                                     // line 4
         f.rttNs = rttNs;
         f.endpointDelay += ((endpointDelayNs << EWMA_FRAC) - f.endpointDelay) >> p.endpointEwmaShift; // Sec. 3.3
+        rttZero += rttNs == 0 ? 1 : 0;
+        endpointAboveRtt += endpointDelayNs > rttNs ? 1 : 0;
+        hopsClamped += hops > MAX_HOPS ? 1 : 0;
         long fabricDelay = Math.max(0, rttNs - endpointDelayNs);
-        long target = fabricTargetNs(hops, f.fabric.cwnd);
+        long target = fabricTargetNs(Math.min(hops, MAX_HOPS), f.fabric.cwnd);
         step(f.fabric, Event.ACK, false, fabricDelay, target, rttNs, acked, nowNs);
         step(f.endpoint, Event.ACK, false, f.endpointDelay >> EWMA_FRAC, p.endpointTargetNs, rttNs, acked, nowNs);
         return f.cwnd();
