@@ -80,6 +80,17 @@ class DasrModelTest {
         assertEquals(1, m.packet(4, false, false, false, false, 1000, 2_100_000).n());
     }
 
+    /** A sender id wider than the id width is ignored by the set and counted; its bytes still count. */
+    @Test
+    void senderIdOutOfRangeIsIgnoredAndCounted() {
+        DasrModel m = new DasrModel(4, 3, 2_000_000L, WINDOW, LINE, 8);
+        assertEquals(1, m.packet(255, true, false, false, false, 1000, 0).n());
+        assertEquals(1, m.packet(256, true, false, false, false, 1000, 10).n(), "id 256 does not fit 8 bits: n stays 1");
+        m.lookAhead(7, new int[] {1, 300}, 20);
+        assertEquals(2, m.activeSenders(), "the look-ahead adds sender 1 only");
+        assertEquals(2, m.senderOutOfRange);
+    }
+
     /** Fig. 5: ECN with the receiver at line rate is receiver congestion (n carried, ECN echoes held back); below it, non-receiver (n = 1, echoes pass). */
     @Test
     void congestionStateMachine() {

@@ -63,8 +63,17 @@ public final class DasrModel {
     private boolean windowEcn;
 
     public long adds, removes, evictions, overflowed, lookAheadAdds, stateChanges, endsWithoutStart, messageCountSaturated;
+    /** Packets and look-ahead names whose sender id does not fit the id width: the set ignores them (their bytes count). */
+    public long senderOutOfRange;
+    /** Sender ids are this many bits (a generation parameter of the block; 16: 64K sender NICs). */
+    public final int senderIdBits;
 
     public DasrModel(int capacity, int maxMessages, long idleTimeoutNs, long windowNs, long lineRateBytes) {
+        this(capacity, maxMessages, idleTimeoutNs, windowNs, lineRateBytes, 16);
+    }
+
+    public DasrModel(int capacity, int maxMessages, long idleTimeoutNs, long windowNs, long lineRateBytes, int senderIdBits) {
+        this.senderIdBits = senderIdBits;
         this.capacity = capacity;
         this.maxMessages = maxMessages;
         this.idleTimeoutNs = idleTimeoutNs;
@@ -123,6 +132,12 @@ public final class DasrModel {
         freeSlots.addLast(e.slot);
     }
 
+    private boolean outOfRange(int sender) {
+        boolean out = sender < 0 || sender >= 1L << senderIdBits;
+        senderOutOfRange += out ? 1 : 0;
+        return out;
+    }
+
     /** A message of {@code sender} starts now (its first packet, or a look-ahead). */
     private void start(int sender, long nowNs) {
         Entry e = set.get(sender);
@@ -174,6 +189,11 @@ public final class DasrModel {
     public Reply packet(int sender, boolean first, boolean last, boolean announced, boolean ecn, int bytes, long nowNs) {
         closeWindows(nowNs);
         evictIdle(nowNs);
+        if (outOfRange(sender)) {
+            windowBytes += bytes;
+            windowEcn |= ecn;
+            return reply();
+        }
         Entry known = set.get(sender);
         if (first && announced && known != null && known.announced > 0) {
             known.announced--;
@@ -207,6 +227,9 @@ public final class DasrModel {
             groupsSeen.removeFirst();
         }
         for (int s : senders) {
+            if (outOfRange(s)) {
+                continue;
+            }
             start(s, nowNs);
             Entry e = set.get(s);
             if (e != null) {
