@@ -71,7 +71,7 @@ class DasrModelTest {
         m.packet(4, false, false, false, false, 1000, 2_000_000);
         assertEquals(2, m.packet(4, false, false, false, false, 1000, 2_000_000).n(), "slot 0 idle for exactly the timeout: kept");
         int packets = 0;
-        while (m.contains(3)) {
+        while (m.contains(3) && packets < 2 * 4) {
             m.packet(4, false, false, false, false, 1000, 2_000_001 + packets);
             packets++;
         }
