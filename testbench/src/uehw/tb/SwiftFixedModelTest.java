@@ -82,13 +82,12 @@ class SwiftFixedModelTest {
                 long fixedTarget = fixed.fabricTargetNs(hops, ff.fabric.cwnd);
                 maxTargetErr = Math.max(maxTargetErr, Math.abs(fixedTarget - exactTarget));
                 double fabricDelay = rtt - endpointDelay;
-                double newEd = ef.endpointDelayNs + P.endpointEwma * (endpointDelay - ef.endpointDelayNs);
-                long newEdFixed = (ff.endpointDelay + (((endpointDelay << SwiftFixedModel.EWMA_FRAC) - ff.endpointDelay)
-                        >> FP.endpointEwmaShift())) >> SwiftFixedModel.EWMA_FRAC;
-                boolean flip = (fabricDelay < exactTarget) != (fabricDelay < fixedTarget)
-                        || (newEd < P.endpointTargetNs) != (newEdFixed < FP.endpointTargetNs());
                 exact.ack(0, rtt, endpointDelay, hops, acked, now);
                 fixed.ack(0, rtt, endpointDelay, hops, ackedUnits, now);
+                // the endpoint window's decision is on the average each model has just updated
+                boolean flip = (fabricDelay < exactTarget) != (fabricDelay < fixedTarget)
+                        || (ef.endpointDelayNs < P.endpointTargetNs)
+                        != ((ff.endpointDelay >> SwiftFixedModel.EWMA_FRAC) < FP.endpointTargetNs());
                 if (flip) {
                     flips++;
                     continue;
