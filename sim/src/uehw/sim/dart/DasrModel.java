@@ -54,7 +54,7 @@ public final class DasrModel {
     private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>();
     private int sweep;
     /** The look-ahead groups seen lately: every message of a group announces it, the first one counts. */
-    private final java.util.ArrayDeque<Integer> groupsSeen = new java.util.ArrayDeque<>();
+    private final ArrayDeque<Integer> groupsSeen = new ArrayDeque<>();
     public static final int GROUPS_REMEMBERED = 16;
     private int overflow;
     private State state = State.NO_CONGESTION;
