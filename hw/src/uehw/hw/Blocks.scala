@@ -83,6 +83,19 @@ object Blocks {
       "latencyCycles" -> DartDft.latency.toString)
   }
 
+  val dartDasr: BlockSpec = new ConfiguredBlock[DartDasrConfig]("dart-dasr",
+    "Dart DASR (receiver NIC): active unique sender set with soft state and look-ahead, congestion state machine, n per ACK",
+    DartDasrConfig.params) {
+    def config(values: ParamValues): DartDasrConfig = DartDasrConfig.fromParams(values)
+    def build(cfg: DartDasrConfig) = new DartDasr(cfg)
+    def factsOf(cfg: DartDasrConfig): Map[String, String] = Map(
+      "capacity" -> cfg.capacity.toString,
+      "stateBitsPerConnection" -> cfg.slotStateBits.toString,
+      "paperStateBitsPerConnection" -> "-",
+      "senderTableBits" -> cfg.indexBits.toString,
+      "latencyCycles" -> DartDasr.latency.toString)
+  }
+
   val smartt: BlockSpec = new ConfiguredBlock[SmarttConfig]("smartt",
     "SMaRTT congestion-window unit (NIC): per-ACK window update with QuickAdapt, FastIncrease and Wait-to-Decrease",
     SmarttConfig.params) {
@@ -111,7 +124,7 @@ object Blocks {
       "keptBytesIpv6" -> cfg.keptMax.toString)
   }
 
-  val all: Seq[BlockSpec] = Seq(reps, dartDft, smartt, trimQueue)
+  val all: Seq[BlockSpec] = Seq(reps, dartDft, dartDasr, smartt, trimQueue)
   def allJava: java.util.List[BlockSpec] = all.asJava
   def find(name: String): BlockSpec = all.find(_.name == name).orNull
 }

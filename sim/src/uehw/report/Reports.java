@@ -66,6 +66,11 @@ public final class Reports {
                 s.put("dart-dft E=32", Map.of("entries", "32"));
                 s.put("dart-dft E=64", Map.of("entries", "64"));
             }
+            case "dart-dasr" -> {
+                s.put("dart-dasr S=256 (default)", Map.of());
+                s.put("dart-dasr S=4096", Map.of("capacity", "4096"));
+                s.put("dart-dasr S=256, 12-bit ids", Map.of("sender-id-bits", "12"));
+            }
             case "smartt" -> {
                 s.put("smartt N=256", Map.of("flows", "256"));
                 s.put("smartt N=1024 (default)", Map.of());

@@ -1,0 +1,598 @@
+package uehw.hw.dart
+
+import spinal.core._
+import spinal.lib._
+import spinal.lib.bus.amba4.axilite._
+import spinal.lib.bus.misc.SizeMapping
+import spinal.lib.bus.regif._
+import uehw.hw.common._
+
+/**
+ * One call of the receiver's DASR unit: a data packet, or one sender named by a look-ahead
+ * notification (dart.txt Sec. III-D), which takes one event per sender.
+ */
+case class DasrEvent() extends Bundle {
+  /** 0: a data packet; 1: one sender of a look-ahead notification. */
+  val lookAhead = Bool()
+  /** The sender's id; ids at or above 2^senderIdBits are out of range (counted, the set ignores them). */
+  val sender = UInt(32 bits)
+  /** Packet: the first of its message. Look-ahead: the first sender of the notification. */
+  val first = Bool()
+  /** Packet: the last of its message. */
+  val last = Bool()
+  /** Packet: its message was announced by a look-ahead (its first packet does not count it again). */
+  val announced = Bool()
+  /** Packet: its ECN mark (CE). */
+  val ecn = Bool()
+  /** Packet: bytes received. */
+  val bytes = UInt(16 bits)
+  /** Look-ahead: the incast group the notification names. */
+  val group = UInt(DartDasr.groupBits bits)
+}
+
+/** What a data packet's ACK carries (dart.txt Sec. III-C). */
+case class DasrReply() extends Bundle {
+  /** The number of active senders n (1 in Non-Receiver Congestion), at least 1, saturating at 65535. */
+  val n = UInt(DartDasr.nBits bits)
+  /** The packet's ECN echo may pass (not in Receiver Congestion). */
+  val ecnPass = Bool()
+  /** Fig. 5: 0 No Congestion, 1 Receiver Congestion, 2 Non-Receiver Congestion. */
+  val state = UInt(2 bits)
+}
+
+class DartDasrIo(cfg: DartDasrConfig) extends Bundle {
+  val event = slave(Stream(DasrEvent()))
+  /** Free-running time in ns (modulo 2^32); sampled when an event is accepted. */
+  val now = in(UInt(DartDasr.timeBits bits))
+  /** One reply per data packet, `DartDasr.latency` clocks after it was accepted, in order. */
+  val reply = master(Flow(DasrReply()))
+  val ctrl = slave(AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32)))
+  /** Low while the free list is filled after reset (capacity / 2 clocks); events wait. */
+  val initDone = out(Bool())
+}
+
+object DartDasr {
+  val timeBits = 32
+  val groupBits = 16
+  val groupsRemembered = 16
+  val nBits = 16
+  /** Clock edges from an event's acceptance to its reply on `reply` (taken at edge t, sampled at edge t + 5). */
+  val latency = 5
+  object State { val NO_CONGESTION = 0; val RECEIVER_CONGESTION = 1; val NON_RECEIVER_CONGESTION = 2 }
+}
+
+/**
+ * Dart's receiver half, direct apportioning of sending rates (dart.txt Sec. III-A..D, Fig. 4 and
+ * 5), one event per clock: the active unique sender set (AUSS) in block RAM, its soft state, the
+ * look-ahead, the congestion state machine and the n each ACK carries. The rules are
+ * uehw.sim.dart.DasrModel's, bit for bit.
+ *
+ * The set: a sender-to-slot table (2^senderIdBits entries, a hint: a slot counts for a sender only
+ * while occupied and owned by it), S slots (owner, messages, announced; last packet time), the
+ * occupied and queued flags of each slot in flip-flops, and a free list of slots. Stages: accept
+ * (table read), H (slot and time reads, slot k's flags), R (owner compare, idle tests, the entry
+ * forwarded from the two events before), X (the rules; free list, window, state machine, group
+ * memory), W (RAM writes, flags, counts, counters), V (the reply). What a read cannot see yet is
+ * forwarded from the results of the events before it (W, W1) and corrected in X for the one
+ * just before.
+ */
+class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
+  val io = new DartDasrIo(cfg)
+  setDefinitionName("uehw_dart_dasr")
+  AxiLite4SpecRenamer(io.ctrl)
+
+  import DartDasr.{timeBits => T, nBits}
+  private val S = cfg.capacity
+  private val SB = cfg.slotBits
+  private val MB = cfg.messageBits
+  private val ID = cfg.senderIdBits
+  private val maxMessages = U(cfg.maxMessages, MB bits)
+
+  // ---------------------------------------------------------------- CSRs
+  val csr = new Area {
+    val busif = AxiLite4BusInterface(io.ctrl, SizeMapping(0, 256), "DASR")
+    private def reg(name: String, address: Int, doc: String) = busif.newRegAt(address, doc = doc)(SymbolName(name))
+    private def value[T <: BaseType](name: String, address: Int, doc: String, t: HardType[T], reset: BigInt, unit: String): T =
+      reg(name, address, doc).field(t(), AccessType.RW, reset, doc = unit)(SymbolName("VALUE"))
+    private def status[T <: BaseType](name: String, address: Int, doc: String, t: HardType[T]): T =
+      reg(name, address, doc).field(t(), AccessType.RO, doc = doc)(SymbolName("VALUE"))
+
+    private val info = reg("INFO", 0x00, "Generation parameters (read-only)")
+    info.field(Bits(8 bits), AccessType.ROV, BigInt(0x41), doc = "Block id 0x41 ('A', apportioning)")(SymbolName("ID"))
+    info.field(Bits(8 bits), AccessType.ROV, BigInt(ID), doc = "Sender id bits")(SymbolName("SENDER_ID_BITS"))
+    info.field(Bits(8 bits), AccessType.ROV, BigInt(SB), doc = "log2(capacity)")(SymbolName("SLOT_BITS"))
+    info.field(Bits(8 bits), AccessType.ROV, BigInt(MB), doc = "Message count bits")(SymbolName("MESSAGE_BITS"))
+    BlockVersion.addRegister(busif)
+    reg("CAPACITY", 0x04, "S, senders the set holds (read-only)").field(Bits(13 bits), AccessType.ROV, BigInt(S), doc = "Slots")(SymbolName("VALUE"))
+    val idleTimeout = value("IDLE_TIMEOUT", 0x08, "A sender idle longer than this is evicted (Sec. III-B: about 2 s)", UInt(32 bits),
+      cfg.idleTimeoutNs, "ns")
+    val window = value("WINDOW", 0x0C, "The receive throughput is measured over windows this long (Fig. 5)", UInt(31 bits),
+      cfg.windowNs, "ns")
+    val lineRateBytes = value("LINE_RATE_BYTES", 0x10, "A window with at least this many bytes is at line rate (Fig. 5)",
+      UInt(32 bits), cfg.lineRateBytes, "Bytes")
+    private val statusReg = reg("STATUS", 0x14, "Status")
+    val statusInitDone = statusReg.field(Bool(), AccessType.RO, doc = "The free list is filled")(SymbolName("INIT_DONE"))
+    val statusState = statusReg.field(UInt(2 bits), AccessType.RO,
+      doc = "Fig. 5 state: 0 No Congestion, 1 Receiver Congestion, 2 Non-Receiver Congestion")(SymbolName("STATE"))
+    val members = status("MEMBERS", 0x18, "|AUSS|: senders in the set", UInt(SB + 1 bits))
+    val overflow = status("OVERFLOW", 0x1C, "Senders that found the set full and have not ended (in n)", UInt(nBits bits))
+    val free = status("FREE", 0x20, "Slots in the free list", UInt(SB + 1 bits))
+
+    private val counters = new CsrCounters(busif, 0x40)
+    import counters.counter
+    val PACKETS = counter("Data packet events")
+    val LOOK_AHEAD_ENTRIES = counter("Look-ahead events (one per sender named)")
+    val ADDS = counter("Senders added to the set (Fig. 4)")
+    val REMOVES = counter("Senders that left the set when their last message ended (Fig. 4)")
+    val EVICTIONS = counter("Senders evicted after IDLE_TIMEOUT without a packet (Sec. III-B soft state)")
+    val OVERFLOWED = counter("Message starts of a new sender that found the set full (counted in n as OVERFLOW)")
+    val LOOK_AHEAD_ADDS = counter("Message starts made by a look-ahead (Sec. III-D)")
+    val LOOK_AHEAD_SKIPPED = counter("Look-ahead events of a group seen lately, or before any first of a notification")
+    val STATE_CHANGES = counter("Fig. 5 state changes")
+    val ENDS_WITHOUT_START = counter("Last packets of a sender neither in the set nor in OVERFLOW")
+    val MESSAGE_COUNT_SATURATED = counter("Starts (or look-ahead announcements) of a sender whose count is at its maximum")
+    val SENDER_OUT_OF_RANGE = counter("Events whose sender id is at or above 2^SENDER_ID_BITS (ignored by the set)")
+  }
+
+  /** One slot: its owner, messages in flight, messages announced whose first packet has not come. */
+  case class SlotEntry() extends Bundle {
+    val owner = UInt(ID bits)
+    val messages = UInt(MB bits)
+    val announced = UInt(MB bits)
+  }
+
+  /** A slot's counts. */
+  case class Counts() extends Bundle {
+    val messages = UInt(MB bits)
+    val announced = UInt(MB bits)
+  }
+
+  /** What one event did to the set: the X stage's result, kept for forwarding (W, and W1 a clock later). */
+  case class Result() extends Bundle {
+    val valid = Bool()
+    val inRange = Bool()
+    val id = UInt(ID bits)
+    val now = UInt(T bits)
+    val hasSlot = Bool()       // its sender held slot `slot` after the start (the slot RAM is written)
+    val slot = UInt(SB bits)
+    val counts = Counts()
+    val memberAfter = Bool()   // its sender is in the set after the event
+    val added = Bool()         // the sender took `slot` from the free list (the table is written)
+    val lastWrite = Bool()     // the slot's last packet time is `now`
+    val k = UInt(SB bits)      // the sweep's slot
+    val evicted = Bool()
+    val pushed = Bool()        // k went to the free list, at position pushPos
+    val pushPos = UInt(SB bits)
+    val groupRemembered = Bool() // a look-ahead of a new group: remembered (the oldest of 16 dropped)
+  }
+
+  /**
+   * What W reports: the flag updates, the reply's kind and the counted conditions. The flag
+   * updates are kept apart from the Result the next event reads in X (they are not qualified by
+   * valid, and their slots are 0 when unused), so that the synthesis keeps them as registers of
+   * their own: the S flags they drive do not load the X stage's paths.
+   */
+  case class Report() extends Bundle {
+    val isPacket = Bool()
+    val added = Bool()
+    val evicted = Bool()
+    val pushed = Bool()
+    val flagSlot = UInt(SB bits)  // the slot taken (added) or left (removed)
+    val flagK = UInt(SB bits)     // the sweep's slot when it evicted or pushed
+    val removed = Bool()
+    val overflowStart = Bool()
+    val lookAheadAdd = Bool()
+    val lookAheadSkip = Bool()
+    val stateChanges = UInt(2 bits)
+    val endNonMember = Bool()  // a last packet of a sender not in the set (OVERFLOW, or counted)
+    val messageSaturated = Bool()
+    val announcedSaturated = Bool()
+    val outOfRange = Bool()
+    val state = UInt(2 bits)   // Fig. 5 state after the event
+  }
+
+  // ------------------------------------------------------------- memories and flags
+  val indexRam = Mem(UInt(SB bits), 1 << ID)   // sender -> the slot it was last given (a hint)
+  val slotRam = Mem(SlotEntry(), S)
+  val timeRam = Mem(UInt(T bits), S)           // last packet time per slot
+  val freeRam = Seq.fill(2)(Mem(UInt(SB bits), S / 2)) // the free list, even and odd positions
+  val occupied = Vec.fill(S)(RegInit(False))
+  val queued = Vec.fill(S)(RegInit(True))      // in the free list (all slots after reset)
+  /** The look-ahead groups remembered (Sec. III-D), newest first: updated in X, compared in R. */
+  val groups = Vec.fill(DartDasr.groupsRemembered)(Reg(UInt(DartDasr.groupBits bits)))
+  val groupValid = Vec.fill(DartDasr.groupsRemembered)(RegInit(False))
+
+  /** After reset: the free list gets 0..S-1 (two a clock), events wait. */
+  val init = new Area {
+    val active = RegInit(True)
+    val addr = Reg(UInt(SB - 1 bits)) init (0)
+    when(active) {
+      addr := addr + 1
+      when(addr === S / 2 - 1) { active := False }
+    }
+  }
+  io.initDone := !init.active
+  csr.statusInitDone := !init.active
+
+  /** The X stage's result; every flag is already qualified by valid. */
+  val w = Reg(Result())
+  for (flag <- Seq(w.valid, w.inRange, w.hasSlot, w.memberAfter, w.added, w.lastWrite, w.evicted, w.pushed, w.groupRemembered))
+    flag init (False)
+  val report = Reg(Report())
+  /** The event before W: what the RAM reads and the flags may not see yet. */
+  val w1 = new Area {
+    val inRange = RegNext(w.inRange) init (False); val id = RegNext(w.id); val now = RegNext(w.now)
+    val hasSlot = RegNext(w.hasSlot) init (False); val slot = RegNext(w.slot); val counts = RegNext(w.counts)
+    val memberAfter = RegNext(w.memberAfter); val lastWrite = RegNext(w.lastWrite) init (False)
+    val added = RegNext(w.added) init (False)
+    val pushed = RegNext(w.pushed) init (False); val pushPos = RegNext(w.pushPos); val k = RegNext(w.k)
+  }
+
+  /** What the rules ask of a slot's counts, and the counts one up and one down. */
+  case class CountFacts() extends Bundle {
+    val messagesOne = Bool(); val messagesFull = Bool(); val announcedLeft = Bool(); val announcedFull = Bool()
+    val messagesUp = UInt(MB bits); val messagesDown = UInt(MB bits)
+    val announcedUp = UInt(MB bits); val announcedDown = UInt(MB bits)
+  }
+  private def countFacts(c: Counts): CountFacts = {
+    val f = CountFacts()
+    f.messagesOne := c.messages === 1; f.messagesFull := c.messages === maxMessages
+    f.announcedLeft := c.announced =/= 0; f.announcedFull := c.announced === maxMessages
+    f.messagesUp := c.messages + 1; f.messagesDown := c.messages - 1
+    f.announcedUp := c.announced + 1; f.announcedDown := c.announced - 1
+    f
+  }
+
+  /** A wire ABC keeps (a LUT output of its own). */
+  private def kept(b: Bool): Bool = { val k = CombInit(b); k.addAttribute("keep"); k }
+  /**
+   * flags(index) as a tree of kept 4:1 multiplexers, one LUT6 each: log4(S) LUTs deep. Left alone,
+   * ABC9 builds the 1-of-S pick as a chain (9 LUTs at S = 256).
+   */
+  private def pick(flags: Seq[Bool], index: UInt): Bool =
+    if (flags.size == 1) flags.head
+    else {
+      val w = if (flags.size >= 4) 2 else 1
+      val next = flags.grouped(1 << w).map(g => kept(Vec(g).read(index(w - 1 downto 0)))).toSeq
+      if (next.size == 1) next.head else pick(next, index(index.getWidth - 1 downto w))
+    }
+
+  private def idOf(sender: UInt): UInt = sender(ID - 1 downto 0)
+  private def inRangeOf(sender: UInt): Bool = sender(31 downto ID) === 0
+  private def sameSender(inRange: Bool, rid: UInt, id: UInt): Bool = inRange && rid === id
+  private def held(hasSlot: Bool, slot: UInt, s: UInt): Bool = hasSlot && slot === s
+
+  // Where the events before are when an event reaches each stage (all stages move every clock):
+  //   at H: the one before in R, then X, W, W1;  at R: X, W, W1;  at X: W, W1.
+  // The table read (accept) sees writes of the events 5 and more before; the slot and time reads
+  // (H) of those 4 and more before; the occupied and queued flags read in H of those 4 and more,
+  // read in R of those 3 and more.
+
+  // ---------------------------------------------------------------- accept
+  val accept = new Area {
+    val ready = RegNext(!init.active) init (False)
+    io.event.ready := ready
+    val fire = io.event.fire
+    val sweep = Reg(UInt(SB bits)) init (0)   // the slot the sweep looks at for this event
+    when(fire) { sweep := sweep + 1 }
+    val hintRead = indexRam.readSync(idOf(io.event.sender), fire)
+  }
+
+  /** H: the hint (the event 4 before, now in W1, may have written it), the slot and time reads. */
+  val h = new Area {
+    val valid = RegNext(accept.fire) init (False)
+    val e = RegNextWhen(io.event.payload, accept.fire)
+    val now = RegNextWhen(io.now, accept.fire)
+    val k = RegNextWhen(accept.sweep, accept.fire)
+    val id = idOf(e.sender)
+    val inRange = inRangeOf(e.sender)
+    val hint = Mux(sameSender(w1.inRange, w1.id, id) && w1.hasSlot, w1.slot, accept.hintRead)
+    val slotRead = slotRam.readSync(hint)
+    val timeRead = timeRam.readSync(k)
+    // slot k's flags as the events 4 and more before left them (R adds the next two)
+    val kOccupied = RegNext(pick(occupied.toSeq, k))
+    val kQueued = RegNext(pick(queued.toSeq, k))
+    // the sender against those of the events now in R, X and W (in X, W and W1 when this one is in R)
+    val sameAsR = Bool()
+    val sameAsX = Bool()
+    val sameAsW = RegNext(sameSender(w.inRange, w.id, id))
+  }
+
+  /**
+   * R: the reads registered into X with all that can be told before X: the sender's entry as the
+   * events 2 and more before left it (from W, W1 or the read), slot k's flags and idle test as they
+   * left them, and the compares against the event now in X (W in X), whose own result comes in X.
+   */
+  val r = new Area {
+    val valid = RegNext(h.valid) init (False)
+    val e = new Area {   // the event without its sender (id and inRange below)
+      val lookAhead = RegNext(h.e.lookAhead); val first = RegNext(h.e.first); val last = RegNext(h.e.last)
+      val announced = RegNext(h.e.announced); val ecn = RegNext(h.e.ecn); val bytes = RegNext(h.e.bytes)
+      val group = RegNext(h.e.group)
+    }
+    val now = RegNext(h.now)
+    val k = RegNext(h.k)
+    val id = RegNext(h.id)
+    val inRange = RegNext(h.inRange)
+    val hint = RegNext(h.hint)
+    // the event now in X: its sender, sweep slot, time, group, and the slot it keeps or takes
+    val xK = UInt(SB bits); val xNow = UInt(T bits); val xGroup = UInt(DartDasr.groupBits bits)
+    val xSlot0 = UInt(SB bits); val xTaken = UInt(SB bits)
+    h.sameAsR := RegNext(valid && inRange && id === h.id)
+    val fromX = h.sameAsR && inRange
+    private def idle(last: UInt) = (now - last) > csr.idleTimeout
+
+    // The entry if the sender is not the one in X: from W (the newest), W1, or the read (the events
+    // 4 and more before), with what W and W1 did to the slot since (the flags are read as the
+    // events 3 and more before left them).
+    private val fromW = h.sameAsX
+    private val fromW1 = !fromW && h.sameAsW
+    val fromRead = !fromW && !fromW1
+    // (the read's occupied flag goes to X on its own: the 1-of-S pick is deep enough)
+    val hintOccupied = pick(occupied.toSeq, hint)
+    private val readMember = h.slotRead.owner === id && !held(w.hasSlot, w.slot, hint) &&
+      !held(w1.hasSlot, w1.slot, hint) && !(w.evicted && w.k === hint)
+    val otherMember = inRange && Mux(fromW, w.memberAfter,
+      Mux(fromW1, w1.memberAfter && !(w.evicted && w.k === w1.slot), readMember))
+    val otherSlot = Mux(fromW, w.slot, Mux(fromW1, w1.slot, hint))
+    private val readCounts = Counts()
+    readCounts.messages := h.slotRead.messages
+    readCounts.announced := h.slotRead.announced
+    val otherCounts = Mux(fromW, w.counts, Mux(fromW1, w1.counts, readCounts))
+    val otherFacts = countFacts(otherCounts)
+    // the compares of each source's slot side by side, then the pick
+    private def ofSource(f: UInt => Bool) = Mux(fromW, f(w.slot), Mux(fromW1, f(w1.slot), f(hint)))
+    val otherSlotIsK = ofSource(_ === k)
+    val otherSlotIsXK = ofSource(_ === xK)    // evicted by the event in X if it evicts
+    val hintIsXSlot0 = xSlot0 === hint; val hintIsXTaken = xTaken === hint  // held by the event in X
+
+    // Slot k for the sweep, as the events before the one in X left it.
+    val kOccupied = Mux(held(w.hasSlot, w.slot, k), w.memberAfter, Mux(held(w1.hasSlot, w1.slot, k), w1.memberAfter, h.kOccupied))
+    val kQueued = h.kQueued && !(w.added && w.slot === k) && !(w1.added && w1.slot === k)
+    val kIsXSlot0 = xSlot0 === k; val kIsXTaken = xTaken === k
+    val kIdleX = idle(xNow)                   // if the event in X wrote slot k's time
+    val kIdle = Mux(w.lastWrite && w.slot === k, idle(w.now), Mux(w1.lastWrite && w1.slot === k, idle(w1.now), idle(h.timeRead)))
+
+    // The look-ahead's group against the groups remembered (as the events 2 and more before left them).
+    private val groupHits = groups.zip(groupValid).map { case (g, v) => v && g === e.group }
+    val groupSeenNewest = groupHits.dropRight(1).orR
+    val groupSeenOldest = groupHits.last
+    val groupIsX = xGroup === e.group
+  }
+
+  /** X: the event applied (the model's order: window, sweep, the event). */
+  val x = new Area {
+    val valid = RegNext(r.valid) init (False)
+    val e = new Area {
+      val lookAhead = RegNext(r.e.lookAhead); val first = RegNext(r.e.first); val last = RegNext(r.e.last)
+      val announced = RegNext(r.e.announced); val ecn = RegNext(r.e.ecn); val bytes = RegNext(r.e.bytes)
+      val group = RegNext(r.e.group)
+    }
+    val now = RegNext(r.now)
+    val k = RegNext(r.k)
+    val id = RegNext(r.id)
+    val inRange = RegNext(r.inRange)
+    val isPacket = !e.lookAhead
+    h.sameAsX := RegNext(valid && inRange && id === h.id)
+    r.xK := k
+    r.xNow := now
+    r.xGroup := e.group
+    private def q[T <: Data](v: T): T = RegNext(v)
+
+    // W (the event before) in X: its slot against k and the hint, compared in R with both it could be.
+    private val wSlotIsK = Mux(w.added, q(r.kIsXTaken), q(r.kIsXSlot0))
+    private val wSlotIsHint = Mux(w.added, q(r.hintIsXTaken), q(r.hintIsXSlot0))
+
+    // The sweep (Sec. III-B soft state) on slot k.
+    private val occupiedK = Mux(w.hasSlot && wSlotIsK, w.memberAfter, q(r.kOccupied))
+    private val queuedK = q(r.kQueued) && !(w.added && wSlotIsK)
+    private val idle = Mux(w.lastWrite && wSlotIsK, q(r.kIdleX), q(r.kIdle))
+    val evict = occupiedK && idle
+    val push = evict || (!occupiedK && !queuedK)
+
+    // The sender's entry: W's when the sender is W's, else the one R found, less what W did to its slot.
+    private val fromW = q(r.fromX)
+    val slot0 = Mux(fromW, w.slot, q(r.otherSlot))
+    private val slot0IsK = Mux(fromW, wSlotIsK, q(r.otherSlotIsK))
+    private val fromRead = q(r.fromRead)
+    private val member0 = Mux(fromW, w.memberAfter, q(r.otherMember) && !(w.evicted && q(r.otherSlotIsXK)) &&
+      !(fromRead && (w.hasSlot && wSlotIsHint || !q(r.hintOccupied))))
+    private val member = member0 && !(slot0IsK && idle)  // a member's own slot k is occupied: evicted when idle
+    // the counts and their facts: W's found here, the other source's in R, picked side by side
+    private val counts0 = Mux(fromW, w.counts, q(r.otherCounts))
+    private val facts0 = Mux(fromW, countFacts(w.counts), q(r.otherFacts))
+
+    // The free list: the head at rd, from W or W1 when they pushed it and the RAM read cannot see it yet.
+    val rd = Reg(UInt(SB bits)) init (0)
+    val wr = Reg(UInt(SB bits)) init (0)
+    val freeCount = Reg(UInt(SB + 1 bits)) init (S)
+    val freeEmpty = RegInit(False)
+    // Both banks read each clock, at rd and rd + 1 (one even, one odd): the head is ready whether
+    // or not the event in X takes one (rd goes up at most one a clock).
+    private val pair = rd(SB - 1 downto 1)
+    private val banks = Seq(freeRam(0).readSync(pair + rd(0).asUInt), freeRam(1).readSync(pair))
+    private val headRead = Mux(rd(0), banks(1), banks(0))
+    private val head = Mux(w.pushed && w.pushPos === rd, w.k, Mux(w1.pushed && w1.pushPos === rd, w1.k, headRead))
+    private val nonEmpty = !freeEmpty || push
+    val taken = Mux(freeEmpty, k, head)   // an empty list gets this event's own k first
+    r.xSlot0 := slot0
+    r.xTaken := taken
+
+    // The look-ahead's groups (Sec. III-D): the last 16 remembered. Compared in R with the groups as
+    // the events 2 and more before left them (updated in X); the event in W may have remembered one
+    // more (its group first, the oldest dropped).
+    val notificationCounts = RegInit(False)
+    private val wRemembered = w.groupRemembered
+    private val groupSeen = q(r.groupSeenNewest) || (q(r.groupSeenOldest) && !wRemembered) || (wRemembered && q(r.groupIsX))
+    private val notificationApplies = Mux(e.first, !groupSeen, notificationCounts)
+    private val lookAheadApplies = e.lookAhead && notificationApplies && inRange
+
+    // Fig. 4: start (first packet, or a look-ahead), then end (last packet). Members always have
+    // at least one message in flight. What a member's entry becomes is found beside `member`, so
+    // that the add picks between two ready values.
+    private val startsNew = Mux(isPacket, inRange && e.first, lookAheadApplies)   // a start, if not a member
+    private val announcedLeft = facts0.announcedLeft
+    private val useAnnounced = isPacket && e.first && e.announced && announcedLeft       // if a member
+    private val startsIfMember = Mux(isPacket, e.first && !(e.announced && announcedLeft), lookAheadApplies)
+    private val messagesFull = facts0.messagesFull
+    private val grows = startsIfMember && !messagesFull
+    private val ends = isPacket && inRange && e.last
+    private val memberLeaves = ends && facts0.messagesOne && !grows
+    private val memberMessages = Mux(grows && !ends, facts0.messagesUp, Mux(ends && !grows, facts0.messagesDown, counts0.messages))
+    private val announcedFull = facts0.announcedFull
+    private val memberAnnounced = Mux(useAnnounced, facts0.announcedDown,
+      Mux(lookAheadApplies && !announcedFull, facts0.announcedUp, counts0.announced))
+    private val add = startsNew && !member && nonEmpty
+    private val overflowStart = startsNew && !member && !nonEmpty
+    private val messageSaturated = member && startsIfMember && messagesFull
+    private val announcedSaturated = member && lookAheadApplies && announcedFull  // an added one has 0
+    private val leave = Mux(add, ends, member && memberLeaves)
+    private val memberAfterStart = member || add
+
+    // Fig. 5 at the end of the throughput window; an empty window passed too ends any congestion.
+    val state = Reg(UInt(2 bits)) init (DartDasr.State.NO_CONGESTION)
+    val windowStart = Reg(UInt(T bits)) init (0)
+    val windowBytes = Reg(UInt(32 bits)) init (0)
+    val windowEcn = RegInit(False)
+    private val elapsed = now - windowStart
+    private val close = elapsed >= csr.window
+    private val skip = elapsed >= (csr.window @@ U(0, 1 bits))
+    private val closing = Mux(!windowEcn, U(DartDasr.State.NO_CONGESTION, 2 bits),
+      Mux(windowBytes >= csr.lineRateBytes, U(DartDasr.State.RECEIVER_CONGESTION, 2 bits), U(DartDasr.State.NON_RECEIVER_CONGESTION, 2 bits)))
+    private val changes = (close && closing =/= state).asUInt.resize(2) +
+      (skip && closing =/= DartDasr.State.NO_CONGESTION).asUInt.resize(2)
+    private val bytesBefore = Mux(close, U(0, 32 bits), windowBytes)
+    private val bytesSum = bytesBefore.resize(33) + Mux(isPacket, e.bytes, U(0, 16 bits)).resize(33)
+
+    private val freeUp = freeCount + 1
+    private val freeDown = freeCount - 1
+    when(valid) {
+      wr := wr + push.asUInt
+      when(add) { rd := rd + 1 }
+      when(push && !add) { freeCount := freeUp; freeEmpty := False }
+      when(add && !push) { freeCount := freeDown; freeEmpty := freeCount === 1 }
+      when(e.lookAhead && e.first) {
+        notificationCounts := !groupSeen
+        when(!groupSeen) {
+          groups(0) := e.group; groupValid(0) := True
+          for (i <- 1 until groups.length) { groups(i) := groups(i - 1); groupValid(i) := groupValid(i - 1) }
+        }
+      }
+      when(close) { state := closing }
+      when(skip) { state := DartDasr.State.NO_CONGESTION }
+      windowStart := Mux(skip, now, Mux(close, windowStart + csr.window, windowStart))
+      windowBytes := Mux(bytesSum(32), U(0xFFFFFFFFL, 32 bits), bytesSum(31 downto 0))
+      windowEcn := (windowEcn && !close) || (isPacket && e.ecn)
+    }
+
+    w.valid := valid
+    w.inRange := valid && inRange
+    w.id := id
+    w.now := now
+    w.hasSlot := valid && memberAfterStart
+    w.slot := Mux(add, taken, slot0)
+    w.counts.messages := Mux(add, Mux(ends, U(0, MB bits), U(1, MB bits)), memberMessages)
+    w.counts.announced := Mux(add, Mux(lookAheadApplies, U(1, MB bits), U(0, MB bits)), memberAnnounced)
+    w.memberAfter := valid && Mux(add, !ends, member && !memberLeaves)
+    w.added := valid && add
+    w.lastWrite := valid && memberAfterStart && Mux(isPacket, inRange, lookAheadApplies)
+    w.k := k
+    w.evicted := valid && evict
+    w.pushed := valid && push
+    w.pushPos := wr
+    w.groupRemembered := valid && e.lookAhead && e.first && !groupSeen
+    report.isPacket := isPacket
+    report.added := add
+    report.evicted := evict
+    report.pushed := push
+    report.flagSlot := Mux(add, taken, Mux(memberLeaves, slot0, U(0, SB bits)))  // used only on an add or a leave
+    report.flagK := Mux(evict || push, k, U(0, SB bits))
+    report.removed := leave
+    report.overflowStart := overflowStart
+    report.endNonMember := ends && !memberAfterStart
+    report.lookAheadAdd := lookAheadApplies
+    report.lookAheadSkip := e.lookAhead && !notificationApplies
+    report.stateChanges := changes
+    report.messageSaturated := messageSaturated
+    report.announcedSaturated := announcedSaturated
+    report.outOfRange := !inRange && (isPacket || notificationApplies)
+    report.state := Mux(skip, U(DartDasr.State.NO_CONGESTION, 2 bits), Mux(close, closing, state))
+  }
+
+  // ---------------------------------------------------------------- W: writes, flags, counts, reply
+  val write = new Area {
+    indexRam.write(w.id, w.slot, w.added)
+    private val entry = SlotEntry()
+    entry.owner := w.id
+    entry.messages := w.counts.messages
+    entry.announced := w.counts.announced
+    slotRam.write(w.slot, entry, w.hasSlot)
+    timeRam.write(w.slot, w.now, w.lastWrite)
+    for (b <- 0 until 2) {
+      val pos = w.pushPos
+      freeRam(b).write(Mux(init.active, init.addr, pos(SB - 1 downto 1)),
+        Mux(init.active, (init.addr.resize(SB) |<< 1) | U(b, SB bits), w.k),
+        init.active || (w.pushed && pos(0) === Bool(b == 1)))
+    }
+    // the sweep's push, then the event's pop and flags (a leave after an add of the same slot wins)
+    when(w.valid) {
+      when(report.pushed) { queued(report.flagK) := True }
+      when(report.evicted) { occupied(report.flagK) := False }
+      when(report.added) { occupied(report.flagSlot) := True; queued(report.flagSlot) := False }
+      when(report.removed) { occupied(report.flagSlot) := False }
+    }
+  }
+
+  /** |AUSS| and the senders that found the set full, updated by the event in W. */
+  val tally = new Area {
+    val members = Reg(UInt(SB + 1 bits)) init (0)
+    val overflow = Reg(UInt(nBits bits)) init (0)
+    // a start of a sender that found the set full counts it (saturating); a last packet of a sender
+    // not in the set takes one off, or is counted as an end without a start (both: no change)
+    private val start = report.overflowStart
+    private val end = report.endNonMember
+    private val overflowZero = overflow === 0
+    val endWithoutStart = end && !start && overflowZero
+    when(w.valid) {
+      members := members + report.added.asUInt - report.removed.asUInt - report.evicted.asUInt
+      when(start && !end && overflow =/= (1 << nBits) - 1) { overflow := overflow + 1 }
+      when(end && !start && !overflowZero) { overflow := overflow - 1 }
+    }
+  }
+
+  /** V: the reply, from the counts and the state the event in W left (n = |AUSS| + OVERFLOW, at least 1). */
+  val replyOut = new Area {
+    val valid = RegNext(w.valid && report.isPacket) init (False)
+    val state = RegNext(report.state)
+    private val active = tally.members.resize(nBits + 1) + tally.overflow.resize(nBits + 1)
+    private val n = Mux(active === 0, U(1, nBits bits), Mux(active(nBits), U((1 << nBits) - 1, nBits bits), active(nBits - 1 downto 0)))
+    io.reply.valid := valid
+    io.reply.n := Mux(state === DartDasr.State.NON_RECEIVER_CONGESTION, U(1, nBits bits), n)
+    io.reply.ecnPass := state =/= DartDasr.State.RECEIVER_CONGESTION
+    io.reply.state := state
+  }
+
+  csr.statusState := x.state
+  csr.members := tally.members
+  csr.overflow := tally.overflow
+  csr.free := x.freeCount
+
+  val stats = new Area {
+    import CsrCounters.{add, count}
+    private val ok = w.valid
+    count(csr.PACKETS, ok && report.isPacket)
+    count(csr.LOOK_AHEAD_ENTRIES, ok && !report.isPacket)
+    count(csr.ADDS, ok && report.added)
+    count(csr.REMOVES, ok && report.removed)
+    count(csr.EVICTIONS, ok && report.evicted)
+    count(csr.OVERFLOWED, ok && report.overflowStart)
+    count(csr.LOOK_AHEAD_ADDS, ok && report.lookAheadAdd)
+    count(csr.LOOK_AHEAD_SKIPPED, ok && report.lookAheadSkip)
+    when(ok) { add(csr.STATE_CHANGES, report.stateChanges) }
+    count(csr.ENDS_WITHOUT_START, ok && tally.endWithoutStart)
+    when(ok) { add(csr.MESSAGE_COUNT_SATURATED, report.messageSaturated.asUInt.resize(2) + report.announcedSaturated.asUInt.resize(2)) }
+    count(csr.SENDER_OUT_OF_RANGE, ok && report.outOfRange)
+  }
+
+  def emitRegisterDocs(): Unit = RegisterDocs.emit(csr.busif, "uehw_dart_dasr_regs", "DASR")
+}

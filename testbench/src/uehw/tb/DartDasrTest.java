@@ -1,0 +1,270 @@
+package uehw.tb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import uehw.hw.dart.DartDasr;
+import uehw.hw.dart.DartDasrConfig;
+import uehw.sim.Seeds;
+import uehw.sim.Simulation;
+import uehw.sim.dart.DasrBench;
+import uehw.sim.dart.DasrCsr;
+import uehw.sim.dart.DasrEvent;
+import uehw.sim.dart.DasrModel;
+import uehw.sim.dart.DasrTraffic;
+
+/** Dart DASR at the receiver NIC: RTL against the golden model, the paper's scenarios, line rate. */
+class DartDasrTest {
+    static final DartDasrConfig DEFAULT = new DartDasrConfig(16, 256, 8, 2_000_000_000L, 10_000, 118_750);
+    /** A small set that overflows and evicts often: 8 slots, 6-bit ids, counts of at most 3. */
+    static final DartDasrConfig SMALL = new DartDasrConfig(6, 8, 2, 20_000, 2_000, 20_000);
+
+    static Simulation<DartDasr> compile(DartDasrConfig cfg) {
+        String name = "s" + cfg.capacity() + "_id" + cfg.senderIdBits() + "_m" + cfg.messageBits();
+        return Simulation.compile(DartDasrTest.class, name, () -> new DartDasr(cfg));
+    }
+
+    interface BenchBody {
+        void run(DasrBench bench, long seed) throws Exception;
+    }
+
+    static void withBench(DartDasrConfig cfg, String testName, BenchBody body) {
+        long seed = Seeds.next();
+        compile(cfg).run(testName, seed, sim -> body.run(new DasrBench(sim), seed));
+    }
+
+    /** Every model counter and status value against its CSR. */
+    static void assertCounters(DasrBench b) {
+        DasrModel m = b.model;
+        Map<String, long[]> pairs = new LinkedHashMap<>();
+        pairs.put("PACKETS", new long[] {m.packets, b.read(DasrCsr.PACKETS)});
+        pairs.put("LOOK_AHEAD_ENTRIES", new long[] {m.lookAheadEntries, b.read(DasrCsr.LOOK_AHEAD_ENTRIES)});
+        pairs.put("ADDS", new long[] {m.adds, b.read(DasrCsr.ADDS)});
+        pairs.put("REMOVES", new long[] {m.removes, b.read(DasrCsr.REMOVES)});
+        pairs.put("EVICTIONS", new long[] {m.evictions, b.read(DasrCsr.EVICTIONS)});
+        pairs.put("OVERFLOWED", new long[] {m.overflowed, b.read(DasrCsr.OVERFLOWED)});
+        pairs.put("LOOK_AHEAD_ADDS", new long[] {m.lookAheadAdds, b.read(DasrCsr.LOOK_AHEAD_ADDS)});
+        pairs.put("LOOK_AHEAD_SKIPPED", new long[] {m.lookAheadSkipped, b.read(DasrCsr.LOOK_AHEAD_SKIPPED)});
+        pairs.put("STATE_CHANGES", new long[] {m.stateChanges, b.read(DasrCsr.STATE_CHANGES)});
+        pairs.put("ENDS_WITHOUT_START", new long[] {m.endsWithoutStart, b.read(DasrCsr.ENDS_WITHOUT_START)});
+        pairs.put("MESSAGE_COUNT_SATURATED", new long[] {m.messageCountSaturated, b.read(DasrCsr.MESSAGE_COUNT_SATURATED)});
+        pairs.put("SENDER_OUT_OF_RANGE", new long[] {m.senderOutOfRange, b.read(DasrCsr.SENDER_OUT_OF_RANGE)});
+        pairs.put("MEMBERS", new long[] {m.members(), b.read(DasrCsr.MEMBERS)});
+        pairs.put("OVERFLOW", new long[] {m.overflow(), b.read(DasrCsr.OVERFLOW)});
+        pairs.put("STATUS.STATE", new long[] {m.state().ordinal(), b.read(DasrCsr.STATUS) >> 1 & 3});
+        pairs.forEach((name, v) -> assertEquals(v[0] & 0xFFFFFFFFL, v[1], name));
+    }
+
+    // ------------------------------------------------------------ randomized equivalence
+
+    static Stream<Arguments> randomConfigs() {
+        int scale = Seeds.scale();
+        return Stream.of(
+                Arguments.of("default", DEFAULT, 1_000_000 * scale, 600, 64),
+                Arguments.of("small", SMALL, 300_000 * scale, 24, 6));
+    }
+
+    /**
+     * RTL == model on random traffic, in phases crossed with input idle (none, 30%) and with
+     * run-time CSR changes; `now` advances 0-40 ns a clock with jumps (past the idle timeout, and
+     * around the 2^32 ns wrap). Replies in order, then every counter.
+     */
+    @ParameterizedTest(name = "{0}: {2} events")
+    @MethodSource("randomConfigs")
+    void randomTrafficMatchesTheModel(String label, DartDasrConfig cfg, int events, int senders, int groups) {
+        withBench(cfg, "random_" + label, (b, seed) -> {
+            Random random = new Random(seed);
+            DasrTraffic traffic = new DasrTraffic(new Random(seed + 1), cfg.senderIdBits(), senders, senders / 3, groups);
+            long timeout = cfg.idleTimeoutNs();
+            b.clock(t -> random.nextInt(20_000) == 0 ? t + timeout + random.nextInt(1000) - 500
+                    : random.nextInt(500_000) == 0 ? t + (1L << 31) : t + random.nextInt(41));
+            int phases = 8;
+            for (int phase = 0; phase < phases; phase++) {
+                b.idle(new Random(seed + 2 + phase), phase % 2 == 0 ? 0 : 0.3);
+                if (phase > 0) {
+                    b.idleTimeout(random.nextInt(4) == 0 ? 0 : timeout / 2 + random.nextInt((int) Math.min(timeout, 1 << 30)));
+                    b.window(1 + random.nextInt(20_000));
+                    b.lineRateBytes(random.nextInt(200_000));
+                }
+                for (int i = 0; i < events / phases; i++) {
+                    b.push(traffic.next());
+                    if (i % 64 == 63) {
+                        while (!b.inputIdle()) {
+                            b.step();
+                        }
+                    }
+                }
+                b.drain();
+                assertCounters(b);
+            }
+            System.out.printf("DASR %s (seed %d): %d replies equal; adds %d, removes %d, evictions %d, overflowed %d, "
+                            + "look-ahead adds %d, state changes %d%n", label, seed, b.replies.matched(), b.model.adds,
+                    b.model.removes, b.model.evictions, b.model.overflowed, b.model.lookAheadAdds, b.model.stateChanges);
+            assertTrue(b.model.evictions > 0 && b.model.overflowed > 0 == (cfg.capacity() < senders) && b.model.stateChanges > 0,
+                    "seed " + seed + ": the traffic reached evictions, overflow and state changes");
+        });
+    }
+
+    // ------------------------------------------------------------ the paper's scenarios
+
+    /** Pushes one packet, steps until its reply, returns it (checked against the model by the bench). */
+    static DasrBench.Reply packet(DasrBench b, int sender, boolean first, boolean last, boolean ecn, int bytes) {
+        long before = b.replies.matched();
+        b.push(DasrEvent.packet(sender, first, last, false, ecn, bytes));
+        b.drain();
+        assertEquals(before + 1, b.replies.matched());
+        return b.lastReply;
+    }
+
+    static void lookAhead(DasrBench b, int group, int... senders) {
+        for (int i = 0; i < senders.length; i++) {
+            b.push(DasrEvent.lookAhead(group, senders[i], i == 0));
+        }
+        b.drain();
+    }
+
+    /** Fig. 2: a long sender alone gets n = 1; a second sender's first packet makes both ACKs carry n = 2, at once. */
+    @Test
+    void secondSenderHalvesBothRatesWithinOneAck() {
+        withBench(DEFAULT, "fig2", (b, seed) -> {
+            assertEquals(1, packet(b, 7, true, false, false, 4160).n());
+            assertEquals(1, packet(b, 7, false, false, false, 4160).n());
+            assertEquals(2, packet(b, 9, true, false, false, 4160).n(), "the new sender's first ACK");
+            assertEquals(2, packet(b, 7, false, false, false, 4160).n(), "the long sender's next ACK");
+            assertEquals(1, packet(b, 9, false, true, false, 4160).n(), "the second message ended");
+            assertCounters(b);
+        });
+    }
+
+    /** Sec. III-B: a sender in two overlapping incasts (two messages at once) is counted once, and leaves after both end. */
+    @Test
+    void senderInTwoIncastsCountedOnce() {
+        withBench(DEFAULT, "overlap", (b, seed) -> {
+            packet(b, 1, true, false, false, 1000);
+            packet(b, 5, true, false, false, 1000);
+            assertEquals(2, packet(b, 5, true, false, false, 1000).n(), "sender 5's second message");
+            assertEquals(2, packet(b, 5, false, true, false, 1000).n(), "one of its messages ended");
+            assertEquals(1, packet(b, 5, false, true, false, 1000).n(), "both ended");
+            assertEquals(2, b.read(DasrCsr.ADDS));
+            assertEquals(1, b.read(DasrCsr.REMOVES));
+        });
+    }
+
+    /** Sec. III-B soft state: a crashed sender is evicted once idle longer than IDLE_TIMEOUT, within one sweep of the slots. */
+    @Test
+    void crashedSenderIsEvictedAfterTheIdleTimeout() {
+        withBench(SMALL, "evict", (b, seed) -> {
+            b.idleTimeout(1000);
+            b.clock(t -> t);
+            b.setNow(0);
+            packet(b, 3, true, false, false, 100);     // then it crashes
+            packet(b, 4, true, false, false, 100);
+            b.setNow(1000);
+            for (int i = 0; i < 2 * SMALL.capacity(); i++) {
+                assertEquals(2, packet(b, 4, false, false, false, 100).n(), "idle for exactly the timeout: kept");
+            }
+            b.setNow(1001);
+            int packets = 0;
+            while (b.read(DasrCsr.EVICTIONS) == 0) {
+                packet(b, 4, false, false, false, 100);
+                assertTrue(++packets <= SMALL.capacity(), "evicted within one sweep of the " + SMALL.capacity() + " slots");
+            }
+            assertEquals(1, packet(b, 4, false, false, false, 100).n(), "sender 3 is gone");
+            assertCounters(b);
+        });
+    }
+
+    /** Fig. 5: marks at line rate are receiver congestion (n carried, echoes held); below it non-receiver (n = 1, echoes pass); none, no congestion. */
+    @Test
+    void congestionStateMachine() {
+        withBench(DEFAULT, "fig5", (b, seed) -> {
+            b.clock(t -> t);
+            b.setNow(0);
+            int line = (int) DEFAULT.lineRateBytes();
+            packet(b, 1, true, false, true, 65535);
+            packet(b, 2, true, false, false, line - 65535);
+            b.setNow(DEFAULT.windowNs());
+            DasrBench.Reply r = packet(b, 1, false, false, false, 1000);
+            assertEquals(DasrModel.State.RECEIVER_CONGESTION.ordinal(), r.state());
+            assertEquals(2, r.n());
+            assertEquals(false, r.ecnPass(), "receiver congestion: ECN echoes held back");
+            packet(b, 1, false, false, true, 1000);
+            b.setNow(2 * DEFAULT.windowNs());
+            r = packet(b, 1, false, false, false, 1000);
+            assertEquals(DasrModel.State.NON_RECEIVER_CONGESTION.ordinal(), r.state());
+            assertEquals(1, r.n(), "non-receiver congestion: n = 1");
+            assertTrue(r.ecnPass());
+            b.setNow(3 * DEFAULT.windowNs());
+            r = packet(b, 1, false, false, false, 1000);
+            assertEquals(DasrModel.State.NO_CONGESTION.ordinal(), r.state());
+            assertEquals(2, r.n());
+            assertEquals(3, b.read(DasrCsr.STATE_CHANGES));
+        });
+    }
+
+    /** Sec. III-D: a look-ahead counts its group's senders at once; their announced first packets do not count them again; a repeat is skipped. */
+    @Test
+    void lookAheadCountsTheGroupOnce() {
+        withBench(DEFAULT, "lookahead", (b, seed) -> {
+            lookAhead(b, 42, 1, 2, 3);
+            assertEquals(3, b.read(DasrCsr.MEMBERS));
+            lookAhead(b, 42, 1, 2, 3);
+            assertEquals(3, b.read(DasrCsr.MEMBERS), "the same group again");
+            assertEquals(3, b.read(DasrCsr.LOOK_AHEAD_SKIPPED));
+            b.push(DasrEvent.packet(1, true, false, true, false, 100));
+            b.drain();
+            assertEquals(3, b.lastReply.n(), "an announced first packet");
+            b.push(DasrEvent.packet(2, true, true, true, false, 100));
+            b.drain();
+            assertEquals(2, b.lastReply.n(), "a one-packet announced message starts and ends");
+            assertCounters(b);
+        });
+    }
+
+    /** A full set: the next sender is counted in OVERFLOW and in n; its end takes it off; an end nobody started is counted. */
+    @Test
+    void fullSetOverflowsIntoACountedExtra() {
+        withBench(SMALL, "overflow", (b, seed) -> {
+            for (int s = 0; s < SMALL.capacity(); s++) {
+                packet(b, s, true, false, false, 100);
+            }
+            assertEquals(SMALL.capacity() + 1, packet(b, 40, true, false, false, 100).n(), "one more sender still counts");
+            assertEquals(1, b.read(DasrCsr.OVERFLOW));
+            assertEquals(SMALL.capacity(), packet(b, 40, false, true, false, 100).n());
+            packet(b, 41, false, true, false, 100);
+            assertEquals(1, b.read(DasrCsr.ENDS_WITHOUT_START));
+            packet(b, 1000, true, false, false, 100);
+            assertEquals(1, b.read(DasrCsr.SENDER_OUT_OF_RANGE), "id 1000 does not fit 6 bits");
+            assertCounters(b);
+        });
+    }
+
+    /** One event a clock: back-to-back events, many from one sender in a row, are all taken with ready held high. */
+    @Test
+    void oneEventPerClock() {
+        withBench(DEFAULT, "linerate", (b, seed) -> {
+            Random random = new Random(seed);
+            packet(b, 5, true, false, false, 4160); // the block is up and ready
+            int events = 20_000;
+            for (int i = 0; i < events; i++) {
+                int sender = random.nextInt(4) == 0 ? 5 : random.nextInt(300);
+                b.push(DasrEvent.packet(sender, random.nextInt(8) == 0, random.nextInt(8) == 0, false, false, 4160));
+            }
+            long clocks = b.drain();
+            System.out.printf("DASR line rate (seed %d): %d events accepted in %d clocks (%.3f events per clock)%n",
+                    seed, events, clocks - DartDasr.latency(), events / (double) (clocks - DartDasr.latency()));
+            assertEquals(events + DartDasr.latency(), clocks, "seed " + seed + ": every event taken on its clock, the last reply "
+                    + DartDasr.latency() + " clocks later");
+            assertCounters(b);
+        });
+    }
+}
