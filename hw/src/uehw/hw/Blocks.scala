@@ -96,6 +96,17 @@ object Blocks {
       "latencyCycles" -> DartDasr.latency.toString)
   }
 
+  val dasrLimiter: BlockSpec = new ConfiguredBlock[DasrLimiterConfig]("dasr-limiter",
+    "DASR sender-side pacer (NIC): per flow line rate / n from the n its ACKs carry, beside the congestion window",
+    DasrLimiterConfig.params) {
+    def config(values: ParamValues): DasrLimiterConfig = DasrLimiterConfig.fromParams(values)
+    def build(cfg: DasrLimiterConfig) = new DasrLimiter(cfg)
+    def factsOf(cfg: DasrLimiterConfig): Map[String, String] = Map(
+      "stateBitsPerConnection" -> cfg.stateBitsPerFlow.toString,
+      "paperStateBitsPerConnection" -> "-",
+      "latencyCycles" -> DasrLimiter.latency.toString)
+  }
+
   val smartt: BlockSpec = new ConfiguredBlock[SmarttConfig]("smartt",
     "SMaRTT congestion-window unit (NIC): per-ACK window update with QuickAdapt, FastIncrease and Wait-to-Decrease",
     SmarttConfig.params) {
@@ -124,7 +135,7 @@ object Blocks {
       "keptBytesIpv6" -> cfg.keptMax.toString)
   }
 
-  val all: Seq[BlockSpec] = Seq(reps, dartDft, dartDasr, smartt, trimQueue)
+  val all: Seq[BlockSpec] = Seq(reps, dartDft, dartDasr, dasrLimiter, smartt, trimQueue)
   def allJava: java.util.List[BlockSpec] = all.asJava
   def find(name: String): BlockSpec = all.find(_.name == name).orNull
 }

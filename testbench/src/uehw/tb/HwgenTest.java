@@ -30,6 +30,7 @@ import uehw.hw.common.ParameterException;
 import uehw.hw.reps.RepsConfig;
 import uehw.sim.dart.DartCsr;
 import uehw.sim.dart.DasrCsr;
+import uehw.sim.dart.DasrLimiterCsr;
 import uehw.sim.reps.RepsCsr;
 import uehw.sim.smartt.SmarttCsr;
 import uehw.sim.trim.TrimQueueCsr;
@@ -118,6 +119,7 @@ class HwgenTest {
                 // 64 ports: the *_HI mask registers exist only above 32 ports.
                 Arguments.of("dart-dft", DartCsr.class, "uehw_dart_dft_regs.h", "DART", new String[] {"--ports", "64"}),
                 Arguments.of("dart-dasr", DasrCsr.class, "uehw_dart_dasr_regs.h", "DASR", new String[] {"--capacity", "16"}),
+                Arguments.of("dasr-limiter", DasrLimiterCsr.class, "uehw_dasr_limiter_regs.h", "DASRL", new String[] {"--flows", "16"}),
                 Arguments.of("smartt", SmarttCsr.class, "uehw_smartt_regs.h", "SMARTT", new String[] {"--flows", "16"}),
                 Arguments.of("trim-queue", TrimQueueCsr.class, "uehw_trim_queue_regs.h", "TRIMQ",
                         new String[] {"--data-bytes", "8", "--capacity-bytes", "32768"}));
@@ -291,7 +293,7 @@ class HwgenTest {
     }
 
     static Stream<String> defaultBlocks() {
-        return Stream.of("reps", "smartt", "trim-queue", "dart-dft", "dart-dasr");
+        return Stream.of("reps", "smartt", "trim-queue", "dart-dft", "dart-dasr", "dasr-limiter");
     }
 
     private static int tool(Path dir, String... cmd) throws Exception {

@@ -257,6 +257,19 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
       if (next.size == 1) next.head else pick(next, index(index.getWidth - 1 downto w))
     }
 
+  /** An event's fields but its sender (R and X carry the id and whether it is in range instead). */
+  case class Fields() extends Bundle {
+    val lookAhead = Bool(); val first = Bool(); val last = Bool(); val announced = Bool(); val ecn = Bool()
+    val bytes = UInt(16 bits)
+    val group = UInt(DartDasr.groupBits bits)
+  }
+  private def withoutSender(e: DasrEvent): Fields = {
+    val f = Fields()
+    f.lookAhead := e.lookAhead; f.first := e.first; f.last := e.last; f.announced := e.announced; f.ecn := e.ecn
+    f.bytes := e.bytes; f.group := e.group
+    f
+  }
+
   private def idOf(sender: UInt): UInt = sender(ID - 1 downto 0)
   private def inRangeOf(sender: UInt): Bool = sender(31 downto ID) === 0
   private def sameSender(inRange: Bool, rid: UInt, id: UInt): Bool = inRange && rid === id
@@ -305,11 +318,7 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
    */
   val r = new Area {
     val valid = RegNext(h.valid) init (False)
-    val e = new Area {   // the event without its sender (id and inRange below)
-      val lookAhead = RegNext(h.e.lookAhead); val first = RegNext(h.e.first); val last = RegNext(h.e.last)
-      val announced = RegNext(h.e.announced); val ecn = RegNext(h.e.ecn); val bytes = RegNext(h.e.bytes)
-      val group = RegNext(h.e.group)
-    }
+    val e = RegNext(withoutSender(h.e))   // the event without its sender (id and inRange below)
     val now = RegNext(h.now)
     val k = RegNext(h.k)
     val id = RegNext(h.id)
@@ -363,11 +372,7 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
   /** X: the event applied (the model's order: window, sweep, the event). */
   val x = new Area {
     val valid = RegNext(r.valid) init (False)
-    val e = new Area {
-      val lookAhead = RegNext(r.e.lookAhead); val first = RegNext(r.e.first); val last = RegNext(r.e.last)
-      val announced = RegNext(r.e.announced); val ecn = RegNext(r.e.ecn); val bytes = RegNext(r.e.bytes)
-      val group = RegNext(r.e.group)
-    }
+    val e = RegNext(r.e)
     val now = RegNext(r.now)
     val k = RegNext(r.k)
     val id = RegNext(r.id)

@@ -1,0 +1,299 @@
+package uehw.hw.dart
+
+import spinal.core._
+import spinal.lib._
+import spinal.lib.bus.amba4.axilite._
+import spinal.lib.bus.misc.SizeMapping
+import spinal.lib.bus.regif._
+import uehw.hw.common._
+
+/**
+ * Generation parameters of DASR's sender-side pacer (dart.txt Sec. III-A: a flow sends at
+ * line rate / n).
+ *
+ * @param flows       F, flows paced (state in block RAM)
+ * @param flowIdWidth width of the flow-id input (ids >= F are counted and ignored)
+ * @param byteTime    reset value of BYTE_TIME: ns per byte at line rate x 2^16 (100 Gb/s: 0.08 ns, 5243)
+ */
+case class DasrLimiterConfig(flows: Int = 1024, flowIdWidth: Int = 16, byteTime: Long = 5243) {
+  ParamCheck(flows >= 2 && flows <= 65536, "flows", s"$flows is outside 2..65536")
+  ParamCheck(flowIdWidth >= log2Up(flows) && flowIdWidth <= 24, "flow-id-width",
+    s"$flowIdWidth must be in ${log2Up(flows)}..24 for $flows flows")
+  ParamCheck(byteTime >= 0 && byteTime < (1L << 24), "byte-time", s"$byteTime must be in 0..2^24-1")
+  val flowAddrWidth: Int = log2Up(flows)
+  /** Bits per flow: n (16) and the next time (40). */
+  def stateBitsPerFlow: Int = 16 + DasrLimiter.timeBits
+}
+
+object DasrLimiterConfig {
+  val params: Seq[ParamSpec] = Seq(
+    ParamSpec("flows", "1024", "F, flows paced", 2, 65536),
+    ParamSpec("flow-id-width", "16", "width of the flow-id input", 1, 24, rangeText = "log2(flows)..24"),
+    ParamSpec("byte-time", "5243", "reset value of BYTE_TIME, ns per byte at line rate x 2^16 (100 Gb/s: 5243)", 0, (1L << 24) - 1))
+
+  def fromParams(p: ParamValues): DasrLimiterConfig =
+    DasrLimiterConfig(flows = p.int("flows"), flowIdWidth = p.int("flow-id-width"), byteTime = p.long("byte-time"))
+}
+
+/** One event: an ACK's n, a packet sent, or a query. */
+case class DasrLimiterEvent(cfg: DasrLimiterConfig) extends Bundle {
+  /** 0: ACK (n), 1: a packet was sent (bytes), 2: query; 3 is counted and ignored. */
+  val kind = UInt(2 bits)
+  val flow = UInt(cfg.flowIdWidth bits)
+  /** ACK: the n it carried (0 acts as 1). */
+  val n = UInt(16 bits)
+  /** Sent: the packet's bytes on the wire. */
+  val bytes = UInt(16 bits)
+}
+
+/** The answer to a sent packet or a query. */
+case class DasrLimiterAnswer(cfg: DasrLimiterConfig) extends Bundle {
+  val flow = UInt(cfg.flowIdWidth bits)
+  /** The flow may send now (after a sent packet: whether it may send another at once). */
+  val eligible = Bool()
+  /** The flow's next time, ns modulo 2^32 (0 for an id out of range). */
+  val nextNs = UInt(32 bits)
+}
+
+class DasrLimiterIo(cfg: DasrLimiterConfig) extends Bundle {
+  val event = slave(Stream(DasrLimiterEvent(cfg)))
+  /** Free-running time in ns (modulo 2^32), sampled when an event is accepted. */
+  val now = in(UInt(32 bits))
+  /** One answer per sent or query event, in order, `DasrLimiter.latency` edges after it was accepted. */
+  val answer = master(Flow(DasrLimiterAnswer(cfg)))
+  val ctrl = slave(AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32)))
+  /** Low during the post-reset sweep (F clocks). */
+  val initDone = out(Bool())
+}
+
+object DasrLimiter {
+  /** The pacer's times: ns x 2^-8 modulo 2^40. */
+  val timeBits = 40
+  val gapMax: BigInt = (BigInt(1) << 32) - 1
+  /** Clock edges from an event's acceptance to its answer. */
+  val latency = 7
+  /** Event kinds; 3 is not one (counted in BAD_KIND, no effect, no answer). */
+  object Kind { val ACK = 0; val SENT = 1; val QUERY = 2; val BAD = 3 }
+}
+
+/**
+ * DASR's sender side, one event per clock: per flow the last n its ACKs carried and the time its
+ * next packet may go, a packet of b bytes moving it to max(now, next) + n x b x BYTE_TIME. The
+ * rules are uehw.sim.dart.DasrLimiterModel's, bit for bit. Stages: accept (n read), B (n, the ACK
+ * in M1 forwarded; an ACK writes its n), M1 (n x bytes), M2 (x BYTE_TIME, four DSP products; the
+ * next time read), M3 (the gap), U (the next time, the flow's sent packets in W, W1, W2
+ * forwarded), V (written; the answer's eligibility), out (the answer).
+ */
+class DasrLimiter(val cfg: DasrLimiterConfig) extends Component with RegisterDocs {
+  val io = new DasrLimiterIo(cfg)
+  setDefinitionName("uehw_dasr_limiter")
+  AxiLite4SpecRenamer(io.ctrl)
+  import DasrLimiter.{timeBits => TB}
+  private val F = cfg.flows
+  private val A = cfg.flowAddrWidth
+
+  val csr = new Area {
+    val busif = AxiLite4BusInterface(io.ctrl, SizeMapping(0, 256), "DASRL")
+    private def reg(name: String, address: Int, doc: String) = busif.newRegAt(address, doc = doc)(SymbolName(name))
+    private val info = reg("INFO", 0x00, "Generation parameters (read-only)")
+    info.field(Bits(8 bits), AccessType.ROV, BigInt(0x4C), doc = "Block id 0x4C ('L', limiter)")(SymbolName("ID"))
+    info.field(Bits(8 bits), AccessType.ROV, BigInt(cfg.flowIdWidth), doc = "Flow id bits")(SymbolName("FLOW_ID_BITS"))
+    BlockVersion.addRegister(busif)
+    reg("FLOWS", 0x04, "F (read-only)").field(Bits(17 bits), AccessType.ROV, BigInt(F), doc = "Flows")(SymbolName("VALUE"))
+    val byteTime = reg("BYTE_TIME", 0x08, "ns per byte at line rate x 2^16 (100 Gb/s: 5243; 800 Gb/s: 655)")
+      .field(UInt(24 bits), AccessType.RW, cfg.byteTime, doc = "u8.16 ns")(SymbolName("VALUE"))
+    private val status = reg("STATUS", 0x0C, "Status")
+    val statusInitDone = status.field(Bool(), AccessType.RO, doc = "Post-reset sweep finished")(SymbolName("INIT_DONE"))
+    private val counters = new CsrCounters(busif, 0x40)
+    import counters.counter
+    val ACKS = counter("ACK events")
+    val SENTS = counter("Sent-packet events")
+    val QUERIES = counter("Query events")
+    val ELIGIBLE_QUERIES = counter("Queries answered eligible")
+    val OUT_OF_RANGE = counter("Events with a flow id >= F (ignored; answered not eligible, next 0)")
+    val N_ZERO = counter("ACKs with n = 0 (taken as 1)")
+    val GAP_SATURATED = counter("Sent packets whose gap n x bytes x BYTE_TIME saturated at 2^32 - 1 (16.7 ms)")
+    val BAD_KIND = counter("Events of kind 3 (no effect, no answer)")
+  }
+
+  val sweep = new Area {
+    val active = RegInit(True)
+    val addr = Reg(UInt(A bits)) init (0)
+    when(active) {
+      addr := addr + 1
+      when(addr === F - 1) { active := False }
+    }
+  }
+  io.initDone := !sweep.active
+  csr.statusInitDone := !sweep.active
+
+  val nRam = Mem(UInt(16 bits), F)
+  val nextRam = Mem(UInt(TB bits), F)
+  private def inRangeOf(flow: UInt): Bool = if (isPow2(F) && cfg.flowIdWidth == A) True else flow < F
+
+  /** An event as it moves down the pipeline. */
+  case class Ev() extends Bundle {
+    val valid = Bool()
+    val kind = UInt(2 bits)
+    val flow = UInt(cfg.flowIdWidth bits)
+    val inRange = Bool()
+    val n = UInt(16 bits)
+    val nZero = Bool()
+    val bytes = UInt(16 bits)
+    val now = UInt(TB bits)   // ns x 2^-8
+  }
+
+  /** What an event carries once its n and bytes are in the products (M2 on). */
+  case class Tag() extends Bundle {
+    val valid = Bool()
+    val kind = UInt(2 bits)
+    val flow = UInt(cfg.flowIdWidth bits)
+    val inRange = Bool()
+    val nZero = Bool()
+    val now = UInt(TB bits)
+  }
+  private def tagOf(e: Ev): Tag = {
+    val t = Tag()
+    t.valid := e.valid; t.kind := e.kind; t.flow := e.flow; t.inRange := e.inRange; t.nZero := e.nZero; t.now := e.now
+    t
+  }
+
+  val accept = new Area {
+    val ready = RegNext(!sweep.active) init (False)
+    io.event.ready := ready
+    val fire = io.event.fire
+    val nRead = nRam.readSync(io.event.flow.resize(A), fire)
+  }
+
+  val b = new Area {
+    val ev = Reg(Ev())
+    ev.valid init (False)
+    ev.valid := accept.fire
+    when(accept.fire) {
+      ev.kind := io.event.kind; ev.flow := io.event.flow; ev.inRange := inRangeOf(io.event.flow)
+      ev.n := io.event.n.max(1); ev.nZero := io.event.n === 0; ev.bytes := io.event.bytes; ev.now := (io.now @@ U(0, 8 bits)).resize(TB)
+    }
+    val isAck = ev.valid && ev.kind === DasrLimiter.Kind.ACK && ev.inRange
+    nRam.write(Mux(sweep.active, sweep.addr, ev.flow.resize(A)), Mux(sweep.active, U(1, 16 bits), ev.n),
+      sweep.active || isAck)
+  }
+
+  val m1 = new Area {
+    val ev = RegNext(b.ev); ev.valid init (False)
+    val nWritten = RegNext(b.isAck) init (False)   // this one (in M1) wrote n at the read's clock
+  }
+  /** B's n: the read, or the ACK now in M1 when it is of the same flow (its write came at the read's clock). */
+  private val nOfB = Mux(m1.nWritten && m1.ev.flow === b.ev.flow, m1.ev.n, accept.nRead)
+
+  val m2 = new Area {
+    val ev = RegNext(tagOf(m1.ev)); ev.valid init (False)
+    val nBytes = RegNext(RegNext(nOfB) * m1.ev.bytes)        // n x bytes (one DSP)
+  }
+  // x BYTE_TIME: 32 x 24 bits as four registered DSP-sized products, summed in M3.
+  private val bt = csr.byteTime
+  private val partials = Seq((m2.nBytes(15 downto 0), bt(16 downto 0), 0), (m2.nBytes(31 downto 16), bt(16 downto 0), 16),
+    (m2.nBytes(15 downto 0), bt(23 downto 17), 17), (m2.nBytes(31 downto 16), bt(23 downto 17), 33))
+    .map { case (x, y, shift) => (RegNext(x * y), shift) }
+
+  /** The next-time read: issued in M2, registered in M3, used in U (it sees the writes of the events 4 and more before). */
+  private val nextReadInM3 = nextRam.readSync(m2.ev.flow.resize(A))
+
+  val m3 = new Area {
+    val ev = RegNext(m2.ev); ev.valid init (False)
+    private val gapFull = partials.map { case (p, shift) => (p.resize(57) |<< shift) }.reduce(_ + _)
+    private val scaled = gapFull(56 downto 8)                    // ns x 2^-8
+    val saturated = scaled(48 downto 32) =/= 0
+    val gap = Mux(saturated, U(DasrLimiter.gapMax, 32 bits), scaled(31 downto 0))
+  }
+
+  /**
+   * A next time has passed when it is 0 ahead of now, or more than 2^32 ahead (a time left before
+   * the clock wrapped): then now - next (modulo 2^40) is below 2^40 - 2^32, its top 8 bits not all ones.
+   */
+  private var passedTests = 0
+  private def passed(next: UInt, now: UInt): Bool = {
+    passedTests += 1
+    val behindFull = CombInit(now - next).setName(s"behind${passedTests}Full")   // only its top 8 bits are used
+    !behindFull(TB - 1 downto 32).andR
+  }
+
+  /** What U wrote: kept three clocks (W, W1, W2) for the next-time reads that cannot see it yet. */
+  case class Written() extends Bundle {
+    val sent = Bool()
+    val flow = UInt(cfg.flowIdWidth bits)
+    val next = UInt(TB bits)
+  }
+
+  /**
+   * U: the next time max(now, next) + gap, the loop of a flow's back-to-back packets in one clock:
+   * next + gap and next - now side by side, now + gap from M3, then one pick.
+   */
+  val u = new Area {
+    val ev = RegNext(m3.ev); ev.valid init (False)
+    val gap = RegNext(m3.gap)
+    val saturated = RegNext(m3.saturated)
+    private val fromNow = ev.now + gap                      // the start is now (beside the loop)
+    private val read = RegNext(nextReadInM3)
+    val isSent = ev.valid && ev.kind === DasrLimiter.Kind.SENT && ev.inRange
+    val w = Reg(Written()); w.sent init (False)
+    val w1 = RegNext(w); w1.sent init (False)
+    val w2Next = RegNext(w1.next)
+    // the flow compares a clock ahead: M3's against the sent packets now in U, W and W1 (W, W1, W2 in U)
+    private def same(sent: Bool, flow: UInt) = RegNext(sent && m3.ev.flow === flow) init (False)
+    private val fromW = same(isSent, ev.flow)
+    private val fromW1 = same(w.sent, w.flow)
+    private val fromW2 = same(w1.sent, w1.flow)
+    // each source's compare and sum side by side, then the picks
+    private def pick[T <: Data](f: UInt => T): T = Mux(fromW, f(w.next), Mux(fromW1, f(w1.next), Mux(fromW2, f(w2Next), f(read))))
+    val stored = pick(x => x)
+    val canGo = pick(x => passed(x, ev.now))
+    private val updated = Mux(canGo, fromNow, pick(x => x + gap))
+    w.sent := isSent
+    w.flow := ev.flow
+    w.next := updated
+  }
+
+  /** V: the answer (a sent packet's eligibility is its new next time against now). */
+  val v = new Area {
+    val valid = RegNext(u.ev.valid) init (False)
+    val kind = RegNext(u.ev.kind); val flow = RegNext(u.ev.flow); val inRange = RegNext(u.ev.inRange)
+    val now = RegNext(u.ev.now)
+    val sent = RegNext(u.isSent) init (False)
+    val stored = RegNext(u.stored)
+    val canGo = RegNext(u.canGo)
+    val sentEligible = passed(u.w.next, now)
+    private val nextFull = Mux(sent, u.w.next, stored)
+    val nextNs = nextFull(TB - 1 downto 8)
+  }
+
+  val out = new Area {
+    val valid = RegNext(v.valid) init (False)
+    val kind = RegNext(v.kind); val flow = RegNext(v.flow); val inRange = RegNext(v.inRange)
+    val nZero = RegNext(RegNext(u.ev.nZero))
+    val eligible = RegNext(v.inRange && Mux(v.sent, v.sentEligible, v.canGo))
+    val nextNs = RegNext(Mux(v.inRange, v.nextNs, U(0, 32 bits)))
+    val saturated = RegNext(RegNext(u.saturated))
+    nextRam.write(Mux(sweep.active, sweep.addr, u.w.flow.resize(A)), Mux(sweep.active, U(0, TB bits), u.w.next),
+      sweep.active || u.w.sent)
+    io.answer.valid := valid && (kind === DasrLimiter.Kind.SENT || kind === DasrLimiter.Kind.QUERY)
+    io.answer.flow := flow
+    io.answer.eligible := eligible
+    io.answer.nextNs := nextNs
+  }
+
+  val stats = new Area {
+    import CsrCounters.count
+    import out.{valid, kind, inRange}
+    private def is(k: Int) = valid && kind === k
+    count(csr.ACKS, is(DasrLimiter.Kind.ACK))
+    count(csr.SENTS, is(DasrLimiter.Kind.SENT))
+    count(csr.QUERIES, is(DasrLimiter.Kind.QUERY))
+    count(csr.ELIGIBLE_QUERIES, is(DasrLimiter.Kind.QUERY) && out.eligible)
+    count(csr.OUT_OF_RANGE, valid && !inRange && kind =/= DasrLimiter.Kind.BAD)
+    count(csr.N_ZERO, is(DasrLimiter.Kind.ACK) && inRange && out.nZero)
+    count(csr.BAD_KIND, is(DasrLimiter.Kind.BAD))
+    count(csr.GAP_SATURATED, is(DasrLimiter.Kind.SENT) && inRange && out.saturated)
+  }
+
+  def emitRegisterDocs(): Unit = RegisterDocs.emit(csr.busif, "uehw_dasr_limiter_regs", "DASRL")
+}

@@ -1,0 +1,120 @@
+package uehw.sim.dart;
+
+import uehw.hw.dart.DasrLimiter;
+import uehw.hw.dart.DasrLimiterConfig;
+import uehw.hw.dart.DasrLimiterIo;
+import uehw.sim.AxiLite4Master;
+import uehw.sim.InOrderScoreboard;
+import uehw.sim.StreamMonitor;
+import uehw.sim.TimedEventBench;
+import uehw.sim.facade.Sim;
+
+/**
+ * Drives a DasrLimiter DUT next to a DasrLimiterModel: each event the DUT accepts goes to the
+ * model with the {@code now} the DUT sampled; every answer is checked against the model's, in order.
+ */
+public final class DasrLimiterBench extends TimedEventBench<DasrLimiterBench.Event> {
+    /** An event: kind 0 ACK (n), 1 sent (bytes), 2 query, 3 not a kind. */
+    public record Event(int kind, int flow, int n, int bytes) {
+        public static Event ack(int flow, int n) {
+            return new Event(0, flow, n, 0);
+        }
+
+        public static Event sent(int flow, int bytes) {
+            return new Event(1, flow, 0, bytes);
+        }
+
+        public static Event query(int flow) {
+            return new Event(2, flow, 0, 0);
+        }
+    }
+
+    public final DasrLimiterIo io;
+    public final DasrLimiterConfig cfg;
+    public final DasrLimiterModel model;
+    public final AxiLite4Master csr;
+    public final InOrderScoreboard<DasrLimiterModel.Answer> answers = new InOrderScoreboard<>("limiter answers");
+    public DasrLimiterModel.Answer lastAnswer;
+    private final StreamMonitor<DasrLimiterModel.Answer> monitor;
+
+    public DasrLimiterBench(Sim<DasrLimiter> sim) {
+        super(sim, sim.dut().io().event().valid(), sim.dut().io().event().ready(), (s, e) -> {
+            var in = sim.dut().io().event().payload();
+            s.poke(in.kind(), (long) e.kind());
+            s.poke(in.flow(), (long) e.flow());
+            s.poke(in.n(), (long) e.n());
+            s.poke(in.bytes(), (long) e.bytes());
+        });
+        this.io = sim.dut().io();
+        this.cfg = sim.dut().cfg();
+        this.model = new DasrLimiterModel(cfg.flows(), cfg.byteTime());
+        var a = io.answer().payload();
+        monitor = StreamMonitor.passive(sim, io.answer().valid(), null,
+                s -> new DasrLimiterModel.Answer((int) s.peek(a.flow()), s.peekBool(a.eligible()), s.peek(a.nextNs())), seen -> {
+                    lastAnswer = seen;
+                    answers.actual(seen);
+                });
+        sim.poke(io.now(), 0L);
+        this.csr = new AxiLite4Master(sim, io.ctrl());
+        sim.reset(2);
+        for (int i = 0; i < cfg.flows() + 16 && !sim.peekBool(io.initDone()); i++) {
+            step();
+        }
+        if (!sim.peekBool(io.initDone())) {
+            throw new AssertionError("initDone never rose");
+        }
+    }
+
+    @Override
+    protected void pokeNow(long sampled) {
+        sim.poke(io.now(), sampled);
+    }
+
+    @Override
+    protected int timeBits() {
+        return 32;
+    }
+
+    @Override
+    protected void taken(Event e, long sampledNow) {
+        DasrLimiterModel.Answer a = switch (e.kind()) {
+            case 0 -> {
+                model.ack(e.flow(), e.n());
+                yield null;
+            }
+            case 1 -> model.sent(e.flow(), e.bytes(), sampledNow);
+            case 2 -> model.query(e.flow(), sampledNow);
+            default -> {
+                model.badKind();
+                yield null;
+            }
+        };
+        if (a != null) {
+            answers.expect(a);
+        }
+    }
+
+    @Override
+    protected void afterEdge() {
+        monitor.afterEdge();
+    }
+
+    @Override
+    protected long pending() {
+        return answers.pending();
+    }
+
+    /** Clocks until every pushed event was taken and answered; returns the clocks. */
+    public long drain() {
+        return drain(DasrLimiter.latency());
+    }
+
+    public long read(int address) {
+        return csr.read(address);
+    }
+
+    public void byteTime(long value) {
+        csr.write(DasrLimiterCsr.BYTE_TIME, value);
+        model.byteTime = value;
+    }
+}

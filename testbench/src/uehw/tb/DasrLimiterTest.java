@@ -1,0 +1,157 @@
+package uehw.tb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+import uehw.hw.dart.DasrLimiter;
+import uehw.hw.dart.DasrLimiterConfig;
+import uehw.sim.Seeds;
+import uehw.sim.Simulation;
+import uehw.sim.dart.DasrLimiterBench;
+import uehw.sim.dart.DasrLimiterBench.Event;
+import uehw.sim.dart.DasrLimiterCsr;
+import uehw.sim.dart.DasrLimiterModel;
+
+/** DASR's sender-side pacer: RTL against the model, line rate / n from the paper's rule, one event a clock. */
+class DasrLimiterTest {
+    /** 1000 flows (not a power of two: ids 1000..1023 are out of range), 100 Gb/s. */
+    static final DasrLimiterConfig CFG = new DasrLimiterConfig(1000, 10, 5243);
+
+    interface Body {
+        void run(DasrLimiterBench b, long seed) throws Exception;
+    }
+
+    static void withBench(String name, Body body) {
+        long seed = Seeds.next();
+        Simulation.compile(DasrLimiterTest.class, "f1000", () -> new DasrLimiter(CFG))
+                .run(name, seed, sim -> body.run(new DasrLimiterBench(sim), seed));
+    }
+
+    static void assertCounters(DasrLimiterBench b) {
+        DasrLimiterModel m = b.model;
+        Map<String, long[]> pairs = new LinkedHashMap<>();
+        pairs.put("ACKS", new long[] {m.acks, b.read(DasrLimiterCsr.ACKS)});
+        pairs.put("SENTS", new long[] {m.sends, b.read(DasrLimiterCsr.SENTS)});
+        pairs.put("QUERIES", new long[] {m.queries, b.read(DasrLimiterCsr.QUERIES)});
+        pairs.put("ELIGIBLE_QUERIES", new long[] {m.eligibleQueries, b.read(DasrLimiterCsr.ELIGIBLE_QUERIES)});
+        pairs.put("OUT_OF_RANGE", new long[] {m.outOfRange, b.read(DasrLimiterCsr.OUT_OF_RANGE)});
+        pairs.put("N_ZERO", new long[] {m.nZero, b.read(DasrLimiterCsr.N_ZERO)});
+        pairs.put("GAP_SATURATED", new long[] {m.gapSaturated, b.read(DasrLimiterCsr.GAP_SATURATED)});
+        pairs.put("BAD_KIND", new long[] {m.badKind, b.read(DasrLimiterCsr.BAD_KIND)});
+        pairs.forEach((name, v) -> assertEquals(v[0] & 0xFFFFFFFFL, v[1], name));
+    }
+
+    /**
+     * RTL == model on 1M random events: a few hot flows (back-to-back sends of one flow, an ACK
+     * then a send on the next clock), n from 0 to 65535, sizes 0-65535, ids out of range and kind
+     * 3, BYTE_TIME changed between phases (large ones saturate the gap), input idle 0 / 30%, `now`
+     * advancing 0-3 ns a clock with jumps (past 2^31 ns and the wrap).
+     */
+    @Test
+    void randomEventsMatchTheModel() {
+        withBench("random", (b, seed) -> {
+            Random r = new Random(seed);
+            b.clock(t -> r.nextInt(100_000) == 0 ? t + (1L << 31) + r.nextInt(1 << 20) : t + r.nextInt(4));
+            int[] hot = r.ints(6, 0, 1000).toArray();
+            int[] ns = {0, 1, 2, 3, 4, 8, 16, 17, 255, 4096, 65535};
+            int events = 1_000_000 * Seeds.scale();
+            int phases = 8;
+            for (int phase = 0; phase < phases; phase++) {
+                b.idle(new Random(seed + phase), phase % 2 == 0 ? 0 : 0.3);
+                if (phase > 0) {
+                    b.byteTime(phase == 5 ? (1 << 24) - 1 : r.nextInt(40_000));
+                }
+                for (int i = 0; i < events / phases; i++) {
+                    int flow = r.nextInt(3) > 0 ? hot[r.nextInt(hot.length)] : r.nextInt(1024);
+                    int k = r.nextInt(100);
+                    Event e = k < 15 ? Event.ack(flow, ns[r.nextInt(ns.length)])
+                            : k < 55 ? Event.sent(flow, r.nextInt(4) == 0 ? r.nextInt(65536) : 4160)
+                            : k < 99 ? Event.query(flow) : new Event(3, flow, 0, 0);
+                    b.push(e);
+                    if (i % 64 == 63) {
+                        while (!b.inputIdle()) {
+                            b.step();
+                        }
+                    }
+                }
+                b.drain();
+                assertCounters(b);
+            }
+            System.out.printf("DASR limiter (seed %d): %d answers equal; %d eligible of %d queries, %d gaps saturated%n",
+                    seed, b.answers.matched(), b.model.eligibleQueries, b.model.queries, b.model.gapSaturated);
+            assertTrue(b.model.gapSaturated > 0 && b.model.eligibleQueries > 0 && b.model.eligibleQueries < b.model.queries,
+                    "seed " + seed + ": the traffic reached saturation and both answers");
+        });
+    }
+
+    /**
+     * Sec. III-A: with n = 4 a flow sends at a quarter of the line rate. At 100 Gb/s a 4160-byte
+     * packet takes 332.8 ns on the wire, so the flow's next packet may go 4 x 332.8 = 1331.2 ns
+     * later (BYTE_TIME rounds 0.08 ns to 5243 x 2^-16: within 0.1 ns). The n of an ACK applies to
+     * the packet sent on the next clock; a flow with n = 1 is paced at line rate.
+     */
+    @Test
+    void lineRateOverN() {
+        withBench("rate", (b, seed) -> {
+            b.clock(t -> t);
+            b.setNow(1000);
+            b.push(Event.ack(7, 4));
+            b.push(Event.sent(7, 4160));        // on the clock after the ACK
+            b.drain();
+            double next = b.lastAnswer.nextNs();
+            assertEquals(1000 + 1331.2, next, 1.0, "next packet of a flow at n = 4");
+            assertFalse(b.lastAnswer.eligible());
+            b.setNow(2330);
+            b.push(Event.query(7));
+            b.drain();
+            assertFalse(b.lastAnswer.eligible(), "before its time");
+            b.setNow(2332);
+            b.push(Event.query(7));
+            b.drain();
+            assertTrue(b.lastAnswer.eligible(), "at its time");
+            // n = 1: line rate, one packet every 332.8 ns; 1000 packets back to back take 332.8 us
+            b.push(Event.ack(7, 1));
+            long start = 5000;
+            b.setNow(start);
+            long t = start;
+            for (int i = 0; i < 1000; i++) {
+                b.setNow(t);
+                b.push(Event.sent(7, 4160));
+                b.drain();
+                t = Math.max(t, b.lastAnswer.nextNs());
+            }
+            double us = (t - start) / 1000.0;
+            System.out.printf("DASR limiter: 1000 packets of 4160 B at n = 1 paced over %.2f us (line rate: 332.8 us)%n", us);
+            assertEquals(332.8, us, 0.4, "line rate within BYTE_TIME's rounding and the ns the answer drops");
+            assertCounters(b);
+        });
+    }
+
+    /** One event per clock: 20000 back-to-back events, sends of one flow on consecutive clocks, all taken. */
+    @Test
+    void oneEventPerClock() {
+        withBench("linerate", (b, seed) -> {
+            Random r = new Random(seed);
+            b.push(Event.query(1));
+            b.drain();
+            int events = 20_000;
+            for (int i = 0; i < events - 1; i++) {
+                int flow = r.nextInt(3) == 0 ? 5 : r.nextInt(1000);
+                b.push(r.nextBoolean() ? Event.sent(flow, 1500) : r.nextBoolean() ? Event.query(flow) : Event.ack(flow, 1 + r.nextInt(8)));
+            }
+            b.push(Event.query(5));   // the last one answers: its answer ends the count
+            long clocks = b.drain();
+            System.out.printf("DASR limiter line rate (seed %d): %d events accepted in %d clocks%n", seed, events,
+                    clocks - DasrLimiter.latency());
+            assertEquals(events + DasrLimiter.latency(), clocks, "seed " + seed + ": one event a clock, the last answer "
+                    + DasrLimiter.latency() + " edges later");
+            assertCounters(b);
+        });
+    }
+}
