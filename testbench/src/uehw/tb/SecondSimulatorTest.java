@@ -20,6 +20,12 @@ import uehw.hw.trim.TrimQueue;
 import uehw.sim.Axi4StreamPackets;
 import uehw.sim.VerilogBench;
 import uehw.sim.dart.DartCsr;
+import uehw.sim.dart.DasrBench;
+import uehw.sim.dart.DasrCsr;
+import uehw.sim.dart.DasrEvent;
+import uehw.sim.dart.DasrLimiterCsr;
+import uehw.sim.dart.DasrLimiterModel;
+import uehw.sim.dart.DasrModel;
 import uehw.sim.dart.DartDftModel;
 import uehw.sim.dart.DartDftModel.Decision;
 import uehw.sim.dart.DartDftModel.Packet;
@@ -158,6 +164,91 @@ class SecondSimulatorTest {
         bench.write(dir);
         assertBothSimulators(bench, dir, "io_decision", expected);
         assertIdentity(dir, 'D');
+    }
+
+    /**
+     * DASR (dart.txt Fig. 2, Sec. III-B/D): a long sender alone (n = 1); a second sender's first
+     * packet (both then get n = 2); a look-ahead of three senders (n = 5), its repeat (skipped) and
+     * an announced first packet (not counted again); ends, one from a sender never started. The
+     * replies logged must be the model's.
+     */
+    @Test
+    void dasrCountsSendersPerAck() throws Exception {
+        Path dir = generate("dart-dasr");
+        VerilogBench bench = new VerilogBench(dir.resolve("uehw_dart_dasr.manifest.json"))
+                .csrRead(DasrCsr.INFO).csrRead(DasrCsr.VERSION);
+        DasrModel model = DasrBench.modelOf(DartDasrTest.DEFAULT);
+        assertEquals(List.of("io_event_payload_lookAhead", "io_event_payload_sender", "io_event_payload_first",
+                "io_event_payload_last", "io_event_payload_announced", "io_event_payload_ecn", "io_event_payload_bytes",
+                "io_event_payload_group", "io_now"), bench.fields("io_event", "io_now"));
+        DasrEvent[] events = {
+            DasrEvent.packet(7, true, false, false, false, 4160),
+            DasrEvent.packet(7, false, false, false, false, 4160),
+            DasrEvent.packet(9, true, false, false, true, 4160),
+            DasrEvent.packet(7, false, false, false, false, 4160),
+            DasrEvent.lookAhead(42, 20, true), DasrEvent.lookAhead(42, 21, false), DasrEvent.lookAhead(42, 22, false),
+            DasrEvent.lookAhead(42, 20, true),
+            DasrEvent.packet(20, true, false, true, false, 1500),
+            DasrEvent.packet(9, false, true, false, false, 4160),
+            DasrEvent.packet(33, false, true, false, false, 64),
+            DasrEvent.packet(20, false, true, false, false, 1500),
+        };
+        List<List<BigInteger>> expected = new ArrayList<>();
+        long now = 1000;
+        for (DasrEvent e : events) {
+            now += 300;
+            bench.send("io_event", bit(e.lookAhead()), e.sender() & 0xFFFF_FFFFL, bit(e.first()), bit(e.last()),
+                    bit(e.announced()), bit(e.ecn()), e.bytes(), e.group(), now);
+            DasrModel.Reply r = e.applyTo(model, now);
+            if (r != null) {
+                expected.add(values(r.n(), bit(r.ecnPass()), model.state().ordinal()));
+            }
+        }
+        assertEquals(List.of(1L, 1L, 2L, 2L, 5L, 4L, 4L, 3L), expected.stream().map(v -> v.get(0).longValue()).toList(),
+                "Fig. 2 and the look-ahead, in the model");
+        bench.write(dir);
+        assertBothSimulators(bench, dir, "io_reply", expected);
+        assertIdentity(dir, 'A');
+    }
+
+    /**
+     * DASR's sender pacer (dart.txt Sec. III-A): a flow told n = 4 sends a packet and is not
+     * eligible again until 4 serialisations (1331.2 ns) later; another flow at n = 1 (332.8 ns);
+     * queries of each before and after; an id out of range. The answers logged must be the model's.
+     */
+    @Test
+    void dasrLimiterPacesAtLineRateOverN() throws Exception {
+        Path dir = generate("dasr-limiter");
+        VerilogBench bench = new VerilogBench(dir.resolve("uehw_dasr_limiter.manifest.json"))
+                .csrRead(DasrLimiterCsr.INFO).csrRead(DasrLimiterCsr.VERSION);
+        DasrLimiterModel model = new DasrLimiterModel(1024, 5243);
+        assertEquals(List.of("io_event_payload_kind", "io_event_payload_flow", "io_event_payload_n", "io_event_payload_bytes",
+                "io_now"), bench.fields("io_event", "io_now"));
+        long[][] events = { // kind, flow, n, bytes, now
+            {0, 7, 4, 0, 1000}, {1, 7, 0, 4160, 1000}, {2, 7, 0, 0, 1500}, {1, 3, 0, 4160, 1500}, {2, 3, 0, 0, 1700},
+            {2, 3, 0, 0, 1900}, {2, 7, 0, 0, 2400}, {1, 7, 0, 1500, 2400}, {2, 2000, 0, 0, 2400},
+        };
+        List<List<BigInteger>> expected = new ArrayList<>();
+        for (long[] e : events) {
+            bench.send("io_event", e[0], e[1], e[2], e[3], e[4]);
+            int flow = (int) e[1];
+            DasrLimiterModel.Answer a = switch ((int) e[0]) {
+                case 0 -> {
+                    model.ack(flow, (int) e[2]);
+                    yield null;
+                }
+                case 1 -> model.sent(flow, (int) e[3], e[4]);
+                default -> model.query(flow, e[4]);
+            };
+            if (a != null) {
+                expected.add(values(a.flow(), bit(a.eligible()), a.nextNs()));
+            }
+        }
+        assertEquals(List.of(false, false, false, false, true, true, false, false),
+                expected.stream().map(v -> v.get(1).longValue() == 1).toList(), "eligible, in the model");
+        bench.write(dir);
+        assertBothSimulators(bench, dir, "io_answer", expected);
+        assertIdentity(dir, 'L');
     }
 
     /**
