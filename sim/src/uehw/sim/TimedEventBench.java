@@ -4,6 +4,7 @@ import java.util.Random;
 import java.util.function.BiConsumer;
 import java.util.function.LongUnaryOperator;
 
+import spinal.core.BaseType;
 import spinal.core.Bool;
 import uehw.sim.facade.Sim;
 
@@ -17,23 +18,33 @@ public abstract class TimedEventBench<E> {
     private final Bool valid;
     private final Bool ready;
     private final BiConsumer<Sim<?>, E> drivePayload;
+    private final BaseType nowInput;
+    private final long timeMask;
     private StreamDriver<E> driver;
     private long now;
     private LongUnaryOperator clock = t -> t + 1;
 
-    protected TimedEventBench(Sim<?> sim, Bool valid, Bool ready, BiConsumer<Sim<?>, E> drivePayload) {
+    /** The event Stream's valid and ready, how to drive its payload, and the `now` input. */
+    protected TimedEventBench(Sim<?> sim, Bool valid, Bool ready, BiConsumer<Sim<?>, E> drivePayload, BaseType nowInput) {
         this.sim = sim;
         this.valid = valid;
         this.ready = ready;
         this.drivePayload = drivePayload;
+        this.nowInput = nowInput;
+        this.timeMask = nowInput.getBitsWidth() >= 64 ? -1L : (1L << nowInput.getBitsWidth()) - 1;
+        sim.poke(nowInput, 0L);
         idle(new Random(1), 0);
     }
 
-    /** Pokes the sampled `now` (already masked to the DUT's width). */
-    protected abstract void pokeNow(long sampled);
-
-    /** The DUT's `now` is this many bits. */
-    protected abstract int timeBits();
+    /** Steps until `done` is high (at most `clocks`), e.g. the post-reset sweep's initDone. */
+    protected final void stepUntil(Bool done, int clocks, String what) {
+        for (int i = 0; i < clocks && !sim.peekBool(done); i++) {
+            step();
+        }
+        if (!sim.peekBool(done)) {
+            throw new AssertionError(what + " never rose");
+        }
+    }
 
     /** The event the DUT took at this edge, with the `now` it sampled: apply it to the model, expect its outputs. */
     protected abstract void taken(E event, long sampledNow);
@@ -76,8 +87,8 @@ public abstract class TimedEventBench<E> {
 
     /** One clock. */
     public final void step() {
-        long sampled = now & ((1L << timeBits()) - 1);
-        pokeNow(sampled);
+        long sampled = now & timeMask;
+        sim.poke(nowInput, sampled);
         driver.beforeEdge();
         sim.step();
         E e = driver.afterEdge();

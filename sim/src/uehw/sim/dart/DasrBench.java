@@ -44,7 +44,7 @@ public final class DasrBench extends TimedEventBench<DasrEvent> {
             s.poke(in.ecn(), e.ecn());
             s.poke(in.bytes(), (long) e.bytes());
             s.poke(in.group(), (long) e.group());
-        });
+        }, sim.dut().io().now());
         this.io = sim.dut().io();
         this.cfg = sim.dut().cfg();
         this.model = modelOf(cfg);
@@ -55,25 +55,9 @@ public final class DasrBench extends TimedEventBench<DasrEvent> {
                     lastReply = seen;
                     replies.actual(seen);
                 });
-        sim.poke(io.now(), 0L);
         this.csr = new AxiLite4Master(sim, io.ctrl());
         sim.reset(2);
-        for (int i = 0; i < cfg.capacity() + 16 && !sim.peekBool(io.initDone()); i++) {
-            step();
-        }
-        if (!sim.peekBool(io.initDone())) {
-            throw new AssertionError("initDone never rose");
-        }
-    }
-
-    @Override
-    protected void pokeNow(long sampled) {
-        sim.poke(io.now(), sampled);
-    }
-
-    @Override
-    protected int timeBits() {
-        return 32;
+        stepUntil(io.initDone(), cfg.capacity() + 16, "initDone");
     }
 
     @Override

@@ -44,7 +44,7 @@ public final class DasrLimiterBench extends TimedEventBench<DasrLimiterBench.Eve
             s.poke(in.flow(), (long) e.flow());
             s.poke(in.n(), (long) e.n());
             s.poke(in.bytes(), (long) e.bytes());
-        });
+        }, sim.dut().io().now());
         this.io = sim.dut().io();
         this.cfg = sim.dut().cfg();
         this.model = new DasrLimiterModel(cfg.flows(), cfg.byteTime());
@@ -54,25 +54,9 @@ public final class DasrLimiterBench extends TimedEventBench<DasrLimiterBench.Eve
                     lastAnswer = seen;
                     answers.actual(seen);
                 });
-        sim.poke(io.now(), 0L);
         this.csr = new AxiLite4Master(sim, io.ctrl());
         sim.reset(2);
-        for (int i = 0; i < cfg.flows() + 16 && !sim.peekBool(io.initDone()); i++) {
-            step();
-        }
-        if (!sim.peekBool(io.initDone())) {
-            throw new AssertionError("initDone never rose");
-        }
-    }
-
-    @Override
-    protected void pokeNow(long sampled) {
-        sim.poke(io.now(), sampled);
-    }
-
-    @Override
-    protected int timeBits() {
-        return 32;
+        stepUntil(io.initDone(), cfg.flows() + 16, "initDone");
     }
 
     @Override

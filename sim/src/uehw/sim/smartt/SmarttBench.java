@@ -1,15 +1,12 @@
 package uehw.sim.smartt;
 
-import java.util.Random;
-import java.util.function.LongUnaryOperator;
-
 import uehw.hw.smartt.Smartt;
 import uehw.hw.smartt.SmarttConfig;
 import uehw.hw.smartt.SmarttIo;
 import uehw.sim.AxiLite4Master;
 import uehw.sim.InOrderScoreboard;
-import uehw.sim.StreamDriver;
 import uehw.sim.StreamMonitor;
+import uehw.sim.TimedEventBench;
 import uehw.sim.facade.Sim;
 import uehw.sim.smartt.SmarttFixedModel.Event;
 import uehw.sim.smartt.SmarttFixedModel.Rule;
@@ -20,12 +17,11 @@ import uehw.sim.smartt.SmarttFixedModel.Update;
  * with the `now` the DUT sampled, and every update and retransmit request the DUT emits is checked
  * against the model's, in order. `now` advances each clock by a caller-chosen step.
  */
-public final class SmarttBench {
+public final class SmarttBench extends TimedEventBench<Event> {
     /** A retransmit request. */
     public record Retransmit(int flow, boolean timeout) {
     }
 
-    public final Sim<Smartt> sim;
     public final SmarttIo io;
     public final SmarttConfig cfg;
     public final SmarttFixedModel model;
@@ -34,9 +30,6 @@ public final class SmarttBench {
     public final InOrderScoreboard<Retransmit> retransmits = new InOrderScoreboard<>("smartt retransmits");
     private final StreamMonitor<Update> updateMonitor;
     private final StreamMonitor<Retransmit> retransmitMonitor;
-    private StreamDriver<Event> driver;
-    private long now;
-    private LongUnaryOperator clock = t -> t + 4;
 
     /** The model's parameters for a configuration's CSR reset values. */
     public static SmarttParams paramsOf(SmarttConfig cfg) {
@@ -58,11 +51,19 @@ public final class SmarttBench {
     }
 
     public SmarttBench(Sim<Smartt> sim) {
-        this.sim = sim;
+        super(sim, sim.dut().io().event().valid(), sim.dut().io().event().ready(), (s, e) -> {
+            var in = sim.dut().io().event().payload();
+            s.poke(in.flow(), (long) e.flow());
+            s.poke(in.kind(), (long) e.kind().ordinal());
+            s.poke(in.size(), (long) e.size());
+            s.poke(in.rtt(), e.rtt());
+            s.poke(in.ecn(), e.ecn());
+            s.poke(in.unacked(), e.unacked());
+        }, sim.dut().io().now());
         this.io = sim.dut().io();
         this.cfg = sim.dut().cfg();
         this.model = modelOf(cfg);
-        idle(new Random(1), 0);
+        clock(t -> t + 4);
         var u = io.update().payload();
         updateMonitor = StreamMonitor.passive(sim, io.update().valid(), null, s -> new Update(
                 (int) s.peek(u.flow()), s.peek(u.cwnd()), Rule.values()[(int) s.peek(u.rule())], false),
@@ -71,84 +72,37 @@ public final class SmarttBench {
         retransmitMonitor = StreamMonitor.passive(sim, io.retransmit().valid(), null,
                 s -> new Retransmit((int) s.peek(r.flow()), s.peekBool(r.timeout())), retransmits::actual);
         sim.poke(io.cwndQuery().valid(), false);
-        sim.poke(io.now(), 0L);
         this.csr = new AxiLite4Master(sim, io.ctrl());
         sim.reset(2);
         waitReady();
     }
 
-    /** Input idle probability from now on (only when every event was taken). */
-    public void idle(Random random, double idle) {
-        if (driver != null && !driver.idle()) {
-            throw new IllegalStateException("change the idle pattern only when every event was taken");
-        }
-        var in = io.event().payload();
-        driver = new StreamDriver<>(sim, io.event().valid(), io.event().ready(), (s, e) -> {
-            s.poke(in.flow(), (long) e.flow());
-            s.poke(in.kind(), (long) e.kind().ordinal());
-            s.poke(in.size(), (long) e.size());
-            s.poke(in.rtt(), e.rtt());
-            s.poke(in.ecn(), e.ecn());
-            s.poke(in.unacked(), e.unacked());
-        }, random, idle);
-    }
-
-    /** How `now` (ns) advances each clock. */
-    public void clock(LongUnaryOperator next) {
-        this.clock = next;
-    }
-
-    public long now() {
-        return now;
-    }
-
-    /** Sets `now` (ns) for the next clock (e.g. a network simulator's time; with clock(t -> t) it then holds). */
-    public void setNow(long ns) {
-        now = ns;
-    }
-
-    public void push(Event e) {
-        driver.push(e);
-    }
-
-    public boolean inputIdle() {
-        return driver.idle();
-    }
-
-    /** One clock. */
-    public void step() {
-        sim.poke(io.now(), now & ((1L << cfg.timeWidth()) - 1));
-        driver.beforeEdge();
-        sim.step();
-        Event taken = driver.afterEdge();
-        if (taken != null) {
-            Event e = new Event(taken.flow(), taken.kind(), taken.size(), taken.rtt(), taken.ecn(),
-                    taken.unacked(), now & ((1L << cfg.timeWidth()) - 1));
-            Update u = model.apply(e);
-            if (u != null) {
-                updates.expect(new Update(u.flow(), u.cwnd(), u.rule(), false));
-                if (u.retransmit()) {
-                    retransmits.expect(new Retransmit(u.flow(), e.kind() == SmarttFixedModel.Kind.TIMEOUT));
-                }
+    @Override
+    protected void taken(Event taken, long sampledNow) {
+        Event e = new Event(taken.flow(), taken.kind(), taken.size(), taken.rtt(), taken.ecn(), taken.unacked(), sampledNow);
+        Update u = model.apply(e);
+        if (u != null) {
+            updates.expect(new Update(u.flow(), u.cwnd(), u.rule(), false));
+            if (u.retransmit()) {
+                retransmits.expect(new Retransmit(u.flow(), e.kind() == SmarttFixedModel.Kind.TIMEOUT));
             }
         }
+    }
+
+    @Override
+    protected void afterEdge() {
         updateMonitor.afterEdge();
         retransmitMonitor.afterEdge();
-        now = clock.applyAsLong(now);
+    }
+
+    @Override
+    protected long pending() {
+        return updates.pending() + retransmits.pending();
     }
 
     /** Clocks until every pushed event was taken and its update came out; returns the clocks. */
     public long drain() {
-        long clocks = 0;
-        while (!driver.idle() || updates.pending() > 0 || retransmits.pending() > 0) {
-            step();
-            if (++clocks > 1_000_000) {
-                throw new AssertionError("updates stopped: " + updates.pending() + " pending");
-            }
-        }
-        for (int i = 0; i < Smartt.latency(); i++) {
-            step(); // nothing more may come out
-        }
+        long clocks = drain(Smartt.latency());   // and then nothing more may come out
         updates.assertEmpty();
         retransmits.assertEmpty();
         return clocks;
