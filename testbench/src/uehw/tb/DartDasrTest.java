@@ -21,6 +21,8 @@ import uehw.sim.dart.DasrCsr;
 import uehw.sim.dart.DasrEvent;
 import uehw.sim.dart.DasrModel;
 import uehw.sim.dart.DasrTraffic;
+import uehw.sim.net.DasrIncast;
+import uehw.sim.net.DasrRtlUnit;
 
 /** Dart DASR at the receiver NIC: RTL against the golden model, the paper's scenarios, line rate. */
 class DartDasrTest {
@@ -265,6 +267,29 @@ class DartDasrTest {
             assertEquals(events + DartDasr.latency(), clocks, "seed " + seed + ": every event taken on its clock, the last reply "
                     + DartDasr.latency() + " clocks later");
             assertCounters(b);
+        });
+    }
+
+    /**
+     * Hardware in the loop: dart.txt Sec. V-B's incast with the look-ahead (uehw.sim.net.DasrIncast,
+     * two rounds) with the receiver's DASR from this RTL instead of the model gives the model run's
+     * trace digest (every packet, entropy, mark, trim, window and n). Prints the events, RTL clocks
+     * and both runs' wall time.
+     */
+    @Test
+    void hardwareInTheLoopGivesTheModelsTrace() {
+        withBench(DEFAULT, "in_the_loop", (b, seed) -> {
+            int rounds = 2;
+            long t0 = System.nanoTime();
+            DasrIncast.Result model = DasrIncast.run(DasrIncast.Mode.DASR_LOOK_AHEAD, rounds, seed);
+            long t1 = System.nanoTime();
+            DasrRtlUnit rtl = new DasrRtlUnit(b);
+            DasrIncast.Result withRtl = DasrIncast.run(DasrIncast.Mode.DASR_LOOK_AHEAD, rounds, seed, rtl);
+            long t2 = System.nanoTime();
+            System.out.printf("DASR in the loop (seed %d): %d DASR events, %d RTL clocks; model run %.2f s, RTL run %.2f s; %s%n",
+                    seed, rtl.events, rtl.clocks, (t1 - t0) / 1e9, (t2 - t1) / 1e9, withRtl.line());
+            assertTrue(rtl.events > 1000, "seed " + seed + ": the receiver saw the incasts");
+            assertEquals(model.traceDigest(), withRtl.traceDigest(), "seed " + seed + ": the RTL in the loop gives the model's trace");
         });
     }
 }

@@ -24,7 +24,7 @@ import java.util.Map;
  * closed if it has ended (Fig. 5), the sweep looks at its slot, the call is applied, its bytes and
  * ECN mark are counted in the window, and the reply is formed.
  */
-public final class DasrModel {
+public final class DasrModel implements uehw.sim.net.DasrUnit {
     /** Fig. 5. */
     public enum State { NO_CONGESTION, RECEIVER_CONGESTION, NON_RECEIVER_CONGESTION }
 
@@ -239,6 +239,7 @@ public final class DasrModel {
      * announced by a look-ahead, its ECN mark and bytes (0..65535). The first packet of an announced
      * message whose start a look-ahead already counted does not count it again.
      */
+    @Override
     public Reply packet(int sender, boolean first, boolean last, boolean announcedFirst, boolean ecn, int bytes, long nowNs) {
         closeWindow(nowNs);
         sweep(nowNs);
@@ -267,6 +268,7 @@ public final class DasrModel {
      * starts a message for each, as if it began now (later ones of the same group change nothing).
      * One call per sender named, as the block takes them; an empty notification changes nothing.
      */
+    @Override
     public void lookAhead(int group, int[] senders, long nowNs) {
         for (int i = 0; i < senders.length; i++) {
             lookAheadEntry(group, senders[i], i == 0, nowNs);

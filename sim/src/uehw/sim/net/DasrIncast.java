@@ -28,7 +28,7 @@ public final class DasrIncast {
     public static final long BASE_RTT_NS = 12_000;
 
     /** Per round: the incast's completion (start to its last message done) and, with DASR, when the long flow's sender held n = DEGREE + 1. */
-    public record Result(Mode mode, long[] incastNs, long[] convergenceNs, double longFlowGbps, long trims) {
+    public record Result(Mode mode, long[] incastNs, long[] convergenceNs, double longFlowGbps, long trims, long traceDigest) {
         public double percentile(long[] v, double p) {
             double[] d = Arrays.stream(v).filter(x -> x >= 0).asDoubleStream().toArray();
             return d.length == 0 ? Double.NaN : Percentiles.of(d, p);
@@ -42,7 +42,19 @@ public final class DasrIncast {
         }
     }
 
+    /** The receiver's DASR unit of the runs: the model, made as the `dart-dasr` block's defaults are. */
+    public static DasrModel model() {
+        // line rate x window: at least 95% of it in a 10 us window counts as "at line rate" (Fig. 5).
+        long window = 10_000;
+        return new DasrModel(256, 255, 2_000_000_000L, window, Math.round(100.0 / 8 * window * 0.95));
+    }
+
     public static Result run(Mode mode, int rounds, long seed) {
+        return run(mode, rounds, seed, model());
+    }
+
+    /** A run with the given DASR unit at the receiver (the model, or the RTL: {@link DasrRtlUnit}). */
+    public static Result run(Mode mode, int rounds, long seed, DasrUnit dasr) {
         IncastExperiment star = new IncastExperiment(); // its 100 Gb/s star's link latency and port
         Port.Spec port = new Port.Spec(star.queueBytes, 65_536, 1024, star.header, star.queueBytes / 5, star.queueBytes * 4 / 5,
                 true, (seed * 2 + 1) & 0xFFFFFFFFL);
@@ -52,9 +64,7 @@ public final class DasrIncast {
                 (host, flows) -> new RepsEntropies(new uehw.sim.reps.RepsModel(uehw.sim.reps.RepsModel.Mode.OPS, flows, 8, 16, 32,
                         8, 0, 0, 0, 1 + host)));
         if (mode != Mode.SMARTT) {
-            // line rate x window: at least 95% of it in a 10 us window counts as "at line rate" (Fig. 5).
-            long window = 10_000;
-            net.enableDasr(RECEIVER, new DasrModel(256, 255, 2_000_000_000L, window, Math.round(star.gbps / 8 * window * 0.95)));
+            net.enableDasr(RECEIVER, dasr);
         }
         long end = FIRST_ROUND_NS + rounds * PERIOD_NS;
         Flow longFlow = net.addFlow(0, RECEIVER, Math.round(star.gbps / 8 * end * 2), 0);
@@ -94,7 +104,7 @@ public final class DasrIncast {
         }
         double longGbps = longFlow.acked * 8.0 / (net.loop.now() / 1000.0);
         long trims = net.ports.values().stream().mapToLong(p -> p.trims).sum();
-        return new Result(mode, incast, convergence, longGbps, trims);
+        return new Result(mode, incast, convergence, longGbps, trims, net.traceDigest());
     }
 
     public static void main(String[] args) {

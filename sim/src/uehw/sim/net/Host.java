@@ -18,7 +18,7 @@ public final class Host implements Node {
     final EntropyControl entropies;
     final List<Flow> flows = new ArrayList<>();
     /** The receiver's DASR (dart.txt Sec. III), or null. */
-    uehw.sim.dart.DasrModel dasr;
+    DasrUnit dasr;
     private int roundRobin;
 
     Host(int id, Network net, WindowControl windows, EntropyControl entropies) {

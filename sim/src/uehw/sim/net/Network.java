@@ -248,8 +248,8 @@ public final class Network {
     }
 
     /** Gives host {@code host} a DASR receiver (dart.txt Sec. III): its ACKs carry n, its ECN echoes follow Fig. 5. */
-    public void enableDasr(int host, uehw.sim.dart.DasrModel model) {
-        hosts.get(host).dasr = model;
+    public void enableDasr(int host, DasrUnit unit) {
+        hosts.get(host).dasr = unit;
     }
 
     void delivered(Packet p) {

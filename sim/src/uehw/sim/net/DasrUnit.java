@@ -1,0 +1,15 @@
+package uehw.sim.net;
+
+import uehw.sim.dart.DasrModel;
+
+/**
+ * A receiver's DASR unit as the network simulator uses it: the model ({@link DasrModel}) or the
+ * Verilated dart-dasr RTL ({@link DasrRtlUnit}), which must answer alike.
+ */
+public interface DasrUnit {
+    /** A data packet: the n (and whether its ECN echo passes) its ACK carries. */
+    DasrModel.Reply packet(int sender, boolean first, boolean last, boolean announced, boolean ecn, int bytes, long nowNs);
+
+    /** A look-ahead notification of an incast group's senders. */
+    void lookAhead(int group, int[] senders, long nowNs);
+}
