@@ -23,6 +23,7 @@ import uehw.sim.dart.DartCsr;
 import uehw.sim.dart.DasrBench;
 import uehw.sim.dart.DasrCsr;
 import uehw.sim.dart.DasrEvent;
+import uehw.sim.dart.DasrLimiterBench;
 import uehw.sim.dart.DasrLimiterCsr;
 import uehw.sim.dart.DasrLimiterModel;
 import uehw.sim.dart.DasrModel;
@@ -221,7 +222,10 @@ class SecondSimulatorTest {
         Path dir = generate("dasr-limiter");
         VerilogBench bench = new VerilogBench(dir.resolve("uehw_dasr_limiter.manifest.json"))
                 .csrRead(DasrLimiterCsr.INFO).csrRead(DasrLimiterCsr.VERSION);
-        DasrLimiterModel model = new DasrLimiterModel(1024, 5243);
+        // the generator's defaults, as the folder was generated
+        uehw.hw.dart.DasrLimiterConfig defaults = uehw.hw.dart.DasrLimiterConfig.fromParams(
+                uehw.hw.Blocks.dasrLimiter().check(java.util.Map.of()));
+        DasrLimiterModel model = new DasrLimiterModel(defaults.flows(), defaults.byteTime());
         assertEquals(List.of("io_event_payload_kind", "io_event_payload_flow", "io_event_payload_n", "io_event_payload_bytes",
                 "io_now"), bench.fields("io_event", "io_now"));
         long[][] events = { // kind, flow, n, bytes, now
@@ -231,15 +235,7 @@ class SecondSimulatorTest {
         List<List<BigInteger>> expected = new ArrayList<>();
         for (long[] e : events) {
             bench.send("io_event", e[0], e[1], e[2], e[3], e[4]);
-            int flow = (int) e[1];
-            DasrLimiterModel.Answer a = switch ((int) e[0]) {
-                case 0 -> {
-                    model.ack(flow, (int) e[2]);
-                    yield null;
-                }
-                case 1 -> model.sent(flow, (int) e[3], e[4]);
-                default -> model.query(flow, e[4]);
-            };
+            DasrLimiterModel.Answer a = new DasrLimiterBench.Event((int) e[0], (int) e[1], (int) e[2], (int) e[3]).applyTo(model, e[4]);
             if (a != null) {
                 expected.add(values(a.flow(), bit(a.eligible()), a.nextNs()));
             }

@@ -27,6 +27,22 @@ public final class DasrLimiterBench extends TimedEventBench<DasrLimiterBench.Eve
         public static Event query(int flow) {
             return new Event(2, flow, 0, 0);
         }
+
+        /** Applies the event to the model; the answer of a sent packet or a query, else null. */
+        public DasrLimiterModel.Answer applyTo(DasrLimiterModel m, long nowNs) {
+            return switch (kind) {
+                case 0 -> {
+                    m.ack(flow, n);
+                    yield null;
+                }
+                case 1 -> m.sent(flow, bytes, nowNs);
+                case 2 -> m.query(flow, nowNs);
+                default -> {
+                    m.badKind();
+                    yield null;
+                }
+            };
+        }
     }
 
     public final DasrLimiterIo io;
@@ -61,18 +77,7 @@ public final class DasrLimiterBench extends TimedEventBench<DasrLimiterBench.Eve
 
     @Override
     protected void taken(Event e, long sampledNow) {
-        DasrLimiterModel.Answer a = switch (e.kind()) {
-            case 0 -> {
-                model.ack(e.flow(), e.n());
-                yield null;
-            }
-            case 1 -> model.sent(e.flow(), e.bytes(), sampledNow);
-            case 2 -> model.query(e.flow(), sampledNow);
-            default -> {
-                model.badKind();
-                yield null;
-            }
-        };
+        DasrLimiterModel.Answer a = e.applyTo(model, sampledNow);
         if (a != null) {
             answers.expect(a);
         }

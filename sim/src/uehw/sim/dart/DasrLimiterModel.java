@@ -99,8 +99,4 @@ public final class DasrLimiterModel {
     public void badKind() {
         badKind++;
     }
-
-    public int n(int flow) {
-        return n[flow];
-    }
 }

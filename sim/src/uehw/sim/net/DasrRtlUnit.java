@@ -24,7 +24,7 @@ public final class DasrRtlUnit implements DasrUnit {
     public DasrModel.Reply packet(int sender, boolean first, boolean last, boolean announced, boolean ecn, int bytes, long nowNs) {
         bench.setNow(nowNs);
         bench.push(DasrEvent.packet(sender, first, last, announced, ecn, Math.min(bytes, 65535)));
-        clocks += bench.drain();
+        clocks += bench.drain(0);   // no settling clocks: the pipeline forwards to the next event
         events++;
         return new DasrModel.Reply(bench.lastReply.n(), bench.lastReply.ecnPass());
     }
@@ -35,7 +35,7 @@ public final class DasrRtlUnit implements DasrUnit {
         for (int i = 0; i < senders.length; i++) {
             bench.push(DasrEvent.lookAhead(group, senders[i], i == 0));
         }
-        clocks += bench.drain();
+        clocks += bench.drain(0);
         events += senders.length;
     }
 }
