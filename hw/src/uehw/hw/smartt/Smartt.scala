@@ -6,9 +6,11 @@ import spinal.lib.bus.amba4.axilite._
 import spinal.lib.bus.misc.SizeMapping
 import spinal.lib.bus.regif._
 import uehw.hw.common._
+import uehw.hw.window._
+import uehw.hw.window.WindowArith._
 
 /** One congestion event for a flow. `kind`: 0 ACK, 1 NACK of a trimmed packet, 2 timeout, 3 INIT (new flow). */
-case class SmarttEvent(cfg: SmarttConfig) extends Bundle {
+case class SmarttEvent(cfg: SmarttConfig) extends Bundle with WindowEvent {
   val flow = UInt(cfg.flowIdWidth bits)
   val kind = UInt(2 bits)
   /** Bytes of the acknowledged (or trimmed / timed-out) packet; above MTU acts as MTU. */
@@ -34,18 +36,6 @@ case class SmarttUpdate(cfg: SmarttConfig) extends Bundle {
   val rule = UInt(4 bits)
 }
 
-/** A packet to send again (NACK or timeout), passed to the transport. */
-case class SmarttRetransmit(cfg: SmarttConfig) extends Bundle {
-  val flow = UInt(cfg.flowIdWidth bits)
-  val timeout = Bool()
-}
-
-/** The answer to a window query. */
-case class SmarttCwnd(cfg: SmarttConfig) extends Bundle {
-  val flow = UInt(cfg.flowIdWidth bits)
-  val cwnd = UInt(cfg.byteWidth bits)
-}
-
 /** The per-flow state in block RAM (smartt-reps.txt Alg. 1-3 variables; 152 bits at the defaults). */
 case class SmarttFlowState(cfg: SmarttConfig) extends Bundle {
   val cwnd = UInt(cfg.cwndWidth bits)       // bytes x 2^-8
@@ -57,21 +47,6 @@ case class SmarttFlowState(cfg: SmarttConfig) extends Bundle {
   val fiCount = UInt(cfg.byteWidth bits)    // Alg. 3 count
   val fiActive = Bool()                     // Alg. 3 increase
   val wtd = UInt(Smartt.wtdStateFrac bits)  // Sec. 3.6.1 avg_wtd, u0.13 (three bits below the u0.10 threshold)
-}
-
-class SmarttIo(cfg: SmarttConfig) extends Bundle {
-  val event = slave(Stream(SmarttEvent(cfg)))
-  /** Free-running time in ns; sampled when an event is accepted. */
-  val now = in(UInt(cfg.timeWidth bits))
-  /** One update per in-range event, `Smartt.latency` clocks after it was accepted. */
-  val update = master(Flow(SmarttUpdate(cfg)))
-  val retransmit = master(Flow(SmarttRetransmit(cfg)))
-  /** Window read port for the scheduler: the answer comes one clock later. */
-  val cwndQuery = slave(Flow(UInt(cfg.flowIdWidth bits)))
-  val cwndReply = master(Flow(SmarttCwnd(cfg)))
-  val ctrl = slave(AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32)))
-  /** Low during the post-reset sweep (N clocks). */
-  val initDone = out(Bool())
 }
 
 object Smartt {
@@ -100,48 +75,60 @@ object Smartt {
     val FAIR_INCREASE = 5; val MULTIPLICATIVE_INCREASE = 6; val QUICK_ADAPT = 7; val FAST_INCREASE = 8; val LOSS = 9
   }
 
-  /** round(2^(V+I+1) / (2^(I+1) + 2i + 1)): 2^V / (1 + (i + 1/2) / 2^I). */
-  def reciprocalTable(indexBits: Int, valueBits: Int): Seq[BigInt] = (0 until (1 << indexBits)).map { i =>
-    val denom = (BigInt(1) << (indexBits + 1)) + 2 * i + 1
-    ((BigInt(1) << (valueBits + indexBits + 2)) + denom) / (2 * denom)
-  }
+}
+
+
+/** SMaRTT as a window law: its formats and where its loop starts. */
+class SmarttSpec(val cfg: SmarttConfig) extends WindowLawSpec[SmarttEvent, SmarttFlowState, SmarttUpdate] {
+  def definitionName = "uehw_smartt"
+  def busName = "SMARTT"
+  def blockId = 0x53
+  def infoFields = Seq(("BYTE_WIDTH", cfg.byteWidth, "Byte-count width"),
+    ("RECIP_INDEX_BITS", cfg.recipIndexBits, "Reciprocal table index bits"))
+  def flows = cfg.flows
+  def flowIdWidth = cfg.flowIdWidth
+  def timeWidth = cfg.timeWidth
+  def eventType = SmarttEvent(cfg)
+  def stateType = SmarttFlowState(cfg)
+  def updateType = SmarttUpdate(cfg)
+  def queryWidth = cfg.byteWidth
+  def loopStart = 9
+  def build(unit: WindowUnit[SmarttEvent, SmarttFlowState, SmarttUpdate]) = new SmarttLaw(cfg, unit)
 }
 
 /**
  * SMaRTT congestion-window unit (smartt-reps.txt Sec. 3.2-3.6, Alg. 1-3) for N flows, one event
- * per clock across flows. Stages 1-9 compute everything that depends only on the event and the
- * CSRs (the RTT reciprocal, the MD/MI fractions, the gain products) and read the flow's state; the
- * update loop S1-S4 applies Alg. 1-3 to it in four clocks and W writes it back. An event of a flow
- * whose previous event is still in the loop waits in stage 0 (Smartt.sameFlowSpacing).
- * The arithmetic is uehw.sim.smartt.SmarttFixedModel's, bit for bit.
+ * per clock across flows: the SMaRTT law on the window-unit skeleton (docs/window-unit.md).
  */
-class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
-  val io = new SmarttIo(cfg)
-  setDefinitionName("uehw_smartt")
-  AxiLite4SpecRenamer(io.ctrl)
+class Smartt(val cfg: SmarttConfig) extends WindowUnit(new SmarttSpec(cfg))
 
+/**
+ * The SMaRTT law. Stages 1-8 compute everything that depends only on the event and the CSRs (the
+ * RTT reciprocal, the MD/MI fractions, the gain products) while the skeleton reads the flow's
+ * state; the update loop S1-S4 (stages 9-12) applies Alg. 1-3 to it in four clocks and the
+ * skeleton writes it back in W. The arithmetic is uehw.sim.smartt.SmarttFixedModel's, bit for bit.
+ */
+class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState, SmarttUpdate])
+    extends WindowLaw[SmarttFlowState, SmarttUpdate] {
   import Smartt.{gain, gainFrac, wtdFrac, wtdStateFrac}
-  private val N = cfg.flows
   private val B = cfg.byteWidth
   private val F = cfg.cwndFrac
   private val V = cfg.recipValueBits
   private val I = cfg.recipIndexBits
   private val byteMax = (BigInt(1) << B) - 1
   private val cwndMax = (BigInt(1) << cfg.cwndWidth) - 1
+  private object Stage { val S1: Int = unit.Stage.S1; val S2: Int = S1 + 1; val S3: Int = S1 + 2; val S4: Int = S1 + 3 }
+  require(Stage.S1 == 9, "the event stages below fill stages 1-8")
+  private def at[T <: Data](x: T, from: Int, to: Int): T = unit.at(x, from, to)
+  private def written = unit.written
+  private def read = unit.read
 
   // ---------------------------------------------------------------- CSRs
   val csr = new Area {
-    val busif = AxiLite4BusInterface(io.ctrl, SizeMapping(0, 256), "SMARTT")
+    val busif = unit.busif
     private def reg(name: String, address: Int, doc: String) = busif.newRegAt(address, doc = doc)(SymbolName(name))
     private def value[T <: BaseType](name: String, address: Int, doc: String, t: HardType[T], reset: BigInt, unit: String): T =
       reg(name, address, doc).field(t(), AccessType.RW, reset, doc = unit)(SymbolName("VALUE"))
-
-    private val info = reg("INFO", 0x00, "Generation parameters (read-only)")
-    info.field(Bits(8 bits), AccessType.ROV, BigInt(0x53), doc = "Block id 0x53 ('S')")(SymbolName("ID"))
-    info.field(Bits(8 bits), AccessType.ROV, BigInt(B), doc = "Byte-count width")(SymbolName("BYTE_WIDTH"))
-    info.field(Bits(8 bits), AccessType.ROV, BigInt(I), doc = "Reciprocal table index bits")(SymbolName("RECIP_INDEX_BITS"))
-    BlockVersion.addRegister(busif)
-    reg("FLOWS", 0x04, "N (read-only)").field(Bits(17 bits), AccessType.ROV, BigInt(N), doc = "Flows")(SymbolName("VALUE"))
 
     private val control = reg("CONTROL", 0x08, "Switches")
     val trimming = control.field(Bool(), AccessType.RW, 1,
@@ -171,18 +158,14 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val wtdThreshold = value("WTD_THRESHOLD", 0x44, "No decrease while avg_wtd < this (Sec. 3.6.1: 0.25)", UInt(wtdFrac bits), 256, "u0.10")
 
     private val status = reg("STATUS", 0x48, "Status")
-    val statusInitDone = status.field(Bool(), AccessType.RO, doc = "Post-reset sweep finished")(SymbolName("INIT_DONE"))
+    unit.initDoneField(status)
     val statusDividing = status.field(Bool(), AccessType.RO, doc = "1/BDP is being recomputed after a BDP write (events wait)")(SymbolName("DIVIDING"))
     val invBdpView = reg("INV_BDP", 0x4C, "floor(2^40 / BDP), recomputed after each BDP write")
       .field(UInt(31 bits), AccessType.RO, doc = "u0.40")(SymbolName("VALUE"))
 
     private val counters = new CsrCounters(busif, 0x60, oneReadMux = true)
     import counters.counter
-    val EVENTS = counter("Events for flows < N")
-    val ACKS = counter("ACK events")
-    val NACKS = counter("NACK events (trimmed packets)")
-    val TIMEOUTS = counter("Timeout events")
-    val INITS = counter("INIT events")
+    unit.addKindCounters(counters)
     val FAIR_DECREASES = counter("ACKs that applied Fair Decrease (Alg. 1 line 20)")
     val MULTIPLICATIVE_DECREASES = counter("ACKs that applied Multiplicative Decrease (line 22)")
     val FAIR_INCREASES = counter("ACKs that applied Fair Increase (line 24)")
@@ -191,7 +174,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val FAST_INCREASES = counter("ACKs that applied FastIncrease (Alg. 3 line 5)")
     val IGNORED = counter("ACKs ignored after QuickAdapt (Alg. 1 line 9)")
     val WTD_HELD = counter("ECN-marked ACKs whose decrease Wait-to-Decrease held back")
-    val OUT_OF_RANGE = counter("Events with a flow id >= N (ignored)")
+    unit.addOutOfRangeCounter(counters)
     val RTT_ZERO = counter("ACKs with rtt = 0 (taken as BASE_RTT)")
     val RTT_BELOW_BASE = counter("ACKs with 0 < rtt < BASE_RTT (taken as BASE_RTT)")
     val SIZE_ZERO = counter("ACK/NACK/timeout events of 0 bytes")
@@ -257,167 +240,13 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     csr.invBdpView := invBdp
   }
 
-  // ------------------------------------------------- post-reset sweep
-  val sweep = new Area {
-    val active = RegInit(True)
-    val addr = Reg(UInt(cfg.flowAddrWidth bits)) init (0)
-    when(active) {
-      addr := addr + 1
-      when(addr === N - 1) { active := False }
-    }
-  }
-  io.initDone := !sweep.active
-  csr.statusInitDone := !sweep.active
 
-  /** 1/x ~ value / 2^(V + msb): normalise x, index the table with the I bits below its leading one. */
-  private val recipRom = Smartt.reciprocalTable(I, V)
-  private def recipTable() = Mem(UInt(V bits), recipRom.map(v => U(v, V bits)))
-
-  /** A wire ABC keeps (a LUT output of its own), so that it does not rebuild the logic around it as a chain. */
-  private def kept(b: Bool): Bool = { val k = CombInit(b); k.addAttribute("keep"); k }
-
-  /** An OR of many as a tree of kept LUT6s (six inputs a LUT). */
-  private def orTree(xs: Seq[Bool]): Bool = if (xs.size == 1) xs.head else orTree(xs.grouped(6).map(g => kept(g.orR)).toSeq)
-
-  /**
-   * The value of the (at most one) pair whose select is set, zero if none, as a tree of kept LUT6s:
-   * three select-value pairs a LUT, then six inputs a LUT. Left alone, ABC9 builds a wide AND-OR
-   * off its own critical path as a chain of LUT5s.
-   */
-  private def oneHotPick(pairs: Seq[(Bool, UInt)], width: Int): UInt = {
-    Vec((0 until width).map { b =>
-      orTree(pairs.grouped(3).map(g => kept(g.map { case (sel, v) => sel && v(b) }.orR)).toSeq)
-    }).asBits.asUInt
-  }
-
-  /**
-   * The reciprocal table's index (the I bits below the leading one) and the leading one's position
-   * (msb) of whichever of two windows `useFirst` picks, in the update loop (S1). A stored window is
-   * never below MTU >= 64 B (2^14 in 2^-8 bytes, every window written is clamped, Alg. 1 line 36), so
-   * the leading one is looked for from bit 14 up, by 2-bit groups: a group's index is its bits below
-   * its top bit, or below the bit under it when the top bit is 0 (one LUT a bit, beside the search);
-   * the first nonzero group of the window in use selects its index through one AND-OR tree. Only
-   * the group ORs and the selects are kept wires: a kept "any one above" would let ABC build the
-   * next group's from it, a chain.
-   */
-  private def windowRecipIndex(first: UInt, second: UInt, useFirst: Bool): (UInt, UInt) = {
-    val lowest = log2Up(Smartt.minMtu) + F
-    val w = first.getWidth
-    val groups = lowest / 2 until (w + 1) / 2
-    def bit(x: UInt, b: Int): Bool = if (b >= 0 && b < w) x(b) else False
-    def bitsBelow(x: UInt, top: Int): UInt = (top - 1 to top - I by -1).map(b => bit(x, b).asBits).reduce(_ ## _).asUInt
-    def candidates(x: UInt, use: Bool) = {
-      val nonzero = groups.map(g => kept((scala.math.max(2 * g, lowest) until scala.math.min(w, 2 * g + 2)).map(x(_)).orR))
-      groups.indices.map { i =>
-        val g = groups(i)
-        val sel = kept(use && nonzero(i) && !nonzero.drop(i + 1).orR)
-        val high = bit(x, 2 * g + 1)
-        (sel, Mux(high, bitsBelow(x, 2 * g + 1), bitsBelow(x, 2 * g)), U(g, log2Up(w) - 1 bits) @@ high.asUInt)
-      }
-    }
-    // a group's two candidates side by side in the tree
-    val picks = candidates(first, useFirst).zip(candidates(second, !useFirst)).flatMap { case (a, b) => Seq(a, b) }
-    (oneHotPick(picks.map { case (sel, index, _) => (sel, index) }, I),
-      oneHotPick(picks.map { case (sel, _, msb) => (sel, msb) }, log2Up(w)))
-  }
-
-  /**
-   * The leading one of x (one bit per position from `lowest` up, at most one set): a one with no
-   * one above it in its 4-bit group and no nonzero group above. The group ORs are kept wires: left
-   * alone, ABC builds "any one above bit p" as one long chain of 2-input ORs.
-   */
-  private def leadingOne(x: UInt, lowest: Int): Bits = {
-    val w = x.getWidth
-    val positions = lowest until w
-    val groups = (lowest / 4 until (w + 3) / 4)
-    def bitsOf(g: Int) = (scala.math.max(4 * g, lowest) until scala.math.min(w, 4 * g + 4))
-    val nonzero = groups.map(g => g -> kept(bitsOf(g).map(x(_)).orR)).toMap
-    Vec(positions.map { p =>
-      val g = p / 4
-      kept(x(p) && !bitsOf(g).filter(_ > p).map(x(_)).orR && !groups.filter(_ > g).map(nonzero).orR)
-    }).asBits
-  }
-
-  /**
-   * The table index (the I bits below the leading one) and the leading one's position,
-   * 1/x ~ table(index) / 2^(V + msb), for an x >= 2^lowest, from the one-hot `leadingOne(x, lowest)`:
-   * it picks the bits directly (no count, no barrel shift).
-   */
-  private def recipIndex(xBelowTop: UInt, leadingBits: Bits, lowest: Int): (UInt, UInt) = {
-    val x = xBelowTop                       // x without its top bit: the bits below a leading one
-    val w = x.getWidth + 1
-    val positions = lowest until w
-    val leading = leadingBits.asBools.toList
-    def pick(f: Int => UInt, width: Int) = oneHotPick(leading.zip(positions).map { case (l, p) => (l, f(p)) }, width)
-    def below(p: Int): UInt = if (p >= I) x(p - 1 downto p - I) else if (p == 0) U(0, I bits) else x(p - 1 downto 0) @@ U(0, I - p bits)
-    (pick(below, I), pick(p => U(p, log2Up(w) bits), log2Up(w)))
-  }
-
-  /** Saturating arithmetic sized to the operands, for values that may not wrap. */
-  private def satAdd(x: UInt, y: UInt, max: BigInt): UInt = {
-    val w = scala.math.max(x.getWidth, y.getWidth) + 1
-    val sum = x.resize(w) + y.resize(w)
-    Mux(sum > U(max, w bits), U(max, x.getWidth bits), sum.resize(x.getWidth))
-  }
-  /** min(x, limit) in `width` bits, where limit < 2^width. */
-  private def satTo(x: UInt, limit: UInt, width: Int): UInt = Mux(x > limit, limit.resize(width), x.resize(width))
-
-  /**
-   * a x b cut into DSP48E2-sized products (a in pieces of at most 24 bits, b at most 17 bits), each
-   * registered: Yosys neither splits nor pipelines a wide multiply for UltraScale+ itself. Sum them
-   * one clock later with `sumProducts`.
-   */
-  private def products(a: UInt, b: UInt, name: String, bShift: Int = 0): Seq[(UInt, Int)] = {
-    require(b.getWidth <= 17, s"$name: the narrow operand must fit a DSP's 17 unsigned bits")
-    val pieces = (0 until a.getWidth by 24).map(lo => (a(scala.math.min(a.getWidth, lo + 24) - 1 downto lo), lo))
-    pieces.zipWithIndex.map { case ((piece, lo), i) => (RegNext(piece * b).setName(s"${name}_product$i"), lo + bShift) }
-  }
-  private def sumProducts(ps: Seq[(UInt, Int)], width: Int): UInt =
-    ps.map { case (p, lo) => if (lo == 0) p.resize(width) else p.resize(width - lo) @@ U(0, lo bits) }.reduce(_ + _)
-
-  // ------------------------------------------------------------- the event pipeline
-  // Stage numbers: 0 is the holding register the event waits in for its flow's previous update;
-  // 1-9 compute what depends only on the event and the CSRs; the flow's state is read in 7 (address)
-  // and 8 (data); the update loop is 9-12 (S1-S4); 13 (W) holds the new state, writes it and drives
-  // the outputs. A flow's next event may enter the loop `sameFlowSpacing` clocks after its previous one.
-  private object Stage { val READ = 7; val S1 = 9; val S2 = 10; val S3 = 11; val S4 = 12; val W = 13 }
-  private def at[T <: Data](x: T, from: Int, to: Int): T = { require(to >= from); Delay(x, to - from) }
-
-  /** Stage 0: one event waits here while a same-flow event is in the update loop (never dropped or reordered). */
-  val hold = new Area {
-    val valid = RegInit(False)
-    val event = Reg(SmarttEvent(cfg))
-    val now = Reg(UInt(cfg.timeWidth bits))
-    // met(k): the held event's flow entered stage 1 k + 1 clocks ago (k < L - 1), so its update is
-    // not written yet. Compared when the event arrives, against the event going now and the two
-    // before; shifted while the event waits.
-    val go = Bool()
-    val goneFlows = History(event.flow, Smartt.sameFlowSpacing - 1).drop(1)  // flows of the events going 1, 2 clocks ago
-    val goneValid = History(go, Smartt.sameFlowSpacing - 1, init = False).drop(1)
-    val met = Reg(Bits(Smartt.sameFlowSpacing - 1 bits)) init (0)
-    // Events wait during the reset sweep and the 1/BDP division (registered: one clock after they start and end).
-    val accepting = RegNext(!sweep.active && !derived.dividing) init (False)
-    go := valid && met === 0 && accepting
-    met := met |<< 1
-    when(io.event.fire) {
-      val incoming = io.event.flow
-      met := ((go && event.flow === incoming) +: goneValid.zip(goneFlows).map { case (v, f) => v && f === incoming }).asBits
-    }
-    io.event.ready := (!valid || go) && accepting
-    when(go) { valid := False }
-    when(io.event.fire) {
-      valid := True
-      event := io.event.payload
-      now := io.now
-    }
-  }
-  private val stageValid = (1 to Stage.S4).scanLeft(hold.go) { (v, k) => RegNext(v).init(False).setName(s"stage${k}_valid") }
-
+  // ------------------------------------------------------------- the event stages
   /** Stage 1: the event clamped (size to MTU, rtt to at least BASE_RTT). */
   val f1 = new Area {
-    val e = RegNextWhen(hold.event, hold.go)
-    val now = RegNextWhen(hold.now, hold.go)
-    val inRange = if (isPow2(N) && cfg.flowIdWidth == cfg.flowAddrWidth) True else e.flow < N
+    val e = unit.stage1.e
+    val now = unit.stage1.now
+    val inRange = unit.stage1.inRange
     val sizeOver = e.size > derived.mtu
     val size = Mux(sizeOver, derived.mtu, e.size)                // a packet is at most one MTU
     val rttZero = e.rtt === 0
@@ -434,7 +263,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val above = rtt > trtt
     val diff = Mux(above, rtt - trtt, trtt - rtt)
     val close = rtt <= derived.closeLimit.resize(cfg.trttWidth) // Alg. 3 line 2
-    val (rttIndex, rttMsb) = recipIndex(rtt.resize(cfg.rttWidth - 1), RegNext(f1.rttLeading), 0) // rtt >= BASE_RTT >= 1
+    val (rttIndex, rttMsb) = recipIndex(rtt.resize(cfg.rttWidth - 1), RegNext(f1.rttLeading), 0, I) // rtt >= BASE_RTT >= 1
     val sizeFd = size * csr.fd
     val sizeMtu = size * derived.mtu
     val sizeMi = size * csr.mi
@@ -443,7 +272,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
 
   /** Stage 3: 1/rtt; kFD and the FI numerator as DSP products. */
   val f3 = new Area {
-    val rttRecip = RegNext(recipTable().readSync(f2.rttIndex))    // read in stage 2, registered again (no block RAM -> DSP path)
+    val rttRecip = RegNext(reciprocalRom(I, V).readSync(f2.rttIndex))    // read in stage 2, registered again (no block RAM -> DSP path)
     val rttShift = RegNext(U(V, 6 bits) + f2.rttMsb.resize(6))
     val diff = RegNext(f2.diff)
     val sizeFd = RegNext(f2.sizeFd); val sizeMtu = RegNext(f2.sizeMtu); val sizeMi = RegNext(f2.sizeMi)
@@ -500,12 +329,10 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   /** The event as the update loop sees it. */
   val event = new Area {
     private def from1[T <: Data](x: T, to: Int): T = at(RegNext(x), 2, to)
-    val flow = at(f1.e.flow, 1, Stage.S1)
     val kind = at(f1.e.kind, 1, Stage.S1)
     val ecn = at(f1.e.ecn, 1, Stage.S1)
     val unacked = at(f1.e.unacked, 1, Stage.S1)
     val now = at(f1.now, 1, Stage.S1)
-    val inRange = at(f1.inRange, 1, Stage.S1)
     val sizeOver = from1(f1.sizeOver, Stage.S1)
     val rttZero = from1(f1.rttZero, Stage.S1)
     val rttBelow = from1(f1.rttBelow, Stage.S1)
@@ -520,46 +347,6 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val isAck = kind === 0
   }
 
-  // ---------------------------------------------- the flow state: read, forwarded, written
-  val stateRam = Mem(SmarttFlowState(cfg), N)
-  val cwndRam = Mem(UInt(B bits), N)
-  private def addrOf(flow: UInt): UInt = flow.resize(cfg.flowAddrWidth)
-
-  /** What stage W writes (and drives the outputs with). */
-  case class Written() extends Bundle {
-    val write = Bool()
-    val addr = UInt(cfg.flowAddrWidth bits)
-    val state = SmarttFlowState(cfg)
-  }
-  val written = Reg(Written())
-  written.write init (False)
-  private val writtenBefore = RegNext(written.state)
-
-  /**
-   * Stage 7 reads; stage 8 has the data. Updates that are not in it yet are forwarded (at most one
-   * matches: same-flow events are L apart): the ones in W and one clock after W at stage 8, as the
-   * data is registered; the one in W at S1 (stage 9), as S1 starts. Which, is decided in stage 7
-   * from the addresses in S3, S4 and W, which are then one clock from where they are forwarded.
-   */
-  val read = new Area {
-    private val addr = at(addrOf(f1.e.flow), 1, Stage.READ)
-    private val loopAddr = at(addrOf(f1.e.flow), 1, Stage.S3)
-    private val loopOkS3 = stageValid(Stage.S3) && at(f1.inRange, 1, Stage.S3)
-    private val loopAddrS4 = RegNext(loopAddr); private val loopOkS4 = RegNext(loopOkS3) init (False)
-    private def hit(ok: Bool, a: UInt) = RegNext(ok && a === addr) init (False)
-    private val fromWrittenAt8 = hit(loopOkS4, loopAddrS4)             // in W at stage 8
-    private val fromBeforeAt8 = hit(written.write, written.addr)      // one clock after W at stage 8
-    private val ramData = stateRam.readSync(addr)
-    private val noneAt8 = !(fromWrittenAt8 || fromBeforeAt8)
-    /** The state at stage 8 with the two older updates forwarded, registered for S1. */
-    private val atStage8 = SmarttFlowState(cfg)
-    atStage8.assignFromBits(Seq(noneAt8 -> ramData, fromWrittenAt8 -> written.state, fromBeforeAt8 -> writtenBefore)
-      .map { case (sel, s) => Mux(sel, s.asBits, spinal.core.B(0, s.getBitsWidth bits)) }.reduce(_ | _))
-    val stored = RegNext(atStage8)
-    /** S1 takes the update in W (the flow's event L clocks before). */
-    val fromWritten = RegNext(hit(loopOkS3, loopAddr)) init (False)
-    val state = Mux(fromWritten, written.state, stored)
-  }
 
   // ------------------------------------------------- the update loop: Alg. 1-3 in four clocks
   private val high = derived.cwndHigh
@@ -628,7 +415,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     val s = read.state
     val sizeBytes = event.size.resize(B)
     // 1/cwnd's table index: the stored window's and the one in W's side by side, one pick.
-    val (cwndIndex, cwndMsb) = windowRecipIndex(written.state.cwnd, read.stored.cwnd, read.fromWritten)
+    val (cwndIndex, cwndMsb) = windowRecipIndex(written.state.cwnd, read.stored.cwnd, read.fromWritten, log2Up(Smartt.minMtu) + F, I)
     val acked1 = satAdd(s.acked, sizeBytes, byteMax)                     // Alg. 1 line 4
     val ignoreLeft = s.ignoreBytes > sizeBytes                            // line 5: ignore1 != 0 (lines 8-9, 32)
     val ignore1 = Mux(ignoreLeft, s.ignoreBytes - sizeBytes, U(0, B bits))
@@ -660,7 +447,7 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
   /** S2: 1/cwnd and the increase products; the QuickAdapt product; Fair Decrease; Wait-to-Decrease. */
   val s2 = new Area {
     val s = RegNext(s1.s)
-    val cwndRecip = recipTable().readSync(s1.cwndIndex)                   // registered: read in S1
+    val cwndRecip = reciprocalRom(I, V).readSync(s1.cwndIndex)                   // registered: read in S1
     val incShift = (U(V, 6 bits) + RegNext(s1.cwndMsb).resize(6) - (2 * F - gainFrac)).resize(6)
     val incFiProducts = products(event.numFi, cwndRecip, "s2_incFi")      // Eq. 3
     // Thresholds on the products for S3's compares, so that they need not wait for the shift:
@@ -855,61 +642,32 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     }
   }
 
-  // ------------------------------------------------------- stage W
-  private val okAtS4 = stageValid(Stage.S4) && at(event.inRange, Stage.S1, Stage.S4)
-  written.write := okAtS4
-  written.addr := at(addrOf(f1.e.flow), 1, Stage.S4)
-  written.state := decide.next
 
-  val ramWrite = new Area {
-    val addr = Mux(sweep.active, sweep.addr, written.addr)
-    val state = Mux(sweep.active, decide.initState, written.state)
-    val enable = sweep.active || written.write
-    val cwndBytes = state.cwnd(cfg.cwndWidth - 1 downto F)
-  }
-  stateRam.write(ramWrite.addr, ramWrite.state, ramWrite.enable)
-  cwndRam.write(ramWrite.addr, ramWrite.cwndBytes, ramWrite.enable)
-
-  /** What stage W reports: the rule, the counted conditions. */
+  /** What stage W reports besides the skeleton's: the rule, the counted conditions. */
   val report = new Area {
     private def w[T <: Data](x: T): T = RegNext(x)
-    val flow = w(at(event.flow, Stage.S1, Stage.S4))
-    val kind = w(decide.kind)
     val rule = w(decide.rule)
-    val valid = RegNext(stageValid(Stage.S4)) init (False)
-    val ok = written.write
-    val inRange = w(at(event.inRange, Stage.S1, Stage.S4))
-    val isAck = kind === 0; val isInit = kind === 3
-    val measured = ok && !isInit
     val clampedHigh = w(decide.window.high); val clampedLow = w(decide.window.low)
     val rttZero = w(at(event.rttZero, Stage.S1, Stage.S4)); val rttBelow = w(at(event.rttBelow, Stage.S1, Stage.S4))
     val sizeZero = w(at(event.size, Stage.S1, Stage.S4) === 0); val sizeOver = w(at(event.sizeOver, Stage.S1, Stage.S4))
     val fastIncrease = w(decide.fastIncrease)
   }
 
-  // ---------------------------------------------------------- outputs
-  io.update.valid := report.ok
-  io.update.flow := report.flow
-  io.update.cwnd := written.state.cwnd(cfg.cwndWidth - 1 downto F)
-  io.update.rule := report.rule
-  io.retransmit.valid := report.ok && !report.isAck && !report.isInit
-  io.retransmit.flow := report.flow
-  io.retransmit.timeout := report.kind === 2
+  def busy: Bool = derived.dividing
+  def next: SmarttFlowState = decide.next
+  def initState: SmarttFlowState = decide.initState
+  def queryValue(state: SmarttFlowState): UInt = state.cwnd(cfg.cwndWidth - 1 downto F)
 
-  io.cwndReply.valid := RegNext(io.cwndQuery.valid) init (False)
-  io.cwndReply.flow := RegNext(io.cwndQuery.payload)
-  io.cwndReply.cwnd := cwndRam.readSync(addrOf(io.cwndQuery.payload))
-
-  // ---------------------------------------------------------- counters
-  val stats = new Area {
+  def finish(r: WindowReport): Unit = {
     import CsrCounters.count
     import report._
-    private def is(r: Int) = ok && rule === r
-    count(csr.EVENTS, ok)
-    count(csr.ACKS, ok && isAck)
-    count(csr.NACKS, ok && kind === 1)
-    count(csr.TIMEOUTS, ok && kind === 2)
-    count(csr.INITS, ok && isInit)
+    val update = unit.io.update.payload
+    update.flow := r.flow
+    update.cwnd := written.state.cwnd(cfg.cwndWidth - 1 downto F)
+    update.rule := rule
+    val ok = r.ok
+    val measured = ok && !r.isInit
+    def is(x: Int) = ok && rule === x
     count(csr.FAIR_DECREASES, is(Smartt.Rule.FAIR_DECREASE))
     count(csr.MULTIPLICATIVE_DECREASES, is(Smartt.Rule.MULTIPLICATIVE_DECREASE))
     count(csr.FAIR_INCREASES, is(Smartt.Rule.FAIR_INCREASE))
@@ -918,14 +676,11 @@ class Smartt(val cfg: SmarttConfig) extends Component with RegisterDocs {
     count(csr.FAST_INCREASES, ok && fastIncrease)
     count(csr.IGNORED, is(Smartt.Rule.IGNORED))
     count(csr.WTD_HELD, is(Smartt.Rule.HELD))
-    count(csr.OUT_OF_RANGE, valid && !inRange)
-    count(csr.RTT_ZERO, ok && isAck && rttZero)
-    count(csr.RTT_BELOW_BASE, ok && isAck && !rttZero && rttBelow)
+    count(csr.RTT_ZERO, ok && r.isAck && rttZero)
+    count(csr.RTT_BELOW_BASE, ok && r.isAck && !rttZero && rttBelow)
     count(csr.SIZE_ZERO, measured && sizeZero)
     count(csr.SIZE_OVER_MTU, measured && sizeOver)
     count(csr.CLAMPED_MIN, measured && clampedLow)
     count(csr.CLAMPED_MAX, measured && clampedHigh && !clampedLow)
   }
-
-  def emitRegisterDocs(): Unit = RegisterDocs.emit(csr.busif, "uehw_smartt_regs", "SMARTT")
 }

@@ -2,7 +2,9 @@ package uehw.sim.smartt;
 
 import uehw.hw.smartt.Smartt;
 import uehw.hw.smartt.SmarttConfig;
-import uehw.hw.smartt.SmarttIo;
+import uehw.hw.smartt.SmarttEvent;
+import uehw.hw.smartt.SmarttUpdate;
+import uehw.hw.window.WindowUnitIo;
 import uehw.sim.AxiLite4Master;
 import uehw.sim.InOrderScoreboard;
 import uehw.sim.StreamMonitor;
@@ -22,7 +24,7 @@ public final class SmarttBench extends TimedEventBench<Event> {
     public record Retransmit(int flow, boolean timeout) {
     }
 
-    public final SmarttIo io;
+    public final WindowUnitIo<SmarttEvent, SmarttUpdate> io;
     public final SmarttConfig cfg;
     public final SmarttFixedModel model;
     public final AxiLite4Master csr;

@@ -1,0 +1,126 @@
+package uehw.hw.window
+
+import spinal.core._
+import spinal.lib._
+
+/**
+ * The arithmetic the window laws share, shaped for UltraScale+ timing: table reciprocals found
+ * without counting or shifting, DSP-sized registered products, saturating adds, and LUT trees ABC
+ * keeps as trees.
+ */
+object WindowArith {
+  /** round(2^(V+I+1) / (2^(I+1) + 2i + 1)): 2^V / (1 + (i + 1/2) / 2^I). */
+  def reciprocalTable(indexBits: Int, valueBits: Int): Seq[BigInt] = (0 until (1 << indexBits)).map { i =>
+    val denom = (BigInt(1) << (indexBits + 1)) + 2 * i + 1
+    ((BigInt(1) << (valueBits + indexBits + 2)) + denom) / (2 * denom)
+  }
+
+  /** The reciprocal table as a ROM (read synchronously: a block RAM or registered LUTs). */
+  def reciprocalRom(indexBits: Int, valueBits: Int): Mem[UInt] =
+    Mem(UInt(valueBits bits), reciprocalTable(indexBits, valueBits).map(v => U(v, valueBits bits)))
+
+  /** A wire ABC keeps (a LUT output of its own), so that it does not rebuild the logic around it as a chain. */
+  def kept(b: Bool): Bool = { val k = CombInit(b); k.addAttribute("keep"); k }
+
+  /** An OR of many as a tree of kept LUT6s (six inputs a LUT). */
+  def orTree(xs: Seq[Bool]): Bool = if (xs.size == 1) xs.head else orTree(xs.grouped(6).map(g => kept(g.orR)).toSeq)
+
+  /**
+   * The value of the (at most one) pair whose select is set, zero if none, as a tree of kept LUT6s:
+   * three select-value pairs a LUT, then six inputs a LUT. Left alone, ABC9 builds a wide AND-OR
+   * off its own critical path as a chain of LUT5s.
+   */
+  def oneHotPick(pairs: Seq[(Bool, UInt)], width: Int): UInt = {
+    Vec((0 until width).map { b =>
+      orTree(pairs.grouped(3).map(g => kept(g.map { case (sel, v) => sel && v(b) }.orR)).toSeq)
+    }).asBits.asUInt
+  }
+
+  /**
+   * The reciprocal table's index (the I bits below the leading one) and the leading one's position
+   * (msb) of whichever of two windows `useFirst` picks, in one clock: the stored window and the one
+   * just written, side by side. Only windows >= 2^lowest are looked at (below it the result is
+   * unspecified), by 2-bit groups: a group's index is its bits below its top bit, or below the bit
+   * under it when the top bit is 0 (one LUT a bit, beside the search); the first nonzero group of
+   * the window in use selects its index through one AND-OR tree. Only the group ORs and the
+   * selects are kept wires: a kept "any one above" would let ABC build the next group's from it, a
+   * chain.
+   */
+  def windowRecipIndex(first: UInt, second: UInt, useFirst: Bool, lowest: Int, indexBits: Int): (UInt, UInt) = {
+    val I = indexBits
+    val w = first.getWidth
+    val groups = lowest / 2 until (w + 1) / 2
+    def bit(x: UInt, b: Int): Bool = if (b >= 0 && b < w) x(b) else False
+    def bitsBelow(x: UInt, top: Int): UInt = (top - 1 to top - I by -1).map(b => bit(x, b).asBits).reduce(_ ## _).asUInt
+    def candidates(x: UInt, use: Bool) = {
+      val nonzero = groups.map(g => kept((scala.math.max(2 * g, lowest) until scala.math.min(w, 2 * g + 2)).map(x(_)).orR))
+      groups.indices.map { i =>
+        val g = groups(i)
+        val sel = kept(use && nonzero(i) && !nonzero.drop(i + 1).orR)
+        val high = bit(x, 2 * g + 1)
+        (sel, Mux(high, bitsBelow(x, 2 * g + 1), bitsBelow(x, 2 * g)), U(g, log2Up(w) - 1 bits) @@ high.asUInt)
+      }
+    }
+    // a group's two candidates side by side in the tree
+    val picks = candidates(first, useFirst).zip(candidates(second, !useFirst)).flatMap { case (a, b) => Seq(a, b) }
+    (oneHotPick(picks.map { case (sel, index, _) => (sel, index) }, I),
+      oneHotPick(picks.map { case (sel, _, msb) => (sel, msb) }, log2Up(w)))
+  }
+
+  /**
+   * The leading one of x (one bit per position from `lowest` up, at most one set): a one with no
+   * one above it in its 4-bit group and no nonzero group above. The group ORs are kept wires: left
+   * alone, ABC builds "any one above bit p" as one long chain of 2-input ORs.
+   */
+  def leadingOne(x: UInt, lowest: Int): Bits = {
+    val w = x.getWidth
+    val positions = lowest until w
+    val groups = (lowest / 4 until (w + 3) / 4)
+    def bitsOf(g: Int) = (scala.math.max(4 * g, lowest) until scala.math.min(w, 4 * g + 4))
+    val nonzero = groups.map(g => g -> kept(bitsOf(g).map(x(_)).orR)).toMap
+    Vec(positions.map { p =>
+      val g = p / 4
+      kept(x(p) && !bitsOf(g).filter(_ > p).map(x(_)).orR && !groups.filter(_ > g).map(nonzero).orR)
+    }).asBits
+  }
+
+  /**
+   * The table index (the I bits below the leading one) and the leading one's position,
+   * 1/x ~ table(index) / 2^(V + msb), for an x >= 2^lowest, from the one-hot `leadingOne(x, lowest)`:
+   * it picks the bits directly (no count, no barrel shift).
+   */
+  def recipIndex(xBelowTop: UInt, leadingBits: Bits, lowest: Int, indexBits: Int): (UInt, UInt) = {
+    val I = indexBits
+    val x = xBelowTop                       // x without its top bit: the bits below a leading one
+    val w = x.getWidth + 1
+    val positions = lowest until w
+    val leading = leadingBits.asBools.toList
+    def pick(f: Int => UInt, width: Int) = oneHotPick(leading.zip(positions).map { case (l, p) => (l, f(p)) }, width)
+    def below(p: Int): UInt = if (p >= I) x(p - 1 downto p - I) else if (p == 0) U(0, I bits) else x(p - 1 downto 0) @@ U(0, I - p bits)
+    (pick(below, I), pick(p => U(p, log2Up(w) bits), log2Up(w)))
+  }
+
+  /** Saturating arithmetic sized to the operands, for values that may not wrap. */
+  def satAdd(x: UInt, y: UInt, max: BigInt): UInt = {
+    val w = scala.math.max(x.getWidth, y.getWidth) + 1
+    val sum = x.resize(w) + y.resize(w)
+    Mux(sum > U(max, w bits), U(max, x.getWidth bits), sum.resize(x.getWidth))
+  }
+
+  /** min(x, limit) in `width` bits, where limit < 2^width. */
+  def satTo(x: UInt, limit: UInt, width: Int): UInt = Mux(x > limit, limit.resize(width), x.resize(width))
+
+  /**
+   * a x b cut into DSP48E2-sized products (a in pieces of at most 24 bits, b at most 17 bits), each
+   * registered: Yosys neither splits nor pipelines a wide multiply for UltraScale+ itself. Sum them
+   * one clock later with `sumProducts`.
+   */
+  def products(a: UInt, b: UInt, name: String, bShift: Int = 0): Seq[(UInt, Int)] = {
+    require(b.getWidth <= 17, s"$name: the narrow operand must fit a DSP's 17 unsigned bits")
+    val pieces = (0 until a.getWidth by 24).map(lo => (a(scala.math.min(a.getWidth, lo + 24) - 1 downto lo), lo))
+    pieces.zipWithIndex.map { case ((piece, lo), i) => (RegNext(piece * b).setName(s"${name}_product$i"), lo + bShift) }
+  }
+
+  def sumProducts(ps: Seq[(UInt, Int)], width: Int): UInt =
+    ps.map { case (p, lo) => if (lo == 0) p.resize(width) else p.resize(width - lo) @@ U(0, lo bits) }.reduce(_ + _)
+}

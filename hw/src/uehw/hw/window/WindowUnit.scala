@@ -1,0 +1,307 @@
+package uehw.hw.window
+
+import spinal.core._
+import spinal.lib._
+import spinal.lib.bus.amba4.axilite._
+import spinal.lib.bus.misc.SizeMapping
+import spinal.lib.bus.regif._
+import uehw.hw.common._
+
+/** What the skeleton reads of a law's event: the flow and the kind. */
+trait WindowEvent {
+  def flow: UInt
+  /** 0 ACK, 1 NACK of a trimmed packet, 2 timeout, 3 INIT (new flow). */
+  def kind: UInt
+}
+
+object WindowEvent {
+  val ACK = 0; val NACK = 1; val TIMEOUT = 2; val INIT = 3
+}
+
+/** A packet to send again (NACK or timeout), passed to the transport. */
+case class WindowRetransmit(flowIdWidth: Int) extends Bundle {
+  val flow = UInt(flowIdWidth bits)
+  val timeout = Bool()
+}
+
+/** The answer to a window query. */
+case class WindowCwnd(flowIdWidth: Int, cwndWidth: Int) extends Bundle {
+  val flow = UInt(flowIdWidth bits)
+  val cwnd = UInt(cwndWidth bits)
+}
+
+/**
+ * What a law is, before any hardware: its event, state and update formats, its sizes and where its
+ * update loop starts. `build` then plugs the law's hardware into a unit (docs/window-unit.md).
+ */
+abstract class WindowLawSpec[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle] {
+  /** Verilog module name, e.g. "uehw_smartt". */
+  def definitionName: String
+  /** Register-map name, e.g. "SMARTT". */
+  def busName: String
+  /** INFO bits 7:0 (docs/integration.md). */
+  def blockId: Int
+  /** INFO's other 8-bit fields: name, value, description. */
+  def infoFields: Seq[(String, Int, String)]
+  def flows: Int
+  def flowIdWidth: Int
+  def timeWidth: Int
+  def flowAddrWidth: Int = log2Up(flows)
+  def eventType: HardType[E]
+  def stateType: HardType[S]
+  def updateType: HardType[U]
+  /** Width of the window the query port answers with. */
+  def queryWidth: Int
+  /**
+   * The stage S1 where the update loop starts: stages 1..S1-1 compute what depends only on the
+   * event and the CSRs, the state is read at S1-2 and its data is there at S1-1.
+   */
+  def loopStart: Int
+  /** Stages of the update loop, S1..S4: also the minimum same-flow spacing in clocks. */
+  def loopLength: Int = 4
+  def build(unit: WindowUnit[E, S, U]): WindowLaw[S, U]
+}
+
+/**
+ * A law's hardware (an Area built inside the unit): its CSRs, what it derives from them, its event
+ * stages and its update loop.
+ */
+abstract class WindowLaw[S <: Bundle, U <: Bundle] extends Area {
+  /** Events wait while this is high (e.g. a divider rerunning after a CSR write). */
+  def busy: Bool
+  /** The event's new state at the last loop stage (combinational there, written in W). */
+  def next: S
+  /** The state the post-reset sweep writes. */
+  def initState: S
+  /** The window the query port returns for a state. */
+  def queryValue(state: S): UInt
+  /** After stage W exists: drive the update's payload, count what the law counts. */
+  def finish(report: WindowReport): Unit
+}
+
+/** What stage W reports of the event it holds (a register of each). */
+class WindowReport(flowIdWidth: Int) extends Bundle {
+  val valid = Bool()   // an event is in W
+  val ok = Bool()      // ... for a flow < N: its state is written, its update goes out
+  val inRange = Bool()
+  val flow = UInt(flowIdWidth bits)
+  val kind = UInt(2 bits)
+  def isAck: Bool = kind === WindowEvent.ACK
+  def isInit: Bool = kind === WindowEvent.INIT
+}
+
+class WindowUnitIo[E <: Bundle with WindowEvent, U <: Bundle](spec: WindowLawSpec[E, _, U]) extends Bundle {
+  val event = slave(Stream(spec.eventType()))
+  /** Free-running time in ns; sampled when an event is accepted. */
+  val now = in(UInt(spec.timeWidth bits))
+  /** One update per in-range event, a fixed latency after it was accepted. */
+  val update = master(Flow(spec.updateType()))
+  val retransmit = master(Flow(WindowRetransmit(spec.flowIdWidth)))
+  /** Window read port for the scheduler: the answer comes one clock later. */
+  val cwndQuery = slave(Flow(UInt(spec.flowIdWidth bits)))
+  val cwndReply = master(Flow(WindowCwnd(spec.flowIdWidth, spec.queryWidth)))
+  val ctrl = slave(AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32)))
+  /** Low during the post-reset sweep (N clocks). */
+  val initDone = out(Bool())
+}
+
+/**
+ * The window-unit skeleton (docs/window-unit.md): N flows' state in block RAM, one event per clock
+ * across flows, an event of a flow whose previous event is still in the update loop waiting in
+ * stage 0 (never dropped or reordered), the state read with what is in flight forwarded, written
+ * back in W; the CSR bank's common part, the post-reset sweep, the update / retransmit / query
+ * ports and the counters every law has. The law (`spec.build`) brings its CSRs, its event stages
+ * and its update loop.
+ */
+class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spec: WindowLawSpec[E, S, U])
+    extends Component with RegisterDocs {
+  val io = new WindowUnitIo[E, U](spec)
+  setDefinitionName(spec.definitionName)
+  AxiLite4SpecRenamer(io.ctrl)
+  private val N = spec.flows
+
+  /** Stage numbers: 0 holds a waiting event; the state is read at READ, the loop is S1..S4, W writes. */
+  object Stage {
+    val S1: Int = spec.loopStart
+    val READ: Int = S1 - 2
+    val S4: Int = S1 + spec.loopLength - 1
+    val W: Int = S4 + 1
+  }
+  require(Stage.READ >= 1, "a law's loop starts at stage 3 or later")
+  /** x delayed from stage `from` to stage `to`. */
+  def at[T <: Data](x: T, from: Int, to: Int): T = { require(to >= from); Delay(x, to - from) }
+  def addrOf(flow: UInt): UInt = flow.resize(spec.flowAddrWidth)
+
+  // ---------------------------------------------------------------- CSRs, the common part
+  val busif = AxiLite4BusInterface(io.ctrl, SizeMapping(0, 256), spec.busName)
+  private val info = busif.newRegAt(0x00, doc = "Generation parameters (read-only)")(SymbolName("INFO"))
+  info.field(Bits(8 bits), AccessType.ROV, BigInt(spec.blockId),
+    doc = f"Block id 0x${spec.blockId}%02X ('${spec.blockId.toChar}')")(SymbolName("ID"))
+  for ((name, value, doc) <- spec.infoFields) info.field(Bits(8 bits), AccessType.ROV, BigInt(value), doc = doc)(SymbolName(name))
+  BlockVersion.addRegister(busif)
+  busif.newRegAt(0x04, doc = "N (read-only)")(SymbolName("FLOWS")).field(Bits(17 bits), AccessType.ROV, BigInt(N), doc = "Flows")(SymbolName("VALUE"))
+
+  /** The post-reset sweep: every flow's state gets the law's initial state, one a clock. */
+  val sweep = new Area {
+    val active = RegInit(True)
+    val addr = Reg(UInt(spec.flowAddrWidth bits)) init (0)
+    when(active) {
+      addr := addr + 1
+      when(addr === N - 1) { active := False }
+    }
+  }
+  io.initDone := !sweep.active
+
+  /** Puts the sweep's end into a law's STATUS register (bit by bit, in the order the law calls). */
+  def initDoneField(status: RegInst): Unit =
+    status.field(Bool(), AccessType.RO, doc = "Post-reset sweep finished")(SymbolName("INIT_DONE")) := !sweep.active
+
+  /** The counters every law has, on the addresses the law places them at. */
+  val kindCounters = new Area {
+    var events, acks, nacks, timeouts, inits, outOfRange: UInt = null
+  }
+  /** EVENTS, ACKS, NACKS, TIMEOUTS, INITS at the counters' next addresses. */
+  def addKindCounters(c: CsrCounters): Unit = {
+    def counter(name: String, doc: String) = c.counter(doc)(SymbolName(name)).setName(s"csr_$name")
+    kindCounters.events = counter("EVENTS", "Events for flows < N")
+    kindCounters.acks = counter("ACKS", "ACK events")
+    kindCounters.nacks = counter("NACKS", "NACK events (trimmed packets)")
+    kindCounters.timeouts = counter("TIMEOUTS", "Timeout events")
+    kindCounters.inits = counter("INITS", "INIT events")
+  }
+  def addOutOfRangeCounter(c: CsrCounters): Unit =
+    kindCounters.outOfRange = c.counter("Events with a flow id >= N (ignored)")(SymbolName("OUT_OF_RANGE")).setName("csr_OUT_OF_RANGE")
+
+  // ------------------------------------------------------------- the event pipeline
+  private val lawBusy = Bool()
+
+  /** Stage 0: one event waits here while a same-flow event is in the update loop (never dropped or reordered). */
+  val hold = new Area {
+    private val L = spec.loopLength
+    val valid = RegInit(False)
+    val event = Reg(spec.eventType())
+    val now = Reg(UInt(spec.timeWidth bits))
+    // met(k): the held event's flow entered stage 1 k + 1 clocks ago (k < L - 1), so its update is
+    // not written yet. Compared when the event arrives, against the event going now and the ones
+    // before; shifted while the event waits.
+    val go = Bool()
+    val goneFlows = History(event.flow, L - 1).drop(1)  // flows of the events going 1 .. L - 2 clocks ago
+    val goneValid = History(go, L - 1, init = False).drop(1)
+    val met = Reg(Bits(L - 1 bits)) init (0)
+    // Events wait during the reset sweep and while the law is busy (registered: one clock after they start and end).
+    val accepting = RegNext(!sweep.active && !lawBusy) init (False)
+    go := valid && met === 0 && accepting
+    met := met |<< 1
+    when(io.event.fire) {
+      val incoming = io.event.flow
+      met := ((go && event.flow === incoming) +: goneValid.zip(goneFlows).map { case (v, f) => v && f === incoming }).asBits
+    }
+    io.event.ready := (!valid || go) && accepting
+    when(go) { valid := False }
+    when(io.event.fire) {
+      valid := True
+      event := io.event.payload
+      now := io.now
+    }
+  }
+  val stageValid: Seq[Bool] = (1 to Stage.S4).scanLeft(hold.go) { (v, k) => RegNext(v).init(False).setName(s"stage${k}_valid") }
+
+  /** Stage 1: the event as it left stage 0. */
+  val stage1 = new Area {
+    val e = RegNextWhen(hold.event, hold.go)
+    val now = RegNextWhen(hold.now, hold.go)
+    val inRange = if (isPow2(N) && spec.flowIdWidth == spec.flowAddrWidth) True else e.flow < N
+  }
+
+  // ---------------------------------------------- the flow state: read, forwarded, written
+  val stateRam = Mem(spec.stateType(), N)
+  val cwndRam = Mem(UInt(spec.queryWidth bits), N)
+
+  /** What stage W writes (and drives the outputs with). */
+  case class Written() extends Bundle {
+    val write = Bool()
+    val addr = UInt(spec.flowAddrWidth bits)
+    val state = spec.stateType()
+  }
+  val written = Reg(Written())
+  written.write init (False)
+  private val writtenBefore = RegNext(written.state)
+
+  /**
+   * READ reads; READ + 1 has the data. Updates that are not in it yet are forwarded (at most one
+   * matches: same-flow events are L apart): the ones in W and one clock after W at READ + 1, as the
+   * data is registered; the one in W at S1, as S1 starts. Which, is decided at READ from the
+   * addresses in S3, S4 and W, which are then one clock from where they are forwarded.
+   */
+  val read = new Area {
+    require(spec.loopLength == 4, "the forwarding is laid out for a four-stage loop")
+    private val addr = at(addrOf(stage1.e.flow), 1, Stage.READ)
+    private val loopAddr = at(addrOf(stage1.e.flow), 1, Stage.S1 + 2)
+    private val loopOkS3 = stageValid(Stage.S1 + 2) && at(stage1.inRange, 1, Stage.S1 + 2)
+    private val loopAddrS4 = RegNext(loopAddr); private val loopOkS4 = RegNext(loopOkS3) init (False)
+    private def hit(ok: Bool, a: UInt) = RegNext(ok && a === addr) init (False)
+    private val fromWrittenAtData = hit(loopOkS4, loopAddrS4)          // in W when the data comes
+    private val fromBeforeAtData = hit(written.write, written.addr)     // one clock after W when the data comes
+    private val ramData = stateRam.readSync(addr)
+    private val noneAtData = !(fromWrittenAtData || fromBeforeAtData)
+    /** The state when the data comes, with the two older updates forwarded, registered for S1. */
+    private val atData = spec.stateType()
+    atData.assignFromBits(Seq(noneAtData -> ramData, fromWrittenAtData -> written.state, fromBeforeAtData -> writtenBefore)
+      .map { case (sel, s) => Mux(sel, s.asBits, spinal.core.B(0, s.getBitsWidth bits)) }.reduce(_ | _))
+    val stored = RegNext(atData)
+    /** S1 takes the update in W (the flow's event L clocks before). */
+    val fromWritten = RegNext(hit(loopOkS3, loopAddr)) init (False)
+    val state = Mux(fromWritten, written.state, stored)
+  }
+
+  // ------------------------------------------------- the law: CSRs, event stages, update loop
+  val law = spec.build(this)
+  lawBusy := law.busy
+
+  // ------------------------------------------------------- stage W
+  written.write := stageValid(Stage.S4) && at(stage1.inRange, 1, Stage.S4)
+  written.addr := at(addrOf(stage1.e.flow), 1, Stage.S4)
+  written.state := law.next
+
+  val ramWrite = new Area {
+    val addr = Mux(sweep.active, sweep.addr, written.addr)
+    val state = Mux(sweep.active, law.initState, written.state)
+    val enable = sweep.active || written.write
+  }
+  stateRam.write(ramWrite.addr, ramWrite.state, ramWrite.enable)
+  cwndRam.write(ramWrite.addr, law.queryValue(ramWrite.state), ramWrite.enable)
+
+  val report = new WindowReport(spec.flowIdWidth)
+  report.valid := RegNext(stageValid(Stage.S4)) init (False)
+  report.ok := written.write
+  report.inRange := RegNext(at(stage1.inRange, 1, Stage.S4))
+  report.flow := RegNext(at(stage1.e.flow, 1, Stage.S4))
+  report.kind := RegNext(at(stage1.e.kind, 1, Stage.S4))
+
+  // ---------------------------------------------------------- outputs
+  io.update.valid := report.ok
+  io.retransmit.valid := report.ok && !report.isAck && !report.isInit
+  io.retransmit.flow := report.flow
+  io.retransmit.timeout := report.kind === WindowEvent.TIMEOUT
+
+  io.cwndReply.valid := RegNext(io.cwndQuery.valid) init (False)
+  io.cwndReply.flow := RegNext(io.cwndQuery.payload)
+  io.cwndReply.cwnd := cwndRam.readSync(addrOf(io.cwndQuery.payload))
+
+  law.finish(report)
+
+  val stats = new Area {
+    import CsrCounters.count
+    import report._
+    private val c = kindCounters
+    require(c.events != null && c.outOfRange != null, s"${spec.busName}: the law placed no kind or OUT_OF_RANGE counters")
+    count(c.events, ok)
+    count(c.acks, ok && isAck)
+    count(c.nacks, ok && kind === WindowEvent.NACK)
+    count(c.timeouts, ok && kind === WindowEvent.TIMEOUT)
+    count(c.inits, ok && isInit)
+    count(c.outOfRange, valid && !inRange)
+  }
+
+  def emitRegisterDocs(): Unit = RegisterDocs.emit(busif, s"${spec.definitionName}_regs", spec.busName)
+}
