@@ -120,8 +120,8 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
   private object Stage { val S1: Int = unit.Stage.S1; val S2: Int = S1 + 1; val S3: Int = S1 + 2; val S4: Int = S1 + 3 }
   require(Stage.S1 == 9, "the event stages below fill stages 1-8")
   private def at[T <: Data](x: T, from: Int, to: Int): T = unit.at(x, from, to)
-  private def written = unit.written
-  private def read = unit.read
+  private def written = unit.flowState.written
+  private def read = unit.flowState.read
 
   // ---------------------------------------------------------------- CSRs
   val csr = new Area {

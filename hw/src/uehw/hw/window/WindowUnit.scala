@@ -211,69 +211,24 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
     val e = RegNextWhen(hold.event, hold.go)
     val now = RegNextWhen(hold.now, hold.go)
     val inRange = if (isPow2(N) && spec.flowIdWidth == spec.flowAddrWidth) True else e.flow < N
+    val addr = addrOf(e.flow)
   }
 
   // ---------------------------------------------- the flow state: read, forwarded, written
-  val stateRam = Mem(spec.stateType(), N)
+  val flowState = new FlowStateLoop(this, spec.stateType, Stage.S1)
   val cwndRam = Mem(UInt(spec.queryWidth bits), N)
-
-  /** What stage W writes (and drives the outputs with). */
-  case class Written() extends Bundle {
-    val write = Bool()
-    val addr = UInt(spec.flowAddrWidth bits)
-    val state = spec.stateType()
-  }
-  val written = Reg(Written())
-  written.write init (False)
-  private val writtenBefore = RegNext(written.state)
-
-  /**
-   * READ reads; READ + 1 has the data. Updates that are not in it yet are forwarded (at most one
-   * matches: same-flow events are L apart): the ones in W and one clock after W at READ + 1, as the
-   * data is registered; the one in W at S1, as S1 starts. Which, is decided at READ from the
-   * addresses in S3, S4 and W, which are then one clock from where they are forwarded.
-   */
-  val read = new Area {
-    require(spec.loopLength == 4, "the forwarding is laid out for a four-stage loop")
-    private val addr = at(addrOf(stage1.e.flow), 1, Stage.READ)
-    private val loopAddr = at(addrOf(stage1.e.flow), 1, Stage.S1 + 2)
-    private val loopOkS3 = stageValid(Stage.S1 + 2) && at(stage1.inRange, 1, Stage.S1 + 2)
-    private val loopAddrS4 = RegNext(loopAddr); private val loopOkS4 = RegNext(loopOkS3) init (False)
-    private def hit(ok: Bool, a: UInt) = RegNext(ok && a === addr) init (False)
-    private val fromWrittenAtData = hit(loopOkS4, loopAddrS4)          // in W when the data comes
-    private val fromBeforeAtData = hit(written.write, written.addr)     // one clock after W when the data comes
-    private val ramData = stateRam.readSync(addr)
-    private val noneAtData = !(fromWrittenAtData || fromBeforeAtData)
-    /** The state when the data comes, with the two older updates forwarded, registered for S1. */
-    private val atData = spec.stateType()
-    atData.assignFromBits(Seq(noneAtData -> ramData, fromWrittenAtData -> written.state, fromBeforeAtData -> writtenBefore)
-      .map { case (sel, s) => Mux(sel, s.asBits, spinal.core.B(0, s.getBitsWidth bits)) }.reduce(_ | _))
-    val stored = RegNext(atData)
-    /** S1 takes the update in W (the flow's event L clocks before). */
-    val fromWritten = RegNext(hit(loopOkS3, loopAddr)) init (False)
-    val state = Mux(fromWritten, written.state, stored)
-  }
 
   // ------------------------------------------------- the law: CSRs, event stages, update loop
   val law = spec.build(this)
   lawBusy := law.busy
 
   // ------------------------------------------------------- stage W
-  written.write := stageValid(Stage.S4) && at(stage1.inRange, 1, Stage.S4)
-  written.addr := at(addrOf(stage1.e.flow), 1, Stage.S4)
-  written.state := law.next
-
-  val ramWrite = new Area {
-    val addr = Mux(sweep.active, sweep.addr, written.addr)
-    val state = Mux(sweep.active, law.initState, written.state)
-    val enable = sweep.active || written.write
-  }
-  stateRam.write(ramWrite.addr, ramWrite.state, ramWrite.enable)
-  cwndRam.write(ramWrite.addr, law.queryValue(ramWrite.state), ramWrite.enable)
+  flowState.write(law.next, law.initState)
+  cwndRam.write(flowState.ramWrite.addr, law.queryValue(flowState.ramWrite.value), flowState.ramWrite.enable)
 
   val report = new WindowReport(spec.flowIdWidth)
   report.valid := RegNext(stageValid(Stage.S4)) init (False)
-  report.ok := written.write
+  report.ok := flowState.written.write
   report.inRange := RegNext(at(stage1.inRange, 1, Stage.S4))
   report.flow := RegNext(at(stage1.e.flow, 1, Stage.S4))
   report.kind := RegNext(at(stage1.e.kind, 1, Stage.S4))
@@ -304,4 +259,75 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
   }
 
   def emitRegisterDocs(): Unit = RegisterDocs.emit(busif, s"${spec.definitionName}_regs", spec.busName)
+}
+
+/**
+ * A per-flow value in block RAM updated by a four-clock read-modify-write loop S1..S4 (S1 at stage
+ * `s1` of the unit's pipeline): read at S1 - 2, the data at S1 - 1, what the loop has not written
+ * yet forwarded, the new value written in W = S1 + 4. The unit's stage 0 keeps same-flow events
+ * four clocks apart, so at most one update in flight matches. The unit's main state is one; a law
+ * may keep another loop of its own at an earlier stage (its result then reaches the main loop as a
+ * value of the event). The post-reset sweep writes `init` to every flow.
+ */
+class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: Int) extends Area {
+  import unit.{at, stage1, stageValid}
+  private val READ = s1 - 2
+  private val S3 = s1 + 2
+  private val S4 = s1 + 3
+  require(READ >= 1 && S4 <= unit.Stage.S4, s"a state loop at stage $s1 does not fit the unit's stages")
+  val ram = Mem(t(), unit.spec.flows)
+
+  /** What stage W writes. */
+  case class Written() extends Bundle {
+    val write = Bool()
+    val addr = UInt(unit.spec.flowAddrWidth bits)
+    val state = t()
+  }
+  val written = Reg(Written())
+  written.write init (False)
+  private val writtenBefore = RegNext(written.state)
+
+  /**
+   * READ reads; READ + 1 has the data. Updates that are not in it yet are forwarded: the ones in W
+   * and one clock after W at READ + 1, as the data is registered; the one in W at S1, as S1 starts.
+   * Which, is decided at READ from the addresses in S3, S4 and W, which are then one clock from
+   * where they are forwarded.
+   */
+  val read = new Area {
+    private val addr = at(stage1.addr, 1, READ)
+    private val loopAddr = at(stage1.addr, 1, S3)
+    private val loopOkS3 = stageValid(S3) && at(stage1.inRange, 1, S3)
+    private val loopAddrS4 = RegNext(loopAddr); private val loopOkS4 = RegNext(loopOkS3) init (False)
+    private def hit(ok: Bool, a: UInt) = RegNext(ok && a === addr) init (False)
+    private val fromWrittenAtData = hit(loopOkS4, loopAddrS4)          // in W when the data comes
+    private val fromBeforeAtData = hit(written.write, written.addr)     // one clock after W when the data comes
+    private val ramData = ram.readSync(addr)
+    private val noneAtData = !(fromWrittenAtData || fromBeforeAtData)
+    /** The state when the data comes, with the two older updates forwarded, registered for S1. */
+    private val atData = t()
+    atData.assignFromBits(Seq(noneAtData -> ramData, fromWrittenAtData -> written.state, fromBeforeAtData -> writtenBefore)
+      .map { case (sel, s) => Mux(sel, s.asBits, spinal.core.B(0, s.getBitsWidth bits)) }.reduce(_ | _))
+    val stored = RegNext(atData)
+    /** S1 takes the update in W (the flow's event four clocks before). */
+    val fromWritten = RegNext(hit(loopOkS3, loopAddr)) init (False)
+    val state = Mux(fromWritten, written.state, stored)
+  }
+
+  /** The RAM's write port: W's update, or the sweep's initial value. */
+  val ramWrite = new Area {
+    val addr = UInt(unit.spec.flowAddrWidth bits)
+    val value = t()
+    val enable = Bool()
+  }
+
+  /** Drives W from the loop's new value at S4; the sweep writes `init`. */
+  def write(next: T, init: T): Unit = {
+    written.write := stageValid(S4) && at(stage1.inRange, 1, S4)
+    written.addr := at(stage1.addr, 1, S4)
+    written.state := next
+    ramWrite.addr := Mux(unit.sweep.active, unit.sweep.addr, written.addr)
+    ramWrite.value := Mux(unit.sweep.active, init, written.state)
+    ramWrite.enable := unit.sweep.active || written.write
+    ram.write(ramWrite.addr, ramWrite.value, ramWrite.enable)
+  }
 }
