@@ -23,6 +23,9 @@ class SwiftFixedModelTest {
     private static final SwiftParams P = new SwiftParams();
     private static final SwiftFixedModel.Params FP = SwiftFixedModel.Params.of(P);
 
+    /** One packet acknowledged. */
+    private static final long ACK_ONE = 1 << SwiftFixedModel.ACKED_FRAC;
+
     private static double packets(long units) {
         return units / (double) SwiftFixedModel.ONE;
     }
@@ -51,8 +54,7 @@ class SwiftFixedModelTest {
             SwiftExactModel exact = new SwiftExactModel(1, P);
             SwiftFixedModel.Flow ff = fixed.flow(0);
             SwiftExactModel.Flow ef = exact.flow(0);
-            ff.fabric.cwnd = randomWindow(r);
-            ff.endpoint.cwnd = randomWindow(r);
+            fixed.setWindows(0, randomWindow(r), randomWindow(r));
             ff.endpointDelay = r.nextLong(20_000L << SwiftFixedModel.EWMA_FRAC);
             ff.rttNs = 12_000 + r.nextLong(40_000);
             ff.retransmitCount = r.nextInt(FP.retxResetThreshold());
@@ -76,8 +78,8 @@ class SwiftFixedModelTest {
                 long rtt = 12_000 + r.nextLong(40_000);
                 long endpointDelay = r.nextLong(Math.min(rtt, 20_000));
                 int hops = r.nextInt(7);
-                long ackedUnits = SwiftFixedModel.ONE / 4 + r.nextLong(4 * SwiftFixedModel.ONE); // a quarter to four packets
-                double acked = packets(ackedUnits);
+                long ackedUnits = (1 << SwiftFixedModel.ACKED_FRAC) / 4 + r.nextLong(4 << SwiftFixedModel.ACKED_FRAC); // a quarter to four packets
+                double acked = ackedUnits / (double) (1 << SwiftFixedModel.ACKED_FRAC);
                 double exactTarget = P.fabricTargetNs(hops, ef.fabric.cwnd);
                 long fixedTarget = fixed.fabricTargetNs(hops, ff.fabric.cwnd);
                 maxTargetErr = Math.max(maxTargetErr, Math.abs(fixedTarget - exactTarget));
@@ -128,15 +130,18 @@ class SwiftFixedModelTest {
     @Test
     void additiveIncreaseAddsAboutAiPerWindowOfAcks() {
         SwiftFixedModel m = new SwiftFixedModel(1, FP);
-        m.flow(0).fabric.cwnd = SwiftFixedModel.cwnd(10);
-        m.flow(0).endpoint.cwnd = FP.maxCwnd();
+        m.setWindows(0, SwiftFixedModel.cwnd(10), FP.maxCwnd());
         long now = 0;
         for (int k = 0; k < 10; k++) {
-            m.ack(0, 12_000, 0, 0, SwiftFixedModel.ONE, now += 1_000);
+            m.ack(0, 12_000, 0, 0, ACK_ONE, now += 1_000);
         }
+        // each ACK divides by the window the ACK before it read (the law's one-update lag, docs/swift.md)
         double expected = 10;
+        double read = 10;
         for (int k = 0; k < 10; k++) {
-            expected += P.ai / expected;
+            double grown = expected + P.ai / read;
+            read = expected;
+            expected = grown;
         }
         // each step's 1/cwnd within 2^-11 of the exact one: 10 x 0.1 x 2^-11 at most
         assertEquals(expected, packets(m.flow(0).fabric.cwnd), 1e-3);
@@ -146,16 +151,15 @@ class SwiftFixedModelTest {
     @Test
     void oneDecreasePerRttWithTheMaxMdfFloor() {
         SwiftFixedModel m = new SwiftFixedModel(1, FP);
-        m.flow(0).fabric.cwnd = SwiftFixedModel.cwnd(40);
-        m.flow(0).endpoint.cwnd = FP.maxCwnd();
+        m.setWindows(0, SwiftFixedModel.cwnd(40), FP.maxCwnd());
         long rtt = 200_000; // far above the target: 1 - beta x (rtt - target) / rtt < 1 - max_mdf
-        m.ack(0, rtt, 0, 0, SwiftFixedModel.ONE, 1_000);
+        m.ack(0, rtt, 0, 0, ACK_ONE, 1_000);
         assertEquals(20.0, packets(m.flow(0).fabric.cwnd), 1e-9, "halved at the max_mdf floor");
         for (int k = 0; k < 5; k++) {
-            m.ack(0, rtt, 0, 0, SwiftFixedModel.ONE, 2_000 + k * 1_000);
+            m.ack(0, rtt, 0, 0, ACK_ONE, 2_000 + k * 1_000);
         }
         assertEquals(20.0, packets(m.flow(0).fabric.cwnd), 1e-9, "no second decrease within the RTT");
-        m.ack(0, rtt, 0, 0, SwiftFixedModel.ONE, 1_000 + rtt);
+        m.ack(0, rtt, 0, 0, ACK_ONE, 1_000 + rtt);
         assertEquals(10.0, packets(m.flow(0).fabric.cwnd), 1e-9, "the next RTT decreases again");
     }
 
@@ -188,8 +192,7 @@ class SwiftFixedModelTest {
     @Test
     void effectiveWindowIsTheSmaller() {
         SwiftFixedModel m = new SwiftFixedModel(1, FP);
-        m.flow(0).fabric.cwnd = SwiftFixedModel.cwnd(30);
-        m.flow(0).endpoint.cwnd = SwiftFixedModel.cwnd(12);
+        m.setWindows(0, SwiftFixedModel.cwnd(30), SwiftFixedModel.cwnd(12));
         assertEquals(SwiftFixedModel.cwnd(12), m.flow(0).cwnd());
     }
 
@@ -197,33 +200,40 @@ class SwiftFixedModelTest {
     @Test
     void badInputIsDefinedAndCounted() {
         SwiftFixedModel m = new SwiftFixedModel(1, FP);
-        m.flow(0).endpoint.cwnd = FP.maxCwnd();
+        m.setWindows(0, m.flow(0).fabric.cwnd, FP.maxCwnd());
         long before = m.flow(0).fabric.cwnd;
-        m.ack(0, 0, 0, 0, SwiftFixedModel.ONE, 1_000);
+        m.ack(0, 0, 0, 0, ACK_ONE, 1_000);
         assertTrue(m.flow(0).fabric.cwnd > before, "rtt 0: a fabric delay of 0 is below the target: AI");
         before = m.flow(0).fabric.cwnd;
-        m.ack(0, 30_000, 40_000, 0, SwiftFixedModel.ONE, 2_000);
+        m.ack(0, 30_000, 40_000, 0, ACK_ONE, 2_000);
         assertTrue(m.flow(0).fabric.cwnd > before, "endpoint delay above the RTT: fabric delay 0, AI");
         before = m.flow(0).fabric.cwnd;
         // 200 hops act as 15: a 40 us RTT is above 12 us + 15 us + at most 4 us of flow scaling, so the
         // window decreases (at 200 hops the target would be 212 us and the window grow)
-        m.ack(0, 40_000, 0, 200, SwiftFixedModel.ONE, 3_000);
+        m.ack(0, 40_000, 0, 200, ACK_ONE, 3_000);
         assertTrue(m.flow(0).fabric.cwnd < before, "hops above 15 act as 15");
         assertEquals(1, m.rttZero);
         assertEquals(1, m.endpointAboveRtt);
         assertEquals(1, m.hopsClamped);
     }
 
-    /** The fixed law in the closed loop: the 8:1 incast of SwiftModelTest with every NIC on SwiftFixedModel. */
+    /**
+     * The fixed law in the closed loop: the 8:1 incast of SwiftModelTest with every NIC on
+     * SwiftFixedModel, against the exact law with the block's one-update lag (the arithmetic's
+     * error) and against Alg. 1 as printed (what the lag changes).
+     */
     @Test
     void theFixedLawInTheIncastBehavesAsTheExactOne() throws Exception {
         long seed = Seeds.next();
         IncastExperiment x = new IncastExperiment();
-        java.util.List<SwiftWindows> exactNics = new java.util.ArrayList<>();
+        SwiftParams lagged = P.clone();
+        lagged.hardwareLag = true;
+        java.util.List<SwiftWindows> laggedNics = new java.util.ArrayList<>();
         java.util.List<SwiftWindows> fixedNics = new java.util.ArrayList<>();
+        IncastExperiment.Outcome printed = x.run(true, seed, null, (host, flows) -> new SwiftWindows(flows, P, x.mtu));
         IncastExperiment.Outcome exact = x.run(true, seed, null, (host, flows) -> {
-            SwiftWindows w = new SwiftWindows(flows, P, x.mtu);
-            exactNics.add(w);
+            SwiftWindows w = new SwiftWindows(flows, lagged, x.mtu);
+            laggedNics.add(w);
             return w;
         });
         IncastExperiment.Outcome fixed = x.run(true, seed, null, (host, flows) -> {
@@ -231,19 +241,25 @@ class SwiftFixedModelTest {
             fixedNics.add(w);
             return w;
         });
-        // the fixed law did run: its windows are the exact ones' within the tables' error, not equal to them
-        double exactSum = exactNics.stream().mapToDouble(w -> w.model.flow(0).cwnd()).sum();
+        double exactSum = laggedNics.stream().mapToDouble(w -> w.model.flow(0).cwnd()).sum();
         double fixedSum = fixedNics.stream().mapToDouble(w -> packets(w.fixedModel.flow(0).cwnd())).sum();
-        System.out.printf(Locale.ROOT, "swift 8:1 incast: the senders' final windows, exact %.6f, fixed %.6f packets%n", exactSum, fixedSum);
-        assertTrue(fixedSum != exactSum && Math.abs(fixedSum - exactSum) < 1e-2 * exactSum, "seed " + seed);
+        long lastPrinted = java.util.Arrays.stream(printed.fctNs()).max().getAsLong();
         long lastExact = java.util.Arrays.stream(exact.fctNs()).max().getAsLong();
         long lastFixed = java.util.Arrays.stream(fixed.fctNs()).max().getAsLong();
-        System.out.printf(Locale.ROOT, "swift 8:1 incast (seed %d), exact / fixed: last completion %.4f / %.4f of ideal, "
-                        + "mean queue %.0f / %.0f B, peak queue %d / %d B, max/min throughput %.3f / %.3f%n", seed,
-                (double) lastExact / exact.idealNs(), (double) lastFixed / fixed.idealNs(), exact.meanQueueBytes(),
-                fixed.meanQueueBytes(), exact.peakQueueBytes(), fixed.peakQueueBytes(), exact.throughputRatio(), fixed.throughputRatio());
+        System.out.printf(Locale.ROOT, "swift 8:1 incast (seed %d), Alg. 1 as printed / exact with the lag / fixed: last completion "
+                        + "%.4f / %.4f / %.4f of ideal, mean queue %.0f / %.0f / %.0f B, peak queue %d / %d / %d B, max/min "
+                        + "throughput %.3f / %.3f / %.3f; final windows (exact, fixed) %.4f, %.4f packets%n", seed,
+                (double) lastPrinted / printed.idealNs(), (double) lastExact / exact.idealNs(), (double) lastFixed / fixed.idealNs(),
+                printed.meanQueueBytes(), exact.meanQueueBytes(), fixed.meanQueueBytes(), printed.peakQueueBytes(),
+                exact.peakQueueBytes(), fixed.peakQueueBytes(), printed.throughputRatio(), exact.throughputRatio(),
+                fixed.throughputRatio(), exactSum, fixedSum);
+        // per update the two agree within 0.1 % (above); in the loop a decision a table's error flips (delay within
+        // a few ns of the target) sends the two runs apart, so the final windows agree less than one update does
+        assertTrue(fixedSum != exactSum && Math.abs(fixedSum - exactSum) < 5e-2 * exactSum, "seed " + seed);
         assertTrue(java.util.Arrays.stream(fixed.fctNs()).allMatch(f -> f > 0), "seed " + seed + ": every flow completed");
         assertEquals(1.0, (double) lastFixed / lastExact, 0.02, "seed " + seed + ": the last flow ends within 2 %");
         assertEquals(1.0, fixed.meanQueueBytes() / exact.meanQueueBytes(), 0.15, "seed " + seed + ": the mean queue within 15 %");
+        // the lag itself: the incast ends within 5 % of Alg. 1 as printed
+        assertEquals(1.0, (double) lastExact / lastPrinted, 0.05, "seed " + seed + ": the lag moves the last completion < 5 %");
     }
 }

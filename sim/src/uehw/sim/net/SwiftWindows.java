@@ -62,7 +62,7 @@ public final class SwiftWindows implements WindowControl {
                       long nowNs) {
         if (fixedModel != null) {
             return bytes(switch (signal) {
-                case ACK -> fixedModel.ack(flow, rttNs, 0, hops, ((long) payloadBytes << SwiftFixedModel.CWND_FRAC) / mtu, nowNs);
+                case ACK -> fixedModel.ack(flow, rttNs, 0, hops, ((long) payloadBytes << SwiftFixedModel.ACKED_FRAC) / mtu, nowNs);
                 case NACK -> fixedModel.fastRecovery(flow, nowNs);
                 case TIMEOUT -> fixedModel.timeout(flow, nowNs);
             });

@@ -12,6 +12,14 @@ public final class SwiftExactModel {
     public static final class Window {
         public double cwnd;
         public long tLastDecrease = Long.MIN_VALUE / 2;
+        /** The window the last event read (SwiftParams.hardwareLag divides by it). */
+        public double lastRead;
+
+        /** Sets the window as if the last event had read it too. */
+        public void set(double w) {
+            cwnd = w;
+            lastRead = w;
+        }
     }
 
     /** A flow's state. */
@@ -44,8 +52,8 @@ public final class SwiftExactModel {
 
     public void init(int i) {
         Flow f = new Flow();
-        f.fabric.cwnd = p.initCwnd;
-        f.endpoint.cwnd = p.initCwnd;
+        f.fabric.set(p.initCwnd);
+        f.endpoint.set(p.initCwnd);
         flows[i] = f;
     }
 
@@ -60,7 +68,8 @@ public final class SwiftExactModel {
         switch (e) {
             case ACK -> {
                 if (delayNs < targetNs) {                        // lines 6-10: AI
-                    cwnd = cwnd >= 1 ? cwnd + p.ai / cwnd * numAcked : cwnd + p.ai * numAcked;
+                    double divisor = p.hardwareLag ? w.lastRead : cwnd;
+                    cwnd = cwnd >= 1 ? cwnd + p.ai / divisor * numAcked : cwnd + p.ai * numAcked;
                 } else if (canDecrease) {                        // lines 11-14: MD, once per RTT
                     cwnd = Math.max(1 - p.beta * (delayNs - targetNs) / delayNs, 1 - p.maxMdf) * cwnd;
                 }
@@ -82,6 +91,7 @@ public final class SwiftExactModel {
         if (p.line27AsPrinted ? cwnd <= prev : cwnd < prev) {   // line 27 (SwiftParams.line27AsPrinted)
             w.tLastDecrease = nowNs;
         }
+        w.lastRead = prev;
         w.cwnd = cwnd;
         return cwnd;
     }
@@ -93,7 +103,7 @@ public final class SwiftExactModel {
         f.rttNs = rttNs;
         f.endpointDelayNs = f.endpointDelayNs + p.endpointEwma * (endpointDelayNs - f.endpointDelayNs); // Sec. 3.3
         double fabricDelay = rttNs - endpointDelayNs;
-        double target = p.fabricTargetNs(hops, f.fabric.cwnd);
+        double target = p.fabricTargetNs(hops, p.hardwareLag ? f.fabric.lastRead : f.fabric.cwnd);
         step(f.fabric, Event.ACK, false, fabricDelay, target, rttNs, numAcked, nowNs);
         step(f.endpoint, Event.ACK, false, f.endpointDelayNs, p.endpointTargetNs, rttNs, numAcked, nowNs);
         return f.cwnd();

@@ -28,6 +28,11 @@ public final class SwiftParams implements Cloneable {
      * windows for 700 us that way). False (the default) records only real decreases, cwnd < cwnd_prev.
      */
     public boolean line27AsPrinted = false;
+    /**
+     * The swift block's one-update lag (SwiftFixedModel): the increase divides by, and the fabric
+     * target's flow scaling is of, the window the flow's previous event read. Off: Alg. 1 as printed.
+     */
+    public boolean hardwareLag = false;
 
     /** Sec. 3.5 flow scaling: alpha / sqrt(fcwnd) + beta, clamped to [0, fs_range]. */
     public double flowScalingNs(double fcwnd) {
