@@ -29,6 +29,8 @@ public final class SwiftExactModel {
         public int retransmitCount;
         public double endpointDelayNs;
         public double rttNs;
+        /** The fabric window the event before the last one read (SwiftParams.hardwareLag scales the target by it). */
+        public double fsWindow;
 
         public double cwnd() {
             return Math.min(fabric.cwnd, endpoint.cwnd);
@@ -54,6 +56,7 @@ public final class SwiftExactModel {
         Flow f = new Flow();
         f.fabric.set(p.initCwnd);
         f.endpoint.set(p.initCwnd);
+        f.fsWindow = p.initCwnd;
         flows[i] = f;
     }
 
@@ -103,7 +106,8 @@ public final class SwiftExactModel {
         f.rttNs = rttNs;
         f.endpointDelayNs = f.endpointDelayNs + p.endpointEwma * (endpointDelayNs - f.endpointDelayNs); // Sec. 3.3
         double fabricDelay = rttNs - endpointDelayNs;
-        double target = p.fabricTargetNs(hops, p.hardwareLag ? f.fabric.lastRead : f.fabric.cwnd);
+        double target = p.fabricTargetNs(hops, p.hardwareLag ? f.fsWindow : f.fabric.cwnd);
+        f.fsWindow = f.fabric.lastRead;
         step(f.fabric, Event.ACK, false, fabricDelay, target, rttNs, numAcked, nowNs);
         step(f.endpoint, Event.ACK, false, f.endpointDelayNs, p.endpointTargetNs, rttNs, numAcked, nowNs);
         return f.cwnd();
@@ -115,6 +119,7 @@ public final class SwiftExactModel {
         f.retransmitCount++;
         boolean reset = f.retransmitCount >= p.retxResetThreshold;
         double rtt = f.rttNs;
+        f.fsWindow = f.fabric.lastRead;
         step(f.fabric, Event.TIMEOUT, reset, 0, 0, rtt, 0, nowNs);
         step(f.endpoint, Event.TIMEOUT, reset, 0, 0, rtt, 0, nowNs);
         return f.cwnd();
@@ -125,6 +130,7 @@ public final class SwiftExactModel {
         Flow f = flows[i];
         f.retransmitCount = 0;
         double rtt = f.rttNs;
+        f.fsWindow = f.fabric.lastRead;
         step(f.fabric, Event.FAST_RECOVERY, false, 0, 0, rtt, 0, nowNs);
         step(f.endpoint, Event.FAST_RECOVERY, false, 0, 0, rtt, 0, nowNs);
         return f.cwnd();

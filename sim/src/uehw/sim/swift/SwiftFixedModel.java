@@ -14,35 +14,39 @@ import uehw.sim.smartt.SmarttFixedModel;
  * 2^-shift. 1/x ~ recip[I bits below the leading one] / 2^(V + msb) (SMaRTT's table, I = 10,
  * V = 14); flow scaling's 1/sqrt(fcwnd) the same with a table per parity of msb (I = 8, V = 14).
  *
- * <p>Two choices make the law fit a four-clock update loop (docs/swift.md, "Arithmetic"):
+ * <p>Two choices make the law fit a four-clock update loop with no leading-one search in it
+ * (docs/swift.md, "Arithmetic"):
  * <ul>
- * <li>The increase's 1/cwnd and the fabric target's flow-scaling term come from the window the
- * flow's <em>previous</em> event read (kept in the flow's state with the window), not from the
- * window this event reads: each event computes them for the next. After an event that changed the
- * window, the next increase divides by the window before that change (an ACK after a halving adds
- * half its share), and the target lags one update.</li>
+ * <li>The increase divides by the window the flow's <em>previous</em> event read, not by the one
+ * this event reads (each event finds 1/w of the window it reads, for the next), and the fabric
+ * target's flow-scaling term is of the window the event before that read. After an event that
+ * changed the window, the next increase divides by the window before that change (an ACK after a
+ * halving adds half its share) and the target lags two updates.</li>
  * <li>The decrease factor max(1 - beta (delay - target) / delay, 1 - max_mdf) is computed as
- * (1 - beta + beta x base / delay) + beta x fs / delay, the first term from the event alone, so
- * that only fs x (beta / delay) and one product with the window run in the loop.</li>
+ * (1 - beta + beta x base / delay) + fs x (beta / delay), the first term from the event alone, so
+ * that only fs x (beta / delay) and products with the window run in the loop.</li>
  * </ul>
  */
 public final class SwiftFixedModel {
-    public static final int CWND_FRAC = 20;
+    public static final int CWND_FRAC = 18;
+    /** Window width: 9 integer bits (511 packets) and the fraction, one DSP operand (27 bits). */
+    public static final int CWND_BITS = 27;
     public static final int GAIN_FRAC = 15;
-    public static final int AI_FRAC = 12;
-    public static final int ACKED_FRAC = 10;
+    public static final int AI_FRAC = 9;
+    public static final int ACKED_FRAC = 8;
     public static final int EWMA_FRAC = 4;
     public static final int TIME_BITS = 32;
     public static final int RECIP_INDEX = 10;
     public static final int RECIP_VALUE = 14;
     public static final int RSQRT_INDEX = 8;
     public static final int RSQRT_VALUE = 14;
-    /** 2^G scales beta / delay for the loop's fs x (beta / delay) product. */
-    public static final int G = 22;
+    /** 2^G scales beta / delay for the loop's fs x (beta / delay) product (saturated to 27 bits). */
+    public static final int G = 16;
+    public static final long G_MAX = (1L << 27) - 1;
     public static final long ONE = 1L << CWND_FRAC;
     public static final long GAIN_ONE = 1L << GAIN_FRAC;
-    /** The smallest window (MIN_CWND below it acts as it): 2^10 LSBs, 0.00098 packets. */
-    public static final long MIN_WINDOW = 1L << 10;
+    /** The smallest window (MIN_CWND below it acts as it): 2^8 LSBs, 0.00098 packets. */
+    public static final long MIN_WINDOW = 1L << 8;
     /** Forward hops are 4 bits: a larger TTL difference scales the target as 15 hops (counted). */
     public static final int MAX_HOPS = 15;
     private static final long TIME_MASK = (1L << TIME_BITS) - 1;
@@ -105,19 +109,13 @@ public final class SwiftFixedModel {
         public long tLastDecrease;
         /** No decrease yet: any time may decrease. */
         public boolean decreased;
-        /** 1/w ~ recipValue / 2^(V + recipMsb), w the window the last event read. */
-        public long recipValue;
-        public int recipMsb;
+        /** The window the flow's last event read: the next increase divides by it. */
+        public long lastRead;
 
         /** Sets the window as if the flow's last event had read it too. */
         public void set(long w) {
             cwnd = w;
-            setRecip(w);
-        }
-
-        void setRecip(long w) {
-            recipMsb = msb(w);
-            recipValue = RECIP[index(w, recipMsb, RECIP_INDEX)];
+            lastRead = w;
         }
     }
 
@@ -128,7 +126,7 @@ public final class SwiftFixedModel {
         public int retransmitCount;
         public long endpointDelay;     // ns x 2^-EWMA_FRAC
         public long rttNs;
-        /** Sec. 3.5 flow scaling of the fabric window the last event read (ns). */
+        /** Sec. 3.5 flow scaling (ns) of the fabric window the event before the last one read. */
         public long fsNs;
 
         public long cwnd() {
@@ -252,7 +250,7 @@ public final class SwiftFixedModel {
     /** beta / delay x 2^(15 + G): the loop multiplies it by fs. */
     private long betaOver(long delay) {
         int msb = msb(delay);
-        return shiftRight(p.betaEff() * RECIP[index(delay, msb, RECIP_INDEX)], RECIP_VALUE + msb - G);
+        return Math.min(shiftRight(p.betaEff() * RECIP[index(delay, msb, RECIP_INDEX)], RECIP_VALUE + msb - G), G_MAX);
     }
 
     /** The decrease: cwnd x factor >> 15. */
@@ -260,10 +258,12 @@ public final class SwiftFixedModel {
         return (cwnd * factor) >> GAIN_FRAC;
     }
 
-    /** Alg. 1 lines 6-10: the additive increase, from the reciprocal the window's last event left. */
+    /** Alg. 1 lines 6-10: the additive increase, divided by the window the flow's last event read. */
     private static long increase(Window w, long aiAcked) {
-        return w.cwnd >= ONE ? shiftRight(aiAcked * w.recipValue, RECIP_VALUE + w.recipMsb - (CWND_FRAC + CWND_FRAC - AI_FRAC - ACKED_FRAC))
-                : aiAcked >> (AI_FRAC + ACKED_FRAC - CWND_FRAC);
+        int msb = msb(w.lastRead);
+        return w.cwnd >= ONE
+                ? shiftRight(aiAcked * RECIP[index(w.lastRead, msb, RECIP_INDEX)], RECIP_VALUE + msb - (2 * CWND_FRAC - AI_FRAC - ACKED_FRAC))
+                : shiftRight(aiAcked, AI_FRAC + ACKED_FRAC - CWND_FRAC);
     }
 
     private static boolean canDecrease(Window w, long rttNs, long nowNs) {
@@ -278,7 +278,7 @@ public final class SwiftFixedModel {
             w.tLastDecrease = nowNs & TIME_MASK;
             w.decreased = true;
         }
-        w.setRecip(prev);
+        w.lastRead = prev;
         w.cwnd = cwnd;
         return change;
     }
@@ -301,14 +301,14 @@ public final class SwiftFixedModel {
             case TIMEOUT -> {                                                      // lines 15-21
                 f.retransmitCount = Math.min(f.retransmitCount + 1, p.retxResetThreshold);
                 boolean reset = f.retransmitCount >= p.retxResetThreshold;
-                long fs = flowScalingNs(f.fabric.cwnd);
+                long fs = flowScalingNs(f.fabric.lastRead);
                 fabric = loss(f.fabric, reset, f.rttNs, e.nowNs());
                 endpoint = loss(f.endpoint, reset, f.rttNs, e.nowNs());
                 f.fsNs = fs;
             }
             default -> {                                                           // NACK: fast recovery, lines 22-25
                 f.retransmitCount = 0;
-                long fs = flowScalingNs(f.fabric.cwnd);
+                long fs = flowScalingNs(f.fabric.lastRead);
                 fabric = loss(f.fabric, false, f.rttNs, e.nowNs());
                 endpoint = loss(f.endpoint, false, f.rttNs, e.nowNs());
                 f.fsNs = fs;
@@ -344,7 +344,7 @@ public final class SwiftFixedModel {
         long aiAcked = p.ai * acked;
         long floor = p.floorFactor();
         // The fabric window: delay rtt - endpoint delay against base + hops x per_hop + fs (Sec. 3.3, 3.5).
-        long fabricRead = f.fabric.cwnd;
+        long fs = flowScalingNs(f.fabric.lastRead);
         long delay = Math.max(0, rttNs - endpointDelayNs);
         long eventTarget = p.baseTargetNs + Math.min(hops, MAX_HOPS) * p.perHopNs;
         Change fabric;
@@ -356,7 +356,7 @@ public final class SwiftFixedModel {
         } else {
             fabric = finish(f.fabric, f.fabric.cwnd, Change.NONE, nowNs);
         }
-        f.fsNs = flowScalingNs(fabricRead);
+        f.fsNs = fs;
         // The endpoint window: the EWMA against the endpoint target.
         long endpointDelay = f.endpointDelay >> EWMA_FRAC;
         long target = p.endpointTargetNs;

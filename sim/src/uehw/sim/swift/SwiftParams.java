@@ -29,8 +29,9 @@ public final class SwiftParams implements Cloneable {
      */
     public boolean line27AsPrinted = false;
     /**
-     * The swift block's one-update lag (SwiftFixedModel): the increase divides by, and the fabric
-     * target's flow scaling is of, the window the flow's previous event read. Off: Alg. 1 as printed.
+     * The swift block's lags (SwiftFixedModel): the increase divides by the window the flow's
+     * previous event read, the fabric target's flow scaling is of the window the event before that
+     * read. Off: Alg. 1 as printed.
      */
     public boolean hardwareLag = false;
 
