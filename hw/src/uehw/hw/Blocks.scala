@@ -9,6 +9,7 @@ import uehw.hw.common._
 import uehw.hw.dart._
 import uehw.hw.reps._
 import uehw.hw.smartt._
+import uehw.hw.swift._
 import uehw.hw.trim._
 
 /** A port of a generated top, for the manifest. */
@@ -121,6 +122,18 @@ object Blocks {
       "sameFlowSpacingCycles" -> Smartt.sameFlowSpacing.toString)
   }
 
+  val swift: BlockSpec = new ConfiguredBlock[SwiftConfig]("swift",
+    "Swift congestion-window unit (NIC): delay-based AIMD with fabric and endpoint windows, flow and topology scaling, pacing below one packet",
+    SwiftConfig.params) {
+    def config(values: ParamValues): SwiftConfig = SwiftConfig.fromParams(values)
+    def build(cfg: SwiftConfig) = new Swift(cfg)
+    def factsOf(cfg: SwiftConfig): Map[String, String] = Map(
+      "stateBitsPerConnection" -> cfg.stateBitsPerFlow.toString,
+      "paperStateBitsPerConnection" -> "-",
+      "latencyCycles" -> Swift.latency.toString,
+      "sameFlowSpacingCycles" -> Swift.sameFlowSpacing.toString)
+  }
+
   val trimQueue: BlockSpec = new ConfiguredBlock[TrimQueueConfig]("trim-queue",
     "Trimming egress queue (switch): strict-priority control queue, trim-on-overflow, RED/ECN marking at dequeue, AXI4-Stream",
     TrimQueueConfig.params) {
@@ -135,7 +148,7 @@ object Blocks {
       "keptBytesIpv6" -> cfg.keptMax.toString)
   }
 
-  val all: Seq[BlockSpec] = Seq(reps, dartDft, dartDasr, dasrLimiter, smartt, trimQueue)
+  val all: Seq[BlockSpec] = Seq(reps, dartDft, dartDasr, dasrLimiter, smartt, swift, trimQueue)
   def allJava: java.util.List[BlockSpec] = all.asJava
   def find(name: String): BlockSpec = all.find(_.name == name).orNull
 }

@@ -25,7 +25,7 @@ public final class PortTable {
     }
 
     private static final Map<String, String> PAGES = Map.of("reps", "reps.md", "smartt", "smartt.md",
-            "trim-queue", "trimming-queue.md", "dart-dft", "dart-cam.md", "dart-dasr", "dart-dasr.md", "dasr-limiter", "dasr-limiter.md");
+            "trim-queue", "trimming-queue.md", "dart-dft", "dart-cam.md", "dart-dasr", "dart-dasr.md", "dasr-limiter", "dasr-limiter.md", "swift", "swift.md");
 
     /** The doc page (under docs/) of a block. */
     public static String page(String block) {

@@ -9,6 +9,7 @@ public final class InOrderScoreboard<T> {
     private final String name;
     private final Deque<T> expected = new ArrayDeque<>();
     private long matched;
+    private T last;
 
     public InOrderScoreboard(String name) {
         this.name = name;
@@ -27,10 +28,16 @@ public final class InOrderScoreboard<T> {
             throw new AssertionError(name + ": item #" + matched + " differs: expected " + want + " got " + item);
         }
         matched++;
+        last = item;
     }
 
     public long matched() {
         return matched;
+    }
+
+    /** The last item that came out and matched (null before the first). */
+    public T lastMatched() {
+        return last;
     }
 
     public int pending() {

@@ -33,6 +33,7 @@ import uehw.sim.dart.DasrCsr;
 import uehw.sim.dart.DasrLimiterCsr;
 import uehw.sim.reps.RepsCsr;
 import uehw.sim.smartt.SmarttCsr;
+import uehw.sim.swift.SwiftCsr;
 import uehw.sim.trim.TrimQueueCsr;
 
 /** The generator CLI: manifests, constraints, register docs, and bad parameters rejected by name. */
@@ -121,6 +122,7 @@ class HwgenTest {
                 Arguments.of("dart-dasr", DasrCsr.class, "uehw_dart_dasr_regs.h", "DASR", new String[] {"--capacity", "16"}),
                 Arguments.of("dasr-limiter", DasrLimiterCsr.class, "uehw_dasr_limiter_regs.h", "DASRL", new String[] {"--flows", "16"}),
                 Arguments.of("smartt", SmarttCsr.class, "uehw_smartt_regs.h", "SMARTT", new String[] {"--flows", "16"}),
+                Arguments.of("swift", SwiftCsr.class, "uehw_swift_regs.h", "SWIFT", new String[] {"--flows", "16"}),
                 Arguments.of("trim-queue", TrimQueueCsr.class, "uehw_trim_queue_regs.h", "TRIMQ",
                         new String[] {"--data-bytes", "8", "--capacity-bytes", "32768"}));
     }

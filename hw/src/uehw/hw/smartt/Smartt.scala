@@ -661,6 +661,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
   def finish(r: WindowReport): Unit = {
     import CsrCounters.count
     import report._
+    unit.io.update.valid := r.ok
     val update = unit.io.update.payload
     update.flow := r.flow
     update.cwnd := written.state.cwnd(cfg.cwndWidth - 1 downto F)

@@ -75,7 +75,7 @@ abstract class WindowLaw[S <: Bundle, U <: Bundle] extends Area {
   def initState: S
   /** The window the query port returns for a state. */
   def queryValue(state: S): UInt
-  /** After stage W exists: drive the update's payload, count what the law counts. */
+  /** After stage W exists: drive the update (valid and payload), count what the law counts. */
   def finish(report: WindowReport): Unit
 }
 
@@ -234,7 +234,6 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
   report.kind := RegNext(at(stage1.e.kind, 1, Stage.S4))
 
   // ---------------------------------------------------------- outputs
-  io.update.valid := report.ok
   io.retransmit.valid := report.ok && !report.isAck && !report.isInit
   io.retransmit.flow := report.flow
   io.retransmit.timeout := report.kind === WindowEvent.TIMEOUT

@@ -153,7 +153,7 @@ public final class SwiftFixedModel {
         }
     }
 
-    public final Params p;
+    public Params p;
     private final Flow[] flows;
     /** Bad input, defined and counted: ACKs with rtt 0 (their fabric delay is 0: below any target). */
     public long rttZero;
@@ -161,6 +161,14 @@ public final class SwiftFixedModel {
     public long endpointAboveRtt;
     /** ACKs with more than MAX_HOPS forward hops (taken as MAX_HOPS). */
     public long hopsClamped;
+    /** Non-INIT events where a window came out above MAX_CWND (cut to it, line 26). */
+    public long clampedMax;
+    /** Non-INIT events where a window, cut to MAX_CWND, came out below MIN_CWND (raised to it). */
+    public long clampedMin;
+    /** Updates whose pacing delay saturated at 2^32 - 1 ns. */
+    public long pacingSaturated;
+    private boolean eventHigh;
+    private boolean eventLow;
 
     public SwiftFixedModel(int flows, Params p) {
         this.p = p;
@@ -274,6 +282,9 @@ public final class SwiftFixedModel {
     private Change finish(Window w, long next, Change change, long nowNs) {
         long prev = w.cwnd;
         long cwnd = p.clamp(next);                                                 // line 26
+        boolean high = next > p.maxCwnd;
+        eventHigh |= high;
+        eventLow |= !high && next < p.minEff() || high && p.maxCwnd < p.minEff();
         if (p.line27AsPrinted ? cwnd <= prev : cwnd < prev) {                       // line 27
             w.tLastDecrease = nowNs & TIME_MASK;
             w.decreased = true;
@@ -288,6 +299,8 @@ public final class SwiftFixedModel {
         Flow f = flows[e.flow()];
         Change fabric;
         Change endpoint;
+        eventHigh = false;
+        eventLow = false;
         switch (e.kind()) {
             case INIT -> {
                 init(e.flow());
@@ -314,12 +327,16 @@ public final class SwiftFixedModel {
                 f.fsNs = fs;
             }
         }
+        clampedMax += eventHigh ? 1 : 0;
+        clampedMin += eventLow ? 1 : 0;
         return update(e.flow(), fabric, endpoint);
     }
 
     private Update update(int i, Change fabric, Change endpoint) {
         Flow f = flows[i];
-        return new Update(i, f.cwnd(), f.fabric.cwnd, f.endpoint.cwnd, fabric, endpoint, pacingDelayNs(i));
+        long pacing = pacingRaw(i);
+        pacingSaturated += pacing > 0xFFFF_FFFFL ? 1 : 0;
+        return new Update(i, f.cwnd(), f.fabric.cwnd, f.endpoint.cwnd, fabric, endpoint, Math.min(pacing, 0xFFFF_FFFFL));
     }
 
     /** A timeout or fast recovery on one window: min_cwnd at the threshold, else 1 - max_mdf once an RTT. */
@@ -392,12 +409,16 @@ public final class SwiftFixedModel {
 
     /** Lines 29-32: the inter-packet gap rtt / cwnd in ns below one packet (saturated to 32 bits), else 0. */
     public long pacingDelayNs(int i) {
+        return Math.min(pacingRaw(i), 0xFFFF_FFFFL);
+    }
+
+    private long pacingRaw(int i) {
         Flow f = flows[i];
         long c = f.cwnd();
         if (c >= ONE) {
             return 0;
         }
         int msb = msb(c);
-        return Math.min(shiftRight(f.rttNs * RECIP[index(c, msb, RECIP_INDEX)], RECIP_VALUE + msb - CWND_FRAC), 0xFFFF_FFFFL);
+        return shiftRight(f.rttNs * RECIP[index(c, msb, RECIP_INDEX)], RECIP_VALUE + msb - CWND_FRAC);
     }
 }

@@ -1,0 +1,198 @@
+package uehw.sim.swift;
+
+import uehw.hw.swift.Swift;
+import uehw.hw.swift.SwiftConfig;
+import uehw.hw.swift.SwiftEvent;
+import uehw.hw.swift.SwiftUpdate;
+import uehw.hw.window.WindowUnitIo;
+import uehw.sim.AxiLite4Master;
+import uehw.sim.InOrderScoreboard;
+import uehw.sim.StreamMonitor;
+import uehw.sim.TimedEventBench;
+import uehw.sim.facade.Sim;
+import uehw.sim.swift.SwiftFixedModel.Change;
+import uehw.sim.swift.SwiftFixedModel.Event;
+import uehw.sim.swift.SwiftFixedModel.Kind;
+import uehw.sim.swift.SwiftFixedModel.Update;
+
+/**
+ * Drives a Swift DUT next to a SwiftFixedModel: each event the DUT accepts goes to the model with
+ * the `now` the DUT sampled (fields cut to the port widths), and every update and retransmit
+ * request the DUT emits is checked against the model's, in order. The bench counts what the
+ * counters should show from the model's updates.
+ */
+public final class SwiftBench extends TimedEventBench<Event> {
+    /** A retransmit request. */
+    public record Retransmit(int flow, boolean timeout) {
+    }
+
+    public final WindowUnitIo<SwiftEvent, SwiftUpdate> io;
+    public final SwiftConfig cfg;
+    public final SwiftFixedModel model;
+    public final AxiLite4Master csr;
+    public final InOrderScoreboard<Update> updates = new InOrderScoreboard<>("swift updates");
+    public final InOrderScoreboard<Retransmit> retransmits = new InOrderScoreboard<>("swift retransmits");
+    private final StreamMonitor<Update> updateMonitor;
+    private final StreamMonitor<Retransmit> retransmitMonitor;
+    /** What the counters should show, from the model's updates. */
+    public final long[] expected = new long[0x100 / 4];
+
+    /** The CSRs' reset values as model parameters. */
+    public static SwiftFixedModel.Params resetParams() {
+        return SwiftFixedModel.Params.of(new SwiftParams());
+    }
+
+    public SwiftBench(Sim<Swift> sim) {
+        super(sim, sim.dut().io().event().valid(), sim.dut().io().event().ready(), (s, event) -> {
+            var in = sim.dut().io().event().payload();
+            Event e = cut(sim.dut().cfg(), event);
+            s.poke(in.flow(), (long) e.flow());
+            s.poke(in.kind(), (long) e.kind().ordinal());
+            s.poke(in.rtt(), e.rttNs());
+            s.poke(in.endpointDelay(), e.endpointDelayNs());
+            s.poke(in.hops(), (long) e.hops());
+            s.poke(in.acked(), e.acked());
+        }, sim.dut().io().now());
+        this.io = sim.dut().io();
+        this.cfg = sim.dut().cfg();
+        this.model = new SwiftFixedModel(cfg.flows(), resetParams());
+        var u = io.update().payload();
+        updateMonitor = StreamMonitor.passive(sim, io.update().valid(), null, s -> {
+            int rule = (int) s.peek(u.rule());
+            return new Update((int) s.peek(u.flow()), s.peek(u.cwnd()), s.peek(u.fabricCwnd()), s.peek(u.endpointCwnd()),
+                    Change.values()[rule & 3], Change.values()[rule >> 2], s.peek(u.pacing()));
+        }, updates::actual);
+        var r = io.retransmit().payload();
+        retransmitMonitor = StreamMonitor.passive(sim, io.retransmit().valid(), null,
+                s -> new Retransmit((int) s.peek(r.flow()), s.peekBool(r.timeout())), retransmits::actual);
+        sim.poke(io.cwndQuery().valid(), false);
+        this.csr = new AxiLite4Master(sim, io.ctrl());
+        sim.reset(2);
+        waitReady();
+    }
+
+    /** The event as the ports carry it (each field cut to its port's width). */
+    public static Event cut(SwiftConfig cfg, Event e) {
+        long delayMask = (1L << cfg.delayWidth()) - 1;
+        return new Event(e.flow() & ((1 << cfg.flowIdWidth()) - 1), e.kind(), e.rttNs() & delayMask,
+                e.endpointDelayNs() & delayMask, e.hops() & 0xFF, e.acked() & 0x3FFF, e.nowNs());
+    }
+
+    private void count(int address) {
+        expected[address / 4]++;
+    }
+
+    @Override
+    protected void taken(Event taken, long sampledNow) {
+        Event e = cut(cfg, new Event(taken.flow(), taken.kind(), taken.rttNs(), taken.endpointDelayNs(), taken.hops(), taken.acked(),
+                sampledNow));
+        if (e.flow() >= cfg.flows()) {
+            count(SwiftCsr.OUT_OF_RANGE);
+            return;
+        }
+        Update u = model.apply(e);
+        updates.expect(u);
+        count(SwiftCsr.EVENTS);
+        count(switch (e.kind()) {
+            case ACK -> SwiftCsr.ACKS;
+            case NACK -> SwiftCsr.NACKS;
+            case TIMEOUT -> SwiftCsr.TIMEOUTS;
+            case INIT -> SwiftCsr.INITS;
+        });
+        if (e.kind() == Kind.NACK || e.kind() == Kind.TIMEOUT) {
+            retransmits.expect(new Retransmit(e.flow(), e.kind() == Kind.TIMEOUT));
+        }
+        if (e.kind() != Kind.INIT) {
+            if (u.fabric() == Change.INCREASE) count(SwiftCsr.FABRIC_INCREASES);
+            if (u.fabric() == Change.DECREASE) count(SwiftCsr.FABRIC_DECREASES);
+            if (u.endpoint() == Change.INCREASE) count(SwiftCsr.ENDPOINT_INCREASES);
+            if (u.endpoint() == Change.DECREASE) count(SwiftCsr.ENDPOINT_DECREASES);
+            if (u.fabric() == Change.NONE || u.endpoint() == Change.NONE) count(SwiftCsr.HELD);
+            if (u.fabric() == Change.RESET) count(SwiftCsr.RESETS);
+        }
+        if (u.pacingNs() != 0) count(SwiftCsr.PACED);
+    }
+
+    @Override
+    protected void afterEdge() {
+        updateMonitor.afterEdge();
+        retransmitMonitor.afterEdge();
+    }
+
+    @Override
+    protected long pending() {
+        return updates.pending() + retransmits.pending();
+    }
+
+    /** Clocks until every pushed event was taken and its update came out; returns the clocks. */
+    public long drain() {
+        long clocks = drain(Swift.latency());
+        updates.assertEmpty();
+        retransmits.assertEmpty();
+        return clocks;
+    }
+
+    /** Waits for the reset sweep. */
+    public void waitReady() {
+        for (int i = 0; i < cfg.flows() + 200; i++) {
+            if ((csr.read(SwiftCsr.STATUS) & 1) == 1) {
+                return;
+            }
+        }
+        throw new AssertionError("STATUS never showed INIT_DONE");
+    }
+
+    public long counter(int address) {
+        return csr.read(address);
+    }
+
+    /** Every counter against what the model's updates and counts give. */
+    public void assertCounters() {
+        long[] e = expected.clone();
+        e[SwiftCsr.RTT_ZERO / 4] = model.rttZero;
+        e[SwiftCsr.ENDPOINT_ABOVE_RTT / 4] = model.endpointAboveRtt;
+        e[SwiftCsr.HOPS_CLAMPED / 4] = model.hopsClamped;
+        e[SwiftCsr.CLAMPED_MAX / 4] = model.clampedMax;
+        e[SwiftCsr.CLAMPED_MIN / 4] = model.clampedMin;
+        e[SwiftCsr.PACING_SATURATED / 4] = model.pacingSaturated;
+        for (int a = SwiftCsr.EVENTS; a <= SwiftCsr.PACING_SATURATED; a += 4) {
+            if (counter(a) != (e[a / 4] & 0xFFFF_FFFFL)) {
+                throw new AssertionError(String.format("counter at 0x%02X: RTL %d, expected %d", a, counter(a), e[a / 4]));
+            }
+        }
+    }
+
+    /** The effective window of a flow through the query port. */
+    public long queryCwnd(int flow) {
+        sim.poke(io.cwndQuery().valid(), true);
+        sim.poke(io.cwndQuery().payload(), (long) flow);
+        sim.step();
+        sim.poke(io.cwndQuery().valid(), false);
+        sim.step();
+        if (!sim.peekBool(io.cwndReply().valid()) || sim.peek(io.cwndReply().payload().flow()) != flow) {
+            throw new AssertionError("no reply to a window query for flow " + flow);
+        }
+        return sim.peek(io.cwndReply().payload().cwnd());
+    }
+
+    /** Writes the CSRs from model parameters (pipeline drained). */
+    public void writeParams(SwiftFixedModel.Params p) {
+        csr.write(SwiftCsr.CONTROL, p.line27AsPrinted() ? 1 : 0);
+        csr.write(SwiftCsr.AI, p.ai());
+        csr.write(SwiftCsr.BETA, p.beta());
+        csr.write(SwiftCsr.MAX_MDF, p.maxMdf());
+        csr.write(SwiftCsr.MIN_CWND, p.minCwnd());
+        csr.write(SwiftCsr.MAX_CWND, p.maxCwnd());
+        csr.write(SwiftCsr.INIT_CWND, p.initCwnd());
+        csr.write(SwiftCsr.RETX_RESET_THRESHOLD, p.retxResetThreshold());
+        csr.write(SwiftCsr.BASE_TARGET, p.baseTargetNs());
+        csr.write(SwiftCsr.PER_HOP, p.perHopNs());
+        csr.write(SwiftCsr.FS_RANGE, p.fsRangeNs());
+        csr.write(SwiftCsr.FS_ALPHA, p.fsAlpha());
+        csr.write(SwiftCsr.FS_BETA, p.fsBeta() & 0xFFFFF);
+        csr.write(SwiftCsr.ENDPOINT_TARGET, p.endpointTargetNs());
+        csr.write(SwiftCsr.ENDPOINT_EWMA_SHIFT, p.endpointEwmaShift());
+        sim.step(8); // the derived values (the initial window's leading one among them) are registered
+        model.p = p;
+    }
+}

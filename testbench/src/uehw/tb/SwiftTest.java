@@ -1,0 +1,253 @@
+package uehw.tb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+import uehw.hw.swift.Swift;
+import uehw.hw.swift.SwiftConfig;
+import uehw.sim.Seeds;
+import uehw.sim.Simulation;
+import uehw.sim.swift.SwiftBench;
+import uehw.sim.swift.SwiftCsr;
+import uehw.sim.swift.SwiftFixedModel;
+import uehw.sim.swift.SwiftFixedModel.Change;
+import uehw.sim.swift.SwiftFixedModel.Event;
+import uehw.sim.swift.SwiftFixedModel.Kind;
+import uehw.sim.swift.SwiftFixedModel.Params;
+
+/** Swift window unit: RTL against the bit-exact model, the paper's rules on the RTL, bad input, line rate. */
+class SwiftTest {
+    static final SwiftConfig DEFAULT = new SwiftConfig(1024, 16, 24);
+    /** N = 6 (not a power of two) behind 4-bit flow ids, 16-bit delays: ids 6..15 are out of range. */
+    static final SwiftConfig SMALL = new SwiftConfig(6, 4, 16);
+    static final long ONE = SwiftFixedModel.ONE;
+    static final long ACK_ONE = 1L << SwiftFixedModel.ACKED_FRAC;
+
+    @FunctionalInterface
+    interface BenchBody {
+        void run(SwiftBench bench, long seed) throws Exception;
+    }
+
+    static void withBench(SwiftConfig cfg, String testName, BenchBody body) {
+        long seed = Seeds.next();
+        Simulation.compile(SwiftTest.class, "n" + cfg.flows() + "_f" + cfg.flowIdWidth() + "_d" + cfg.delayWidth(),
+                () -> new Swift(cfg)).run(testName, seed, sim -> body.run(new SwiftBench(sim), seed));
+    }
+
+    static Event ack(int flow, long rtt, long endpointDelay, int hops, long acked) {
+        return new Event(flow, Kind.ACK, rtt, endpointDelay, hops, acked, 0);
+    }
+
+    static Event of(int flow, Kind kind) {
+        return new Event(flow, kind, 0, 0, 0, 0, 0);
+    }
+
+    /** An event with every field random around the law's targets, bad input included. */
+    static Event randomEvent(Random r, Params p, int flow, int delayWidth) {
+        int k = r.nextInt(100);
+        Kind kind = k < 84 ? Kind.ACK : k < 91 ? Kind.NACK : k < 97 ? Kind.TIMEOUT : Kind.INIT;
+        long target = p.baseTargetNs() + 3 * p.perHopNs();
+        long rtt = switch (r.nextInt(20)) {
+            case 0 -> 0;
+            case 1 -> r.nextLong(1L << delayWidth);
+            case 2, 3 -> r.nextLong(Math.max(1, target));
+            default -> (long) (target * (0.6 + 1.2 * r.nextDouble()));
+        };
+        long endpointDelay = switch (r.nextInt(10)) {
+            case 0 -> rtt + r.nextInt(5000);                                    // above the RTT
+            case 1 -> 0;
+            case 2 -> r.nextLong(1L << delayWidth);
+            default -> (long) (p.endpointTargetNs() * 2 * r.nextDouble());
+        };
+        int hops = switch (r.nextInt(20)) {
+            case 0 -> 16 + r.nextInt(240);
+            default -> r.nextInt(8);
+        };
+        long acked = switch (r.nextInt(10)) {
+            case 0 -> 0;
+            case 1 -> r.nextLong(1 << 14);
+            default -> ACK_ONE / 4 + r.nextLong(2 * ACK_ONE);
+        };
+        return new Event(flow, kind, rtt, endpointDelay, hops, acked, 0);
+    }
+
+    /** Random CSRs: gains above one, windows out of order, thresholds 0..7, every EWMA gain. */
+    static Params randomParams(Random r, Params d) {
+        long min = r.nextInt(4) == 0 ? r.nextInt(300) : d.minCwnd() + r.nextInt((int) ONE);
+        long max = r.nextInt(8) == 0 ? r.nextLong(min + 1) : (long) (ONE * (2 + 200 * r.nextDouble()));
+        return new Params(r.nextInt(1 << 13), r.nextInt(8) == 0 ? r.nextInt(1 << 16) : r.nextInt(1 << 15),
+                r.nextInt(8) == 0 ? r.nextInt(1 << 16) : r.nextInt(1 << 15), min, max, r.nextLong(1L << 27), r.nextInt(8),
+                4000 + r.nextInt(30000), r.nextInt(4000), r.nextInt(1 << 16), r.nextInt(1 << 20), -r.nextInt(1 << 19),
+                1000 + r.nextInt(20000), r.nextInt(16), r.nextBoolean());
+    }
+
+    /**
+     * Random events over many flows, a hot flow on consecutive clocks, every kind, delays around
+     * both targets, bad input (rtt 0, endpoint delay above the RTT, hops above 15, ids >= N, acked
+     * 0 or large), time advancing slowly or in jumps past RTTs and across the 2^32 wrap, idle
+     * phases, and the CSRs changed between phases. Every update, retransmit request and counter
+     * equals the fixed-point model's.
+     */
+    void randomEventsMatchModel(SwiftConfig cfg, int events, String name) {
+        withBench(cfg, name, (b, seed) -> {
+            Random r = new Random(seed);
+            int idSpan = 1 << cfg.flowIdWidth();
+            int phases = 10;
+            Params reset = SwiftBench.resetParams();
+            for (int phase = 0; phase < phases; phase++) {
+                b.idle(r, phase % 2 == 0 ? 0 : 0.3);
+                long step = new long[] {3, 200, 4000}[phase % 3];
+                if (phase == 5) {
+                    b.setNow((1L << 32) - 2_000_000);   // the wrap comes in this phase
+                }
+                b.clock(t -> t + (r.nextInt(16) == 0 ? r.nextInt(100_000) : step));
+                int hot = r.nextInt(cfg.flows());
+                for (int i = 0; i < events / phases; i++) {
+                    int pick = r.nextInt(100);
+                    int flow = pick < 40 ? hot : pick < 42 ? r.nextInt(idSpan) : r.nextInt(Math.min(cfg.flows(), 64));
+                    if (r.nextInt(50) == 0) {
+                        hot = r.nextInt(cfg.flows());
+                    }
+                    b.push(randomEvent(r, b.model.p, flow, cfg.delayWidth()));
+                    if (i % 256 == 0) {
+                        while (!b.inputIdle()) {
+                            b.step();
+                        }
+                    }
+                }
+                b.drain();
+                b.assertCounters();
+                b.writeParams(phase % 3 == 2 ? reset : randomParams(r, reset));
+            }
+            b.drain();
+            b.assertCounters();
+            for (int a : new int[] {SwiftCsr.FABRIC_INCREASES, SwiftCsr.FABRIC_DECREASES, SwiftCsr.ENDPOINT_INCREASES,
+                    SwiftCsr.ENDPOINT_DECREASES, SwiftCsr.HELD, SwiftCsr.RESETS, SwiftCsr.OUT_OF_RANGE, SwiftCsr.RTT_ZERO,
+                    SwiftCsr.ENDPOINT_ABOVE_RTT, SwiftCsr.HOPS_CLAMPED, SwiftCsr.CLAMPED_MAX, SwiftCsr.CLAMPED_MIN, SwiftCsr.PACED}) {
+                assertTrue(b.counter(a) > 0, String.format("the traffic never counted at 0x%02X", a));
+            }
+            System.out.printf("swift N=%d: %d events, %d updates matched, seed %d; fabric +%d -%d, endpoint +%d -%d, held %d, "
+                            + "resets %d, clamped max %d min %d, paced %d%n", cfg.flows(), events, b.updates.matched(), seed,
+                    b.counter(SwiftCsr.FABRIC_INCREASES), b.counter(SwiftCsr.FABRIC_DECREASES),
+                    b.counter(SwiftCsr.ENDPOINT_INCREASES), b.counter(SwiftCsr.ENDPOINT_DECREASES), b.counter(SwiftCsr.HELD),
+                    b.counter(SwiftCsr.RESETS), b.counter(SwiftCsr.CLAMPED_MAX), b.counter(SwiftCsr.CLAMPED_MIN),
+                    b.counter(SwiftCsr.PACED));
+        });
+    }
+
+    @Test
+    void millionRandomEventsMatchTheModel() {
+        randomEventsMatchModel(DEFAULT, 1_000_000 * Seeds.scale(), "random_n1024");
+    }
+
+    @Test
+    void smallConfigurationMatchesTheModel() {
+        randomEventsMatchModel(SMALL, 100_000 * Seeds.scale(), "random_n6");
+    }
+
+    /**
+     * Alg. 1 on the RTL, with values from the paper's rules written out: below the target one
+     * window of ACKs adds about ai; above it one decrease per RTT, at the max_mdf floor far above;
+     * timeouts halve, then reset to min_cwnd at RETX_RESET_THRESHOLD; half a packet is paced at
+     * 2 x RTT; the effective window is the smaller.
+     */
+    @Test
+    void thePapersRulesOnTheRtl() {
+        withBench(DEFAULT, "paper_rules", (b, seed) -> {
+            b.clock(t -> t + 10);
+            // AI (lines 6-10): a 10-packet window, 10 ACKs of one packet at 12 us: + about 1 packet
+            b.push(of(1, Kind.INIT));
+            long target = 12_000 + 4_000;                        // base + flow scaling at most
+            for (int i = 0; i < 10; i++) {
+                b.push(ack(1, 12_000, 0, 0, ACK_ONE));
+            }
+            b.drain();
+            double afterAcks = b.model.flow(1).fabric.cwnd / (double) ONE;
+            assertEquals(36.6 + 10 / 36.6, afterAcks, 2e-3, "10 ACKs at 36.6 packets add 10 / 36.6");
+            // MD (lines 11-14) at the max_mdf floor: rtt 200 us is far above the target
+            b.push(ack(1, 200_000, 0, 0, ACK_ONE));
+            b.drain();
+            long halved = b.model.flow(1).fabric.cwnd;
+            assertEquals(afterAcks / 2, halved / (double) ONE, 1e-4, "halved at the max_mdf floor");
+            for (int i = 0; i < 20; i++) {
+                b.push(ack(1, 200_000, 0, 0, ACK_ONE));       // 200 ns apart: inside one RTT
+            }
+            b.drain();
+            assertEquals(halved, b.model.flow(1).fabric.cwnd, "no second decrease inside one RTT");
+            b.setNow(b.now() + 200_000);
+            b.push(ack(1, 200_000, 0, 0, ACK_ONE));
+            b.drain();
+            assertEquals(halved / 2.0, b.model.flow(1).fabric.cwnd, 1, "the next RTT decreases again");
+            assertTrue(target < 200_000);
+            // Timeouts (lines 15-21): halve once per RTT, reset to min_cwnd at the threshold (5)
+            b.push(of(2, Kind.INIT));
+            b.drain();
+            long w = b.model.flow(2).cwnd();
+            b.push(of(2, Kind.TIMEOUT));
+            b.drain();
+            assertEquals(w / 2, b.model.flow(2).cwnd(), 1, "the first timeout halves");
+            for (int i = 2; i <= 5; i++) {
+                b.push(of(2, Kind.TIMEOUT));
+            }
+            b.drain();
+            assertEquals(SwiftBench.resetParams().minCwnd(), b.model.flow(2).cwnd(), "min_cwnd at the fifth timeout");
+            assertEquals(5, b.counter(SwiftCsr.TIMEOUTS));
+            assertEquals(1, b.counter(SwiftCsr.RESETS));
+            // Pacing (lines 29-32): INIT at half a packet, an ACK with rtt 20 us far above the target... keeps it:
+            Params half = new Params(b.model.p.ai(), b.model.p.beta(), b.model.p.maxMdf(), ONE / 2, ONE / 2, ONE / 2,
+                    b.model.p.retxResetThreshold(), b.model.p.baseTargetNs(), b.model.p.perHopNs(), b.model.p.fsRangeNs(),
+                    b.model.p.fsAlpha(), b.model.p.fsBeta(), b.model.p.endpointTargetNs(), b.model.p.endpointEwmaShift(), false);
+            b.writeParams(half);
+            b.push(of(3, Kind.INIT));
+            b.push(ack(3, 20_000, 0, 0, ACK_ONE));
+            b.drain();
+            SwiftFixedModel.Update last = b.updates.lastMatched();
+            assertEquals(ONE / 2, last.cwnd());
+            assertEquals(40_000, last.pacingNs(), 40, "half a packet: one packet every 2 x RTT");
+            // The effective window is the smaller (Sec. 3.3): an endpoint delay far above its target
+            b.writeParams(SwiftBench.resetParams());
+            b.push(of(4, Kind.INIT));
+            for (int i = 0; i < 40; i++) {
+                b.setNow(b.now() + 100_000);
+                b.push(ack(4, 14_000, 12_000, 0, ACK_ONE));   // fabric delay 2 us: AI; endpoint 12 us > 5 us: MD
+            }
+            b.drain();
+            last = b.updates.lastMatched();
+            assertTrue(last.endpointCwnd() < last.fabricCwnd(), "the endpoint window came down, the fabric one went up");
+            assertEquals(Math.min(last.fabricCwnd(), last.endpointCwnd()), last.cwnd());
+            assertEquals(Change.INCREASE, last.fabric());
+            assertEquals(last.cwnd(), b.queryCwnd(4), "the query port gives the effective window");
+            b.assertCounters();
+        });
+    }
+
+    /**
+     * One event per clock across flows: 20000 back-to-back events over 64 flows in rotation take
+     * 20000 clocks plus the latency. One flow back to back: an event every four clocks.
+     */
+    @Test
+    void oneEventPerClockAcrossFlowsOneEveryFourClocksForOneFlow() {
+        withBench(DEFAULT, "line_rate", (b, seed) -> {
+            Random r = new Random(seed);
+            int n = 20000;
+            for (int i = 0; i < n; i++) {
+                b.push(randomEvent(r, b.model.p, i % 64, 24));
+            }
+            long clocks = b.drain();
+            System.out.printf("swift line rate: %d events over 64 flows in %d clocks (latency %d)%n", n, clocks, Swift.latency());
+            assertEquals(n + Swift.latency(), clocks);
+            int m = 2000;
+            for (int i = 0; i < m; i++) {
+                b.push(randomEvent(r, b.model.p, 7, 24));
+            }
+            long oneFlow = b.drain();
+            System.out.printf("swift one flow back to back: %d events in %d clocks%n", m, oneFlow);
+            assertEquals((long) Swift.sameFlowSpacing() * (m - 1) + 1 + Swift.latency(), oneFlow);
+            assertEquals(n + m, b.updates.matched());
+            b.assertCounters();
+        });
+    }
+}
