@@ -223,7 +223,8 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
   class RatioPipe(d: UInt, x: UInt, s: Int, withG: Boolean) extends Area {
     private val w = d.getWidth
     private val leading = RegNext(leadingOne(d, 0))                                   // s + 1
-    private val (index, msbAt) = WindowArith.recipIndex(RegNext(d).resize(w - 1), leading, 0, I)
+    private val dFull = RegNext(d)                                                    // its top bit is the leading one's
+    private val (index, msbAt) = WindowArith.recipIndex(dFull.resize(w - 1), leading, 0, I)
     val r = RegNext(recipRom.readSync(index))                                         // s + 3
     private val msb = at(RegNext(msbAt), s + 2, s + 4)
     private def shifted(p: UInt): UInt = RegNext((p << 2) >> msb)                   // (p >> (msb - 2)), at s + 5
@@ -234,13 +235,13 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
       RegNext(satTo(shifted(br), U((BigInt(1) << 27) - 1, 27 bits), 27))
     }
     /** 1 - beta + beta x ratio (u1.15 of x / d), at s + 8. */
-    val factor = RegNext(derived.oneMinusBeta + (RegNext(ratio * derived.beta) >> 16).resize(17))
+    private val ratioBetaFull = RegNext(ratio * derived.beta)
+    val factor = RegNext(derived.oneMinusBeta + ratioBetaFull(32 downto 16))
   }
 
   // ------------------------------------------------------------- the event stages
   val f1 = new Area {
     val e = unit.stage1.e
-    val isAck = e.kind === WindowEvent.ACK
     val hopsOver = e.hops > maxHops
     val hops = Mux(hopsOver, U(maxHops, 4 bits), e.hops.resize(4))
     val rttZero = e.rtt === 0
@@ -256,10 +257,10 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val delayZero = RegNext(delay === 0)                                              // stage 3
     val eventTarget = RegNext(csr.baseTarget.resize(D + 1) + f1.hopsTarget)           // stage 3: base + hops x per_hop
     // AI iff delay < eventTarget + fs <=> fs > delay - eventTarget (compared in S1 against the state's fs)
-    private val diff = RegNext(at(delay, 2, 3).resize(D + 2).asSInt - eventTarget.resize(D + 2).asSInt) // stage 4
-    val diffNegative = RegNext(diff.msb)                                              // stage 5
-    val diffBig = RegNext(!diff.msb && diff.asUInt(D + 1 downto 16) =/= 0)
-    val diffLow = RegNext(diff.asUInt(15 downto 0))
+    private val diffFull = RegNext(at(delay, 2, 3).resize(D + 2).asSInt - eventTarget.resize(D + 2).asSInt).asBits // stage 4
+    val diffNegative = RegNext(diffFull.msb)                                          // stage 5
+    val diffBig = RegNext(!diffFull.msb && diffFull(D downto 16) =/= 0)
+    val diffLow = RegNext(diffFull(15 downto 0).asUInt)
     val pipe = new RatioPipe(delay, at(eventTarget, 3, 5), 2, withG = true)           // ratio, g at 8; factor at 10
     /** cE: 1 - beta + beta x eventTarget / delay (u1.15); floor - cE for the loop's compare. */
     val factor = pipe.factor
@@ -275,7 +276,8 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     private val diff = RegNext((sample @@ U(0, ewmaFrac bits)).resize(cfg.ewmaWidth + 1).asSInt - state.resize(cfg.ewmaWidth + 1).asSInt) // 4
     private val step = RegNext(diff >> csr.ewmaShiftReg)                              // 5: arithmetic shift
     private val stateAt5 = RegNext(RegNext(state))
-    private val updated = RegNext((stateAt5.asSInt.resize(cfg.ewmaWidth + 1) + step).asUInt.resize(cfg.ewmaWidth)) // 6
+    private val updatedFull = stateAt5.asSInt.resize(cfg.ewmaWidth + 1) + step         // in [0, 2^ewmaWidth)
+    private val updated = RegNext(updatedFull(cfg.ewmaWidth - 1 downto 0).asUInt)         // 6
     private val kindAt6 = at(kind, 3, 6)
     val next = Mux(kindAt6 === WindowEvent.ACK, updated, Mux(kindAt6 === WindowEvent.INIT, U(0, cfg.ewmaWidth bits), at(state, 3, 6)))
     loop.write(next, U(0, cfg.ewmaWidth bits))
@@ -334,6 +336,28 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val highSame = Bool()
   }
 
+  /** What S2-S4 keep of a window's state. */
+  case class CarriedWindow() extends Bundle {
+    val cwnd = UInt(CW bits)
+    val last = UInt(timeBits bits)
+    val decreased = Bool()
+  }
+  case class Carried() extends Bundle {
+    val fabric = CarriedWindow()
+    val endpoint = CarriedWindow()
+    val rtt = UInt(D bits)
+  }
+  private def carried(s: SwiftFlowState): Carried = {
+    val c = Carried()
+    for ((to, from) <- Seq((c.fabric, s.fabric), (c.endpoint, s.endpoint))) {
+      to.cwnd := from.cwnd
+      to.last := from.last
+      to.decreased := from.decreased
+    }
+    c.rtt := s.rtt
+    c
+  }
+
   /** S1: the state as read or forwarded; compares and the fs x (beta / delay) products. */
   val s1 = new Area {
     val s = read.state
@@ -344,42 +368,45 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val fabricCanDecrease = canDecrease(s.fabric)
     val endpointCanDecrease = canDecrease(s.endpoint)
     private val retxPlus = s.retx +^ 1
-    val retx1 = Mux(event.isTimeout, Mux(retxPlus > csr.retxResetThreshold, csr.retxResetThreshold.resize(4), retxPlus), U(0, 4 bits)).resize(3)
+    private val retxFull = Mux(event.isTimeout, Mux(retxPlus > csr.retxResetThreshold, csr.retxResetThreshold.resize(4), retxPlus), U(0, 4 bits))
+    val retx1 = retxFull(2 downto 0)                                                   // at most the 3-bit threshold
     val reset = event.isTimeout && retx1 >= csr.retxResetThreshold                     // line 17
     // fs x beta / delay for both windows the state may be (registers into DSPs)
-    val fsBetaWritten = RegNext(written.state.fs * event.g)
-    val fsBetaStored = RegNext(read.stored.fs * event.g)
+    val fsBetaWrittenFull = RegNext(written.state.fs * event.g)
+    val fsBetaStoredFull = RegNext(read.stored.fs * event.g)
     // flow scaling of the fabric window the last event read: its 1/sqrt (INIT: of the initial window)
     private val fsMsb = Mux(event.isInit, derived.initMsb, s.fabric.msb)
-    private val fsIndex = Mux(event.isInit, derived.initIndex, s.fabricIndex)
+    private val fsIndexFull = Mux(event.isInit, derived.initIndex, s.fabricIndex)
     val fsShift = fsMsb(4 downto 1)                                                    // msb / 2
     private val rsqrtRom = Mem(UInt(rsqrtValue bits), (rsqrtTable(0) ++ rsqrtTable(1)).map(v => U(v, rsqrtValue bits)))
-    val rsqrt = rsqrtRom.readSync((fsMsb(0) ## fsIndex(I - 1 downto I - rsqrtIndex)).asUInt)    // data at S2
+    val rsqrt = rsqrtRom.readSync((fsMsb(0) ## fsIndexFull(I - 1 downto I - rsqrtIndex)).asUInt)    // data at S2
   }
 
   /** S2: the window products; the fabric factor's compare; the windows read, for their reciprocals. */
   val s2 = new Area {
-    val s = RegNext(s1.s)
+    val s = RegNext(carried(s1.s))
     val fromWritten = RegNext(read.fromWritten)
     val floor = derived.floor
-    val fabricFactorProduct = RegNext(s.fabric.cwnd * event.fabricFactor)               // cwnd x cE
-    val fabricFloorProduct = RegNext(s.fabric.cwnd * floor)                             // cwnd x (1 - max_mdf)
+    val fabricFactorProductFull = RegNext(s.fabric.cwnd * event.fabricFactor)           // cwnd x cE
+    val fabricFloorProductFull = RegNext(s.fabric.cwnd * floor)                         // cwnd x (1 - max_mdf)
     private def m(p: UInt) = p(32 downto 16)                                             // (fs x g) >> 16 (< 2^17 when it is used)
-    val fabricFsWritten = RegNext(s.fabric.cwnd * m(s1.fsBetaWritten))
-    val fabricFsStored = RegNext(s.fabric.cwnd * m(s1.fsBetaStored))
+    val fabricFsWrittenFull = RegNext(s.fabric.cwnd * m(s1.fsBetaWrittenFull))
+    val fabricFsStoredFull = RegNext(s.fabric.cwnd * m(s1.fsBetaStoredFull))
     // max(cE + m, floor) = cE + m iff m > floor - cE
     private def above(p: UInt) = m(p).resize(19).asSInt > event.floorMinusFactor
-    val fabricAboveFloor = RegNext(Mux(fromWritten, above(s1.fsBetaWritten), above(s1.fsBetaStored)))
-    val fabricIncreaseProduct = RegNext(event.aiAcked * s.fabric.recip)
-    val endpointIncreaseProduct = RegNext(event.aiAcked * s.endpoint.recip)
-    val endpointProduct = RegNext(s.endpoint.cwnd * event.endpointFactor)
+    val fabricAboveFloor = RegNext(Mux(fromWritten, above(s1.fsBetaWrittenFull), above(s1.fsBetaStoredFull)))
+    val fabricIncreaseProduct = RegNext(event.aiAcked * RegNext(s1.s.fabric.recip))
+    val endpointIncreaseProduct = RegNext(event.aiAcked * RegNext(s1.s.endpoint.recip))
+    val endpointProductFull = RegNext(s.endpoint.cwnd * event.endpointFactor)
     val rsqrt = RegNext(s1.rsqrt)
     // the windows this event reads (INIT: the initial window), their leading ones for S3's table read
     private val isInit = at(event.isInit, Stage.S1, Stage.S2)
-    val fabricRead = RegNext(Mux(isInit, derived.initWindow, s.fabric.cwnd))
-    val endpointRead = RegNext(Mux(isInit, derived.initWindow, s.endpoint.cwnd))
-    val fabricLeading = RegNext(leadingOne(Mux(isInit, derived.initWindow, s.fabric.cwnd), minWindowLog2))
-    val endpointLeading = RegNext(leadingOne(Mux(isInit, derived.initWindow, s.endpoint.cwnd), minWindowLog2))
+    private val fabricWindowFull = Mux(isInit, derived.initWindow, s.fabric.cwnd)
+    private val endpointWindowFull = Mux(isInit, derived.initWindow, s.endpoint.cwnd)
+    val fabricReadFull = RegNext(fabricWindowFull)
+    val endpointReadFull = RegNext(endpointWindowFull)
+    val fabricLeading = RegNext(leadingOne(fabricWindowFull, minWindowLog2))
+    val endpointLeading = RegNext(leadingOne(endpointWindowFull, minWindowLog2))
     // headroom for S4's clamps
     val fabricAtLeastOne = RegNext(s.fabric.cwnd >= one)
     val endpointAtLeastOne = RegNext(s.endpoint.cwnd >= one)
@@ -389,22 +416,22 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
   val s3 = new Area {
     val s = RegNext(s2.s)
     private val fromWritten = RegNext(s2.fromWritten)
-    private val fsProduct = Mux(fromWritten, s2.fabricFsWritten, s2.fabricFsStored)
-    private val sum = (s2.fabricFactorProduct.resize(CW + 18) + fsProduct.resize(CW + 18)) >> gainFrac
-    val fabricDecrease = RegNext(Mux(s2.fabricAboveFloor, sum, (s2.fabricFloorProduct >> gainFrac).resize(CW + 3)).resize(CW + 3))
-    val fabricLoss = RegNext((s2.fabricFloorProduct >> gainFrac).resize(CW + 2))
-    val endpointDecrease = RegNext((s2.endpointProduct >> gainFrac).resize(CW + 2))
-    private def increase(product: UInt, msb: UInt, atLeastOne: Bool) = {
-      // (aiAcked x recip) >> (msb - 5) from one packet up; aiAcked x 2 below
-      val shifted = (product << 5) >> msb
-      RegNext(Mux(atLeastOne, shifted.resize(42), (at(event.aiAcked, Stage.S2, Stage.S3) << 1).resize(42)))
-    }
-    val fabricIncrease = increase(s2.fabricIncreaseProduct, s.fabric.msb, s2.fabricAtLeastOne)
-    val endpointIncrease = increase(s2.endpointIncreaseProduct, s.endpoint.msb, s2.endpointAtLeastOne)
+    private val fsProduct = Mux(fromWritten, s2.fabricFsWrittenFull, s2.fabricFsStoredFull)
+    private val sumFull = s2.fabricFactorProductFull.resize(CW + 18) + fsProduct.resize(CW + 18)
+    private def dropGain(p: UInt): UInt = p(p.getWidth - 1 downto gainFrac)
+    val fabricLoss = RegNext(dropGain(s2.fabricFloorProductFull))                      // cwnd x (1 - max_mdf) >> 15
+    val fabricDecrease = RegNext(Mux(s2.fabricAboveFloor, dropGain(sumFull), dropGain(s2.fabricFloorProductFull).resize(CW + 3)))
+    val endpointDecrease = RegNext(dropGain(s2.endpointProductFull))
+    // (aiAcked x recip) >> (msb - 5) from one packet up (msb >= 8: below 2^38); aiAcked x 2 below
+    private val fabricShiftedFull = (s2.fabricIncreaseProduct << 5) >> at(s1.s.fabric.msb, Stage.S1, Stage.S3)
+    private val endpointShiftedFull = (s2.endpointIncreaseProduct << 5) >> at(s1.s.endpoint.msb, Stage.S1, Stage.S3)
+    private val aiAckedTwice = (at(event.aiAcked, Stage.S2, Stage.S3) << 1).resize(38)
+    val fabricIncrease = RegNext(Mux(s2.fabricAtLeastOne, fabricShiftedFull(37 downto 0), aiAckedTwice))
+    val endpointIncrease = RegNext(Mux(s2.endpointAtLeastOne, endpointShiftedFull(37 downto 0), aiAckedTwice))
     val fsProductAlpha = RegNext(csr.fsAlphaReg * s2.rsqrt)                                  // S4: alpha x 1/sqrt
     // the reciprocal of each window read (kept for the next event's increase)
-    private val (fabricIndex, fabricMsb) = WindowArith.recipIndex(s2.fabricRead.resize(CW - 1), s2.fabricLeading, minWindowLog2, I)
-    private val (endpointIndex, endpointMsb) = WindowArith.recipIndex(s2.endpointRead.resize(CW - 1), s2.endpointLeading, minWindowLog2, I)
+    private val (fabricIndex, fabricMsb) = WindowArith.recipIndex(s2.fabricReadFull.resize(CW - 1), s2.fabricLeading, minWindowLog2, I)
+    private val (endpointIndex, endpointMsb) = WindowArith.recipIndex(s2.endpointReadFull.resize(CW - 1), s2.endpointLeading, minWindowLog2, I)
     val fabricRecip = recipRom.readSync(fabricIndex)                                          // data at S4
     val endpointRecip = recipRom.readSync(endpointIndex)
     // headroom to the limits, for S4's increases
@@ -466,9 +493,11 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val endpointReset = clampOf(min, s.endpoint.cwnd)
     // flow scaling: clamp((alpha x r) >> (5 + msb / 2) + beta, 0, range)
     private val fsShift = at(s1.fsShift, Stage.S1, Stage.S4)
-    private val fsRaw = (s3.fsProductAlpha >> (fsShift +^ 5)).resize(fsWidth)
-    val fs = Mux(fsRaw.asSInt < derived.fsZeroBelow, U(0, 16 bits),
-      Mux(fsRaw.asSInt > derived.fsRangeAbove, csr.fsRange, (fsRaw.asSInt + derived.fsBeta.resize(fsWidth)).asUInt.resize(16)))
+    private val fsRawFull = s3.fsProductAlpha >> (fsShift +^ 5)                  // below 2^25
+    private val fsRaw = (False ## fsRawFull(fsWidth - 2 downto 0)).asSInt
+    private val fsSumFull = fsRaw + derived.fsBeta.resize(fsWidth)
+    val fs = Mux(fsRaw < derived.fsZeroBelow, U(0, 16 bits),
+      Mux(fsRaw > derived.fsRangeAbove, csr.fsRange, fsSumFull(15 downto 0).asUInt))
   }
 
   /** Which change applies to each window (Alg. 1 lines 4-25), decided from S1's compares. */
@@ -501,7 +530,7 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val endpointNew = pick(rules.endpoint, endpointHeld, endpointIncrease, endpointDecrease, endpointDecrease, endpointReset)
     private val now = at(event.now, Stage.S1, Stage.S4)
     private def decreasedNow(c: Candidate) = c.lower || csr.line27AsPrinted && c.same        // line 27
-    private def windowNext(old: SwiftWindowState, c: Candidate, recip: UInt, msb: UInt): SwiftWindowState = {
+    private def windowNext(old: CarriedWindow, c: Candidate, recip: UInt, msb: UInt): SwiftWindowState = {
       val w = SwiftWindowState()
       w.cwnd := c.cwnd
       w.last := Mux(decreasedNow(c), now, old.last)
@@ -551,7 +580,8 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     private val w = written.state
     val cwnd = RegNext(queryValue(w))                                                        // W + 1
     private val leading = RegNext(leadingOne(cwnd, minWindowLog2))                          // W + 2
-    private val (index, msb) = WindowArith.recipIndex(RegNext(cwnd).resize(CW - 1), leading, minWindowLog2, I)
+    private val cwndFull = RegNext(cwnd)
+    private val (index, msb) = WindowArith.recipIndex(cwndFull.resize(CW - 1), leading, minWindowLog2, I)
     private val r = RegNext(recipRom.readSync(index))                                        // W + 4
     private val rtt = at(RegNext(w.rtt), 1, 4)
     private val product = RegNext(rtt * r)                                                   // W + 5: rtt x 1/cwnd
