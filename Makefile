@@ -4,7 +4,7 @@ MVN ?= mvn -B -q
 BUILD := build
 JAR := $(BUILD)/maven/uehw-0.1.0.jar
 HWGEN := java -jar $(JAR)
-BLOCKS := reps dart-dft dart-dasr dasr-limiter smartt trim-queue
+BLOCKS := reps dart-dft dart-dasr dasr-limiter smartt swift trim-queue
 # Extra generations that `make rtl` lints: the modes the defaults do not cover.
 VARIANTS := reps-lite reps-ops dart-p48-e64 smartt-narrow trim-queue-64bit
 VARIANT_reps-lite := reps --mode reps-lite

@@ -77,6 +77,10 @@ public final class Reports {
                 s.put("smartt N=4096", Map.of("flows", "4096"));
                 s.put("smartt N=1024, 2048-entry reciprocal", Map.of("recip-index-bits", "11"));
             }
+            case "swift" -> {
+                s.put("swift N=1024 (default)", Map.of());
+                s.put("swift N=4096", Map.of("flows", "4096"));
+            }
             case "trim-queue" -> {
                 s.put("trim-queue 64-bit", Map.of("data-bytes", "8"));
                 s.put("trim-queue 128-bit", Map.of("data-bytes", "16"));

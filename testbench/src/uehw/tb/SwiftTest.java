@@ -68,7 +68,7 @@ class SwiftTest {
         };
         long acked = switch (r.nextInt(10)) {
             case 0 -> 0;
-            case 1 -> r.nextLong(1 << 14);
+            case 1 -> r.nextLong(1 << 13);
             default -> ACK_ONE / 4 + r.nextLong(2 * ACK_ONE);
         };
         return new Event(flow, kind, rtt, endpointDelay, hops, acked, 0);
@@ -79,7 +79,7 @@ class SwiftTest {
         long min = r.nextInt(4) == 0 ? r.nextInt(300) : d.minCwnd() + r.nextInt((int) ONE);
         long max = r.nextInt(8) == 0 ? r.nextLong(min + 1) : (long) (ONE * (2 + 200 * r.nextDouble()));
         return new Params(r.nextInt(1 << 13), r.nextInt(8) == 0 ? r.nextInt(1 << 16) : r.nextInt(1 << 15),
-                r.nextInt(8) == 0 ? r.nextInt(1 << 16) : r.nextInt(1 << 15), min, max, r.nextLong(1L << 27), r.nextInt(8),
+                r.nextInt(8) == 0 ? r.nextInt(1 << 16) : r.nextInt(1 << 15), min, max, r.nextLong(1L << 26), r.nextInt(8),
                 4000 + r.nextInt(30000), r.nextInt(4000), r.nextInt(1 << 16), r.nextInt(1 << 20), -r.nextInt(1 << 19),
                 1000 + r.nextInt(20000), r.nextInt(16), r.nextBoolean());
     }

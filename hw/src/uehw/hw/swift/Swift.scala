@@ -17,14 +17,14 @@ case class SwiftEvent(cfg: SwiftConfig) extends Bundle with WindowEvent {
   val endpointDelay = UInt(cfg.delayWidth bits)
   /** Forward hops (a TTL difference); above 15 acts as 15 (counted). */
   val hops = UInt(8 bits)
-  /** Packets this ACK acknowledges, u6.8 (num_acked, Alg. 1 line 8; ai x acked is then one 27-bit DSP operand). */
-  val acked = UInt(14 bits)
+  /** Packets this ACK acknowledges, u6.7 (num_acked, Alg. 1 line 8; ai x acked is then a 26-bit DSP operand). */
+  val acked = UInt(13 bits)
 }
 
 /** The windows after one event, for the transmit scheduler. */
 case class SwiftUpdate(cfg: SwiftConfig) extends Bundle {
   val flow = UInt(cfg.flowIdWidth bits)
-  /** min(fabric, endpoint) window, packets u9.18 (Sec. 3.3). */
+  /** min(fabric, endpoint) window, packets u9.17 (Sec. 3.3). */
   val cwnd = UInt(Swift.cwndBits bits)
   val fabricCwnd = UInt(Swift.cwndBits bits)
   val endpointCwnd = UInt(Swift.cwndBits bits)
@@ -36,7 +36,7 @@ case class SwiftUpdate(cfg: SwiftConfig) extends Bundle {
 
 /** One of the two windows' state (Alg. 1 per window, Sec. 3.3). */
 case class SwiftWindowState() extends Bundle {
-  val cwnd = UInt(Swift.cwndBits bits)     // packets u9.18
+  val cwnd = UInt(Swift.cwndBits bits)     // packets u9.17
   val last = UInt(Swift.timeBits bits)     // t_last_decrease, ns modulo 2^32
   val decreased = Bool()                   // a decrease happened (else any time may decrease)
   val recip = UInt(Swift.recipValue bits)  // 1/w ~ recip / 2^(14 + msb), w the window the last event read
@@ -54,11 +54,11 @@ case class SwiftFlowState(cfg: SwiftConfig) extends Bundle {
 }
 
 object Swift {
-  val cwndFrac = 18
-  val cwndBits = 27
+  val cwndFrac = 17
+  val cwndBits = 26
   val gainFrac = 15
   val aiFrac = 9
-  val ackedFrac = 8
+  val ackedFrac = 7
   val ewmaFrac = 4
   val timeBits = 32
   val recipIndex = 10
@@ -66,7 +66,11 @@ object Swift {
   val rsqrtIndex = 8
   val rsqrtValue = 14
   val g = 16
-  val minWindowLog2 = 8
+  val minWindowLog2 = 7
+  /** (ai x acked x recip) >> (msb - this) is the increase in window units. */
+  val increaseOffset: Int = 2 * cwndFrac - aiFrac - ackedFrac - recipValue
+  /** (rtt x recip) >> (msb - this) is rtt / cwnd in ns. */
+  val pacingOffset: Int = cwndFrac - recipValue
   val maxHops = 15
   /** The update loop's first stage: stages 1-15 compute what depends only on the event and the CSRs. */
   val loopStart = 16
@@ -93,7 +97,7 @@ class SwiftSpec(val cfg: SwiftConfig) extends WindowLawSpec[SwiftEvent, SwiftFlo
   def definitionName = "uehw_swift"
   def busName = "SWIFT"
   def blockId = 0x57
-  def infoFields = Seq(("CWND_FRAC", Swift.cwndFrac, "Window fraction bits (packets u9.18)"),
+  def infoFields = Seq(("CWND_FRAC", Swift.cwndFrac, "Window fraction bits (packets u9.17)"),
     ("DELAY_WIDTH", cfg.delayWidth, "Delay and RTT width"))
   def flows = cfg.flows
   def flowIdWidth = cfg.flowIdWidth
@@ -217,7 +221,7 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
 
   /**
    * x / d x 2^16 (saturated to 17 bits) and beta / d x 2^16 (saturated to 27 bits) through the
-   * reciprocal table, d > 0 valid at stage `s` (a register), x at s + 3; ratio and g are there at
+   * reciprocal table, d > 0 valid at stage `s` (a register), x at s + 3; ratio and g (26 bits) are there at
    * s + 6. 1/d ~ r / 2^(14 + msb): both are a product with r shifted right by msb - 2.
    */
   class RatioPipe(d: UInt, x: UInt, s: Int, withG: Boolean) extends Area {
@@ -232,7 +236,7 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val ratio = RegNext(satTo(shifted(xr), U((BigInt(1) << 17) - 1, 17 bits), 17))     // s + 6
     val g = withG generate {
       val br = RegNext(derived.beta * r)
-      RegNext(satTo(shifted(br), U((BigInt(1) << 27) - 1, 27 bits), 27))
+      RegNext(satTo(shifted(br), U((BigInt(1) << 26) - 1, 26 bits), 26))
     }
     /** 1 - beta + beta x ratio (u1.15 of x / d), at s + 8. */
     private val ratioBetaFull = RegNext(ratio * derived.beta)
@@ -243,11 +247,12 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
   val f1 = new Area {
     val e = unit.stage1.e
     val hopsOver = e.hops > maxHops
-    val hops = Mux(hopsOver, U(maxHops, 4 bits), e.hops.resize(4))
+    val hops = RegNext(Mux(hopsOver, U(maxHops, 4 bits), e.hops.resize(4)))          // stage 2
     val rttZero = e.rtt === 0
     val endpointAbove = e.endpointDelay > e.rtt
     val delay = RegNext(Mux(endpointAbove, U(0, D bits), e.rtt - e.endpointDelay))  // stage 2: max(0, rtt - endpoint delay)
-    val hopsTarget = RegNext(hops * csr.perHop)                                       // stage 2
+    // hops x per_hop as four shifted adds in LUTs: Yosys packs a 4-bit operand's register into a DSP
+    val hopsTarget = RegNext((0 until 4).map(i => Mux(hops(i), csr.perHop.resize(20) |<< i, U(0, 20 bits))).reduce(_ + _)) // stage 3
     val aiAcked = RegNext(csr.ai * e.acked)                                           // stage 2: u10.17
   }
 
@@ -255,13 +260,13 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
   val fabricEvent = new Area {
     val delay = f1.delay
     val delayZero = RegNext(delay === 0)                                              // stage 3
-    val eventTarget = RegNext(csr.baseTarget.resize(D + 1) + f1.hopsTarget)           // stage 3: base + hops x per_hop
+    val eventTarget = RegNext(csr.baseTarget.resize(D + 1) + f1.hopsTarget)           // stage 4: base + hops x per_hop
     // AI iff delay < eventTarget + fs <=> fs > delay - eventTarget (compared in S1 against the state's fs)
-    private val diffFull = RegNext(at(delay, 2, 3).resize(D + 2).asSInt - eventTarget.resize(D + 2).asSInt).asBits // stage 4
-    val diffNegative = RegNext(diffFull.msb)                                          // stage 5
+    private val diffFull = RegNext(at(delay, 2, 4).resize(D + 2).asSInt - eventTarget.resize(D + 2).asSInt).asBits // stage 5
+    val diffNegative = RegNext(diffFull.msb)                                          // stage 6
     val diffBig = RegNext(!diffFull.msb && diffFull(D downto 16) =/= 0)
     val diffLow = RegNext(diffFull(15 downto 0).asUInt)
-    val pipe = new RatioPipe(delay, at(eventTarget, 3, 5), 2, withG = true)           // ratio, g at 8; factor at 10
+    val pipe = new RatioPipe(delay, at(eventTarget, 4, 5), 2, withG = true)           // ratio, g at 8; factor at 10
     /** cE: 1 - beta + beta x eventTarget / delay (u1.15); floor - cE for the loop's compare. */
     val factor = pipe.factor
     val floorMinusFactor = RegNext(derived.floor.resize(19).asSInt - factor.resize(19).asSInt) // stage 11
@@ -305,9 +310,9 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val rtt = at(unit.stage1.e.rtt, 1, Stage.S1)
     val aiAcked = at(f1.aiAcked, 2, Stage.S2)
     val delayZero = at(fabricEvent.delayZero, 3, Stage.S1)
-    val diffNegative = at(fabricEvent.diffNegative, 5, Stage.S1)
-    val diffBig = at(fabricEvent.diffBig, 5, Stage.S1)
-    val diffLow = at(fabricEvent.diffLow, 5, Stage.S1)
+    val diffNegative = at(fabricEvent.diffNegative, 6, Stage.S1)
+    val diffBig = at(fabricEvent.diffBig, 6, Stage.S1)
+    val diffLow = at(fabricEvent.diffLow, 6, Stage.S1)
     val g = at(fabricEvent.pipe.g, 8, Stage.S1)
     val fabricFactor = at(fabricEvent.factor, 10, Stage.S2)
     val floorMinusFactor = at(fabricEvent.floorMinusFactor, 11, Stage.S2)
@@ -375,9 +380,10 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val fsBetaWrittenFull = RegNext(written.state.fs * event.g)
     val fsBetaStoredFull = RegNext(read.stored.fs * event.g)
     // flow scaling of the fabric window the last event read: its 1/sqrt (INIT: of the initial window)
-    private val fsMsb = Mux(event.isInit, derived.initMsb, s.fabric.msb)
+    // of 2 fcwnd when the fraction bits are odd (an even number of them for the square root): its leading one is one up
+    private val fsMsb = Mux(event.isInit, derived.initMsb, s.fabric.msb) +^ U(cwndFrac & 1, 1 bits)
     private val fsIndexFull = Mux(event.isInit, derived.initIndex, s.fabricIndex)
-    val fsShift = fsMsb(4 downto 1)                                                    // msb / 2
+    val fsShift = fsMsb(5 downto 1)                                                    // msb / 2
     private val rsqrtRom = Mem(UInt(rsqrtValue bits), (rsqrtTable(0) ++ rsqrtTable(1)).map(v => U(v, rsqrtValue bits)))
     val rsqrt = rsqrtRom.readSync((fsMsb(0) ## fsIndexFull(I - 1 downto I - rsqrtIndex)).asUInt)    // data at S2
   }
@@ -422,9 +428,9 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val fabricLoss = RegNext(dropGain(s2.fabricFloorProductFull))                      // cwnd x (1 - max_mdf) >> 15
     val fabricDecrease = RegNext(Mux(s2.fabricAboveFloor, dropGain(sumFull), dropGain(s2.fabricFloorProductFull).resize(CW + 3)))
     val endpointDecrease = RegNext(dropGain(s2.endpointProductFull))
-    // (aiAcked x recip) >> (msb - 5) from one packet up (msb >= 8: below 2^38); aiAcked x 2 below
-    private val fabricShiftedFull = (s2.fabricIncreaseProduct << 5) >> at(s1.s.fabric.msb, Stage.S1, Stage.S3)
-    private val endpointShiftedFull = (s2.endpointIncreaseProduct << 5) >> at(s1.s.endpoint.msb, Stage.S1, Stage.S3)
+    // (aiAcked x recip) >> (msb - 4) from one packet up (msb >= 7: below 2^38); aiAcked x 2 below
+    private val fabricShiftedFull = (s2.fabricIncreaseProduct << increaseOffset) >> at(s1.s.fabric.msb, Stage.S1, Stage.S3)
+    private val endpointShiftedFull = (s2.endpointIncreaseProduct << increaseOffset) >> at(s1.s.endpoint.msb, Stage.S1, Stage.S3)
     private val aiAckedTwice = (at(event.aiAcked, Stage.S2, Stage.S3) << 1).resize(38)
     val fabricIncrease = RegNext(Mux(s2.fabricAtLeastOne, fabricShiftedFull(37 downto 0), aiAckedTwice))
     val endpointIncrease = RegNext(Mux(s2.endpointAtLeastOne, endpointShiftedFull(37 downto 0), aiAckedTwice))
@@ -493,7 +499,7 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val endpointReset = clampOf(min, s.endpoint.cwnd)
     // flow scaling: clamp((alpha x r) >> (5 + msb / 2) + beta, 0, range)
     private val fsShift = at(s1.fsShift, Stage.S1, Stage.S4)
-    private val fsRawFull = s3.fsProductAlpha >> (fsShift +^ 5)                  // below 2^25
+    private val fsRawFull = s3.fsProductAlpha >> (fsShift +^ (rsqrtValue - (cwndFrac + (cwndFrac & 1)) / 2)) // below 2^25
     private val fsRaw = (False ## fsRawFull(fsWidth - 2 downto 0)).asSInt
     private val fsSumFull = fsRaw + derived.fsBeta.resize(fsWidth)
     val fs = Mux(fsRaw < derived.fsZeroBelow, U(0, 16 bits),
@@ -586,7 +592,7 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     private val rtt = at(RegNext(w.rtt), 1, 4)
     private val product = RegNext(rtt * r)                                                   // W + 5: rtt x 1/cwnd
     private val msbAt5 = at(RegNext(msb), 3, 5)
-    private val shifted = RegNext((product << 4) >> msbAt5)                                   // W + 6: >> (msb - 4)
+    private val shifted = RegNext((product << pacingOffset) >> msbAt5)                        // W + 6: >> (msb - 3)
     private val below = at(RegNext(cwnd < one), 2, 6)
     val saturated = RegNext(below && shifted(shifted.getWidth - 1 downto 32) =/= 0)           // W + 7
     val delay = RegNext(Mux(!below, U(0, 32 bits), satTo(shifted, U(0xFFFFFFFFL, 32 bits), 32)))

@@ -75,8 +75,10 @@ object SwiftDefaults {
   val initRecip: BigInt = WindowArith.reciprocalTable(recipIndex, recipValue)(initIndex)
   /** Sec. 3.5 flow scaling of it (SwiftFixedModel.flowScalingNs). */
   val initFs: BigInt = {
-    val r = rsqrtTable(msbOf & 1)(initIndex >> (recipIndex - rsqrtIndex))
-    val term = ((BigInt(fsAlpha) * r) >> (recipValue + msbOf / 2 - cwndFrac / 2)) + fsBeta
+    val odd = cwndFrac & 1
+    val msb = msbOf + odd
+    val r = rsqrtTable(msb & 1)(initIndex >> (recipIndex - rsqrtIndex))
+    val term = ((BigInt(fsAlpha) * r) >> (rsqrtValue + msb / 2 - (cwndFrac + odd) / 2)) + fsBeta
     term.max(0).min(fsRangeNs)
   }
 }

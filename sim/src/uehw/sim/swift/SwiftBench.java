@@ -75,7 +75,7 @@ public final class SwiftBench extends TimedEventBench<Event> {
     public static Event cut(SwiftConfig cfg, Event e) {
         long delayMask = (1L << cfg.delayWidth()) - 1;
         return new Event(e.flow() & ((1 << cfg.flowIdWidth()) - 1), e.kind(), e.rttNs() & delayMask,
-                e.endpointDelayNs() & delayMask, e.hops() & 0xFF, e.acked() & 0x3FFF, e.nowNs());
+                e.endpointDelayNs() & delayMask, e.hops() & 0xFF, e.acked() & 0x1FFF, e.nowNs());
     }
 
     private void count(int address) {

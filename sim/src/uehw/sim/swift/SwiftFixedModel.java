@@ -7,7 +7,7 @@ import uehw.sim.smartt.SmarttFixedModel;
  * the specification of its RTL, bit for bit, independent of clocks. {@link SwiftExactModel} is the
  * exact reference; {@code SwiftFixedModelTest} measures the error between the two.
  *
- * <p>Formats: windows in packets x 2^-{@value #CWND_FRAC} (0.001 packets is 1049 LSBs), at least
+ * <p>Formats: windows in packets x 2^-{@value #CWND_FRAC} (0.001 packets is 131 LSBs), at least
  * {@value #MIN_WINDOW} LSBs; beta and max_mdf u1.{@value #GAIN_FRAC} (at most 1); ai u4.{@value #AI_FRAC};
  * the packets an ACK acknowledges u6.{@value #ACKED_FRAC}; delays and times in whole ns, times
  * modulo 2^{@value #TIME_BITS}; the endpoint-delay EWMA in ns x 2^-{@value #EWMA_FRAC} with the gain
@@ -28,25 +28,25 @@ import uehw.sim.smartt.SmarttFixedModel;
  * </ul>
  */
 public final class SwiftFixedModel {
-    public static final int CWND_FRAC = 18;
-    /** Window width: 9 integer bits (511 packets) and the fraction, one DSP operand (27 bits). */
-    public static final int CWND_BITS = 27;
+    public static final int CWND_FRAC = 17;
+    /** Window width: 9 integer bits (511 packets) and the fraction, an unsigned DSP operand (26 bits). */
+    public static final int CWND_BITS = 26;
     public static final int GAIN_FRAC = 15;
     public static final int AI_FRAC = 9;
-    public static final int ACKED_FRAC = 8;
+    public static final int ACKED_FRAC = 7;
     public static final int EWMA_FRAC = 4;
     public static final int TIME_BITS = 32;
     public static final int RECIP_INDEX = 10;
     public static final int RECIP_VALUE = 14;
     public static final int RSQRT_INDEX = 8;
     public static final int RSQRT_VALUE = 14;
-    /** 2^G scales beta / delay for the loop's fs x (beta / delay) product (saturated to 27 bits). */
+    /** 2^G scales beta / delay for the loop's fs x (beta / delay) product (saturated to 26 bits). */
     public static final int G = 16;
-    public static final long G_MAX = (1L << 27) - 1;
+    public static final long G_MAX = (1L << 26) - 1;
     public static final long ONE = 1L << CWND_FRAC;
     public static final long GAIN_ONE = 1L << GAIN_FRAC;
-    /** The smallest window (MIN_CWND below it acts as it): 2^8 LSBs, 0.00098 packets. */
-    public static final long MIN_WINDOW = 1L << 8;
+    /** The smallest window (MIN_CWND below it acts as it): 2^7 LSBs, 0.00098 packets. */
+    public static final long MIN_WINDOW = 1L << 7;
     /** Forward hops are 4 bits: a larger TTL difference scales the target as 15 hops (counted). */
     public static final int MAX_HOPS = 15;
     private static final long TIME_MASK = (1L << TIME_BITS) - 1;
@@ -232,10 +232,12 @@ public final class SwiftFixedModel {
 
     /** Sec. 3.5 flow scaling for a fabric window (window units): clamp(alpha / sqrt(fcwnd) + beta, 0, fs_range) ns. */
     public long flowScalingNs(long fcwnd) {
-        int msb = msb(fcwnd);
-        long r = RSQRT[msb & 1][index(fcwnd, msb, RSQRT_INDEX)];
-        // 1/sqrt(fcwnd / 2^F) = r x 2^(F/2) / 2^(V + msb / 2), msb / 2 rounded down
-        long term = shiftRight(p.fsAlpha * r, RSQRT_VALUE + msb / 2 - CWND_FRAC / 2) + p.fsBeta;
+        // of 2 fcwnd / 2^(F + 1) when F is odd, so that the fraction bits are even: its leading one is one up
+        int odd = CWND_FRAC & 1;
+        int msb = msb(fcwnd) + odd;
+        long r = RSQRT[msb & 1][index(fcwnd, msb - odd, RSQRT_INDEX)];
+        // 1/sqrt(x / 2^F') = r x 2^(F'/2) / 2^(V + msb / 2), msb / 2 rounded down
+        long term = shiftRight(p.fsAlpha * r, RSQRT_VALUE + msb / 2 - (CWND_FRAC + odd) / 2) + p.fsBeta;
         return Math.max(0, Math.min(term, p.fsRangeNs));
     }
 
