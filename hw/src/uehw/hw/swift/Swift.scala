@@ -434,7 +434,7 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     private val aiAckedTwice = (at(event.aiAcked, Stage.S2, Stage.S3) << 1).resize(38)
     val fabricIncrease = RegNext(Mux(s2.fabricAtLeastOne, fabricShiftedFull(37 downto 0), aiAckedTwice))
     val endpointIncrease = RegNext(Mux(s2.endpointAtLeastOne, endpointShiftedFull(37 downto 0), aiAckedTwice))
-    val fsProductAlpha = RegNext(csr.fsAlphaReg * s2.rsqrt)                                  // S4: alpha x 1/sqrt
+    val fsProductAlphaFull = RegNext(csr.fsAlphaReg * s2.rsqrt)                                  // S4: alpha x 1/sqrt
     // the reciprocal of each window read (kept for the next event's increase)
     private val (fabricIndex, fabricMsb) = WindowArith.recipIndex(s2.fabricReadFull.resize(CW - 1), s2.fabricLeading, minWindowLog2, I)
     private val (endpointIndex, endpointMsb) = WindowArith.recipIndex(s2.endpointReadFull.resize(CW - 1), s2.endpointLeading, minWindowLog2, I)
@@ -498,8 +498,12 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val fabricReset = clampOf(min, s.fabric.cwnd)
     val endpointReset = clampOf(min, s.endpoint.cwnd)
     // flow scaling: clamp((alpha x r) >> (5 + msb / 2) + beta, 0, range)
-    private val fsShift = at(s1.fsShift, Stage.S1, Stage.S4)
-    private val fsRawFull = s3.fsProductAlpha >> (fsShift +^ (rsqrtValue - (cwndFrac + (cwndFrac & 1)) / 2)) // below 2^25
+    // the shift by msb / 2 as a one-hot pick (the selects registered in S3): a barrel shifter before the clamp's compares does not fit
+    private val fsShifts = 0 until 14                                                 // msb / 2 of a 26-bit window (+ 1)
+    private val fsShiftSelect = RegNext(Vec(fsShifts.map(k => at(s1.fsShift, Stage.S1, Stage.S3) === k)))
+    private val fsProduct = s3.fsProductAlphaFull
+    private def fsShifted(k: Int) = fsProduct(fsProduct.getWidth - 1 downto k + rsqrtValue - (cwndFrac + (cwndFrac & 1)) / 2)
+    private val fsRawFull = oneHotPick(fsShifts.map(k => (fsShiftSelect(k), fsShifted(k).resize(fsWidth))), fsWidth) // below 2^25
     private val fsRaw = (False ## fsRawFull(fsWidth - 2 downto 0)).asSInt
     private val fsSumFull = fsRaw + derived.fsBeta.resize(fsWidth)
     val fs = Mux(fsRaw < derived.fsZeroBelow, U(0, 16 bits),
@@ -508,32 +512,40 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
 
   /** Which change applies to each window (Alg. 1 lines 4-25), decided from S1's compares. */
   val rules = new Area {
-    private def s1At[T <: Data](x: T): T = at(x, Stage.S1, Stage.S4)
-    val kind = s1At(event.kind)
-    val isAck = kind === WindowEvent.ACK; val isInit = kind === WindowEvent.INIT
-    val isLoss = !isAck && !isInit
-    val reset = s1At(s1.reset)
+    // decided in S3 from S1's compares, registered: S4 only picks
+    private def s1At[T <: Data](x: T): T = at(x, Stage.S1, Stage.S3)
+    private val kind3 = s1At(event.kind)
+    private val isAck3 = kind3 === WindowEvent.ACK
+    private val isInit3 = kind3 === WindowEvent.INIT
+    private val reset3 = s1At(s1.reset)
     private def changeOf(increase: Bool, canDecrease: Bool) =
-      Mux(isAck && increase, U(Change.INCREASE, 2 bits), Mux(reset, U(Change.RESET, 2 bits),
-        Mux(canDecrease && !isInit, U(Change.DECREASE, 2 bits), U(Change.NONE, 2 bits))))
-    val fabric = changeOf(s1At(s1.fabricIncrease), s1At(s1.fabricCanDecrease))
-    val endpoint = changeOf(s1At(!event.endpointAbove), s1At(s1.endpointCanDecrease))
+      Mux(isAck3 && increase, U(Change.INCREASE, 2 bits), Mux(reset3, U(Change.RESET, 2 bits),
+        Mux(canDecrease && !isInit3, U(Change.DECREASE, 2 bits), U(Change.NONE, 2 bits))))
+    private val fabric3 = changeOf(s1At(s1.fabricIncrease), s1At(s1.fabricCanDecrease))
+    private val endpoint3 = changeOf(s1At(!event.endpointAbove), s1At(s1.endpointCanDecrease))
+    /** One select a candidate: held, increase, decrease on an ACK, decrease on a loss, reset. */
+    private def selectsOf(change: UInt) = RegNext(Vec(change === Change.NONE, change === Change.INCREASE,
+      change === Change.DECREASE && isAck3, change === Change.DECREASE && !isAck3 && !isInit3, change === Change.RESET))
+    val fabricSelect = selectsOf(fabric3)
+    val endpointSelect = selectsOf(endpoint3)
+    val fabric = RegNext(fabric3)
+    val endpoint = RegNext(endpoint3)
+    val kind = RegNext(kind3)
+    val isAck = kind === WindowEvent.ACK
+    val isInit = kind === WindowEvent.INIT
   }
 
   /** S4: the picked windows and the new state. */
   val decide = new Area {
     import rules._
-    private def pick(change: UInt, held: Candidate, inc: Candidate, dec: Candidate, loss: Candidate, reset: Candidate): Candidate = {
+    private def pick(select: Vec[Bool], candidates: Seq[Candidate]): Candidate = {
       val c = Candidate()
-      c.assignFromBits(oneHotPick(Seq(
-        (change === Change.NONE) -> held, (change === Change.INCREASE) -> inc,
-        (change === Change.DECREASE && isAck) -> dec, (change === Change.DECREASE && isLoss) -> loss,
-        (change === Change.RESET) -> reset).map { case (sel, x) => (sel, x.asBits.asUInt) }, c.getBitsWidth).asBits)
+      c.assignFromBits(oneHotPick(select.zip(candidates).map { case (sel, x) => (sel, x.asBits.asUInt) }.toSeq, c.getBitsWidth).asBits)
       c
     }
     import s4._
-    val fabricNew = pick(rules.fabric, fabricHeld, fabricIncrease, fabricDecrease, fabricLoss, fabricReset)
-    val endpointNew = pick(rules.endpoint, endpointHeld, endpointIncrease, endpointDecrease, endpointDecrease, endpointReset)
+    val fabricNew = pick(fabricSelect, Seq(fabricHeld, fabricIncrease, fabricDecrease, fabricLoss, fabricReset))
+    val endpointNew = pick(endpointSelect, Seq(endpointHeld, endpointIncrease, endpointDecrease, endpointDecrease, endpointReset))
     private val now = at(event.now, Stage.S1, Stage.S4)
     private def decreasedNow(c: Candidate) = c.lower || csr.line27AsPrinted && c.same        // line 27
     private def windowNext(old: CarriedWindow, c: Candidate, recip: UInt, msb: UInt): SwiftWindowState = {
