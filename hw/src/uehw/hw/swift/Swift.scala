@@ -75,7 +75,7 @@ object Swift {
   /** The update loop's first stage: stages 1-15 compute what depends only on the event and the CSRs. */
   val loopStart = 16
   /** Clocks from the update loop's write stage W to the update on io.update (the pacing delay). */
-  val pacingStages = 7
+  val pacingStages = 8
   /** Clock edges from an event's acceptance to its update (no same-flow wait): W + the pacing stages. */
   val latency: Int = loopStart + 4 + pacingStages + 1
   /** Minimum same-flow spacing in clocks (the four-clock update loop). */
@@ -600,13 +600,13 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     private val leading = RegNext(leadingOne(cwnd, minWindowLog2))                          // W + 2
     private val cwndFull = RegNext(cwnd)
     private val (index, msb) = WindowArith.recipIndex(cwndFull.resize(CW - 1), leading, minWindowLog2, I)
-    private val r = RegNext(recipRom.readSync(index))                                        // W + 4
-    private val rtt = at(RegNext(w.rtt), 1, 4)
-    private val product = RegNext(rtt * r)                                                   // W + 5: rtt x 1/cwnd
-    private val msbAt5 = at(RegNext(msb), 3, 5)
-    private val shifted = RegNext((product << pacingOffset) >> msbAt5)                        // W + 6: >> (msb - 3)
-    private val below = at(RegNext(cwnd < one), 2, 6)
-    val saturated = RegNext(below && shifted(shifted.getWidth - 1 downto 32) =/= 0)           // W + 7
+    private val r = RegNext(recipRom.readSync(RegNext(index)))                               // W + 5
+    private val rtt = at(RegNext(w.rtt), 1, 5)
+    private val product = RegNext(rtt * r)                                                   // W + 6: rtt x 1/cwnd
+    private val msbAt6 = at(RegNext(msb), 3, 6)
+    private val shifted = RegNext((product << pacingOffset) >> msbAt6)                        // W + 7: >> (msb - 3)
+    private val below = at(RegNext(cwnd < one), 2, 7)
+    val saturated = RegNext(below && shifted(shifted.getWidth - 1 downto 32) =/= 0)           // W + 8
     val delay = RegNext(Mux(!below, U(0, 32 bits), satTo(shifted, U(0xFFFFFFFFL, 32 bits), 32)))
   }
 
