@@ -39,6 +39,9 @@ import uehw.sim.smartt.SmarttFixedModel.Event;
 import uehw.sim.smartt.SmarttFixedModel.Kind;
 import uehw.sim.smartt.SmarttFixedModel.Rule;
 import uehw.sim.smartt.SmarttParams;
+import uehw.sim.swift.SwiftBench;
+import uehw.sim.swift.SwiftCsr;
+import uehw.sim.swift.SwiftFixedModel;
 import uehw.sim.trim.TrimQueueCsr;
 import uehw.sim.trim.TrimQueueModel;
 
@@ -300,6 +303,57 @@ class SecondSimulatorTest {
         assertBothSimulators(bench, dir, "io_update", expectedUpdates);
         assertIdentity(dir, 'S');
         assertEquals(expectedRetransmits, lines(Files.readAllLines(dir.resolve("icarus.log")), "io_retransmit"));
+    }
+
+    /**
+     * Swift (swift-excerpt.txt Alg. 1): two flows through INIT, ACKs below the target (increase),
+     * far above it (decrease at the max_mdf floor, then held inside the RTT), with an endpoint delay
+     * above its target, with more than 15 hops, a NACK and five timeouts (the fifth resets to min_cwnd,
+     * which is paced). The windows, changes and pacing
+     * gaps logged must be the model's.
+     */
+    @Test
+    void swiftIncreasesDecreasesAndHolds() throws Exception {
+        Path dir = generate("swift");
+        VerilogBench bench = new VerilogBench(dir.resolve("uehw_swift.manifest.json"))
+                .csrRead(SwiftCsr.INFO).csrRead(SwiftCsr.VERSION);
+        SwiftFixedModel model = new SwiftFixedModel(1024, SwiftBench.resetParams());
+        assertEquals(List.of("io_event_payload_flow", "io_event_payload_kind", "io_event_payload_rtt",
+                "io_event_payload_endpointDelay", "io_event_payload_hops", "io_event_payload_acked", "io_now"),
+                bench.fields("io_event", "io_now"));
+        long one = 1L << SwiftFixedModel.ACKED_FRAC;
+        SwiftFixedModel.Event[] events = {
+            new SwiftFixedModel.Event(0, SwiftFixedModel.Kind.INIT, 0, 0, 0, 0, 0),
+            new SwiftFixedModel.Event(1, SwiftFixedModel.Kind.INIT, 0, 0, 0, 0, 0),
+            new SwiftFixedModel.Event(0, SwiftFixedModel.Kind.ACK, 12_500, 0, 2, one, 0),        // below the target: increase
+            new SwiftFixedModel.Event(0, SwiftFixedModel.Kind.ACK, 12_700, 300, 2, one / 2, 0),
+            new SwiftFixedModel.Event(1, SwiftFixedModel.Kind.ACK, 90_000, 0, 3, one, 0),        // far above: max_mdf floor
+            new SwiftFixedModel.Event(1, SwiftFixedModel.Kind.ACK, 90_000, 0, 3, one, 0),        // inside the RTT: held
+            new SwiftFixedModel.Event(0, SwiftFixedModel.Kind.ACK, 30_000, 9_000, 40, 3 * one, 0), // endpoint above its target, 40 hops
+            new SwiftFixedModel.Event(0, SwiftFixedModel.Kind.NACK, 0, 0, 0, 0, 0),
+            new SwiftFixedModel.Event(1, SwiftFixedModel.Kind.TIMEOUT, 0, 0, 0, 0, 0),
+            new SwiftFixedModel.Event(1, SwiftFixedModel.Kind.TIMEOUT, 0, 0, 0, 0, 0),
+            new SwiftFixedModel.Event(0, SwiftFixedModel.Kind.ACK, 14_000, 0, 1, one, 0),
+            new SwiftFixedModel.Event(1, SwiftFixedModel.Kind.TIMEOUT, 0, 0, 0, 0, 0),
+            new SwiftFixedModel.Event(1, SwiftFixedModel.Kind.TIMEOUT, 0, 0, 0, 0, 0),
+            new SwiftFixedModel.Event(1, SwiftFixedModel.Kind.TIMEOUT, 0, 0, 0, 0, 0),        // the fifth: reset to min_cwnd
+        };
+        List<List<BigInteger>> expectedUpdates = new ArrayList<>();
+        java.util.Set<SwiftFixedModel.Change> changes = java.util.EnumSet.noneOf(SwiftFixedModel.Change.class);
+        long now = 100_000;
+        for (SwiftFixedModel.Event e : events) {
+            now += 20_000;
+            bench.send("io_event", e.flow(), e.kind().ordinal(), e.rttNs(), e.endpointDelayNs(), e.hops(), e.acked(), now);
+            SwiftFixedModel.Update u = model.apply(new SwiftFixedModel.Event(e.flow(), e.kind(), e.rttNs(),
+                    e.endpointDelayNs(), e.hops(), e.acked(), now));
+            expectedUpdates.add(values(u.flow(), u.cwnd(), u.fabricCwnd(), u.endpointCwnd(), u.rule(), u.pacingNs()));
+            changes.add(u.fabric());
+            changes.add(u.endpoint());
+        }
+        assertEquals(4, changes.size(), "the sequence has every change: " + changes);
+        bench.write(dir);
+        assertBothSimulators(bench, dir, "io_update", expectedUpdates);
+        assertIdentity(dir, 'W');
     }
 
     /**
