@@ -126,9 +126,9 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
   // ---------------------------------------------------------------- CSRs
   val csr = new Area {
     val busif = unit.busif
-    private def reg(name: String, address: Int, doc: String) = busif.newRegAt(address, doc = doc)(SymbolName(name))
-    private def value[T <: BaseType](name: String, address: Int, doc: String, t: HardType[T], reset: BigInt, unit: String): T =
-      reg(name, address, doc).field(t(), AccessType.RW, reset, doc = unit)(SymbolName("VALUE"))
+    private def reg(name: String, address: Int, doc: String) = unit.csrRegister(name, address, doc)
+    private def value[T <: BaseType](name: String, address: Int, doc: String, t: HardType[T], reset: BigInt, units: String): T =
+      unit.csrValue(name, address, doc, t, reset, units)
 
     private val control = reg("CONTROL", 0x08, "Switches")
     val trimming = control.field(Bool(), AccessType.RW, 1,
@@ -163,9 +163,8 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val invBdpView = reg("INV_BDP", 0x4C, "floor(2^40 / BDP), recomputed after each BDP write")
       .field(UInt(31 bits), AccessType.RO, doc = "u0.40")(SymbolName("VALUE"))
 
-    private val counters = new CsrCounters(busif, 0x60, oneReadMux = true)
+    private val counters = unit.csrCounters(0x60)
     import counters.counter
-    unit.addKindCounters(counters)
     val FAIR_DECREASES = counter("ACKs that applied Fair Decrease (Alg. 1 line 20)")
     val MULTIPLICATIVE_DECREASES = counter("ACKs that applied Multiplicative Decrease (line 22)")
     val FAIR_INCREASES = counter("ACKs that applied Fair Increase (line 24)")

@@ -142,9 +142,9 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
   // ---------------------------------------------------------------- CSRs
   val csr = new Area {
     val busif = unit.busif
-    private def reg(name: String, address: Int, doc: String) = busif.newRegAt(address, doc = doc)(SymbolName(name))
-    private def value[T <: BaseType](name: String, address: Int, doc: String, t: HardType[T], reset: BigInt, unit: String): T =
-      reg(name, address, doc).field(t(), AccessType.RW, reset, doc = unit)(SymbolName("VALUE"))
+    private def reg(name: String, address: Int, doc: String) = unit.csrRegister(name, address, doc)
+    private def value[T <: BaseType](name: String, address: Int, doc: String, t: HardType[T], reset: BigInt, units: String): T =
+      unit.csrValue(name, address, doc, t, reset, units)
     import SwiftDefaults._
 
     private val control = reg("CONTROL", 0x08, "Switches")
@@ -176,9 +176,8 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     private val status = reg("STATUS", 0x44, "Status")
     unit.initDoneField(status)
 
-    private val counters = new CsrCounters(busif, 0x60, oneReadMux = true)
+    private val counters = unit.csrCounters(0x60)
     import counters.counter
-    unit.addKindCounters(counters)
     val FABRIC_INCREASES = counter("Events that increased the fabric window (Alg. 1 lines 6-10)")
     val FABRIC_DECREASES = counter("Events that decreased the fabric window (lines 11-14, 19-20, 23-24)")
     val ENDPOINT_INCREASES = counter("Events that increased the endpoint window")

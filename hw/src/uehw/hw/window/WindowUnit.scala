@@ -152,6 +152,20 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
   }
   io.initDone := !sweep.active
 
+  /** A law's register at `address`. */
+  def csrRegister(name: String, address: Int, doc: String): RegInst = busif.newRegAt(address, doc = doc)(SymbolName(name))
+
+  /** A law's register holding one read-write value field, VALUE, with its reset value and unit. */
+  def csrValue[T <: BaseType](name: String, address: Int, doc: String, t: HardType[T], reset: BigInt, unit: String): T =
+    csrRegister(name, address, doc).field(t(), AccessType.RW, reset, doc = unit)(SymbolName("VALUE"))
+
+  /** The counters from `address` (0x60 in both laws), EVENTS, ACKS, NACKS, TIMEOUTS, INITS first. */
+  def csrCounters(address: Int): CsrCounters = {
+    val c = new CsrCounters(busif, address, oneReadMux = true)
+    addKindCounters(c)
+    c
+  }
+
   /** Puts the sweep's end into a law's STATUS register (bit by bit, in the order the law calls). */
   def initDoneField(status: RegInst): Unit =
     status.field(Bool(), AccessType.RO, doc = "Post-reset sweep finished")(SymbolName("INIT_DONE")) := !sweep.active
@@ -161,7 +175,7 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
     var events, acks, nacks, timeouts, inits, outOfRange: UInt = null
   }
   /** EVENTS, ACKS, NACKS, TIMEOUTS, INITS at the counters' next addresses. */
-  def addKindCounters(c: CsrCounters): Unit = {
+  private def addKindCounters(c: CsrCounters): Unit = {
     def counter(name: String, doc: String) = c.counter(doc)(SymbolName(name)).setName(s"csr_$name")
     kindCounters.events = counter("EVENTS", "Events for flows < N")
     kindCounters.acks = counter("ACKS", "ACK events")

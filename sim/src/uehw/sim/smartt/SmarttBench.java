@@ -4,11 +4,7 @@ import uehw.hw.smartt.Smartt;
 import uehw.hw.smartt.SmarttConfig;
 import uehw.hw.smartt.SmarttEvent;
 import uehw.hw.smartt.SmarttUpdate;
-import uehw.hw.window.WindowUnitIo;
-import uehw.sim.AxiLite4Master;
-import uehw.sim.InOrderScoreboard;
-import uehw.sim.StreamMonitor;
-import uehw.sim.TimedEventBench;
+import uehw.sim.WindowUnitBench;
 import uehw.sim.facade.Sim;
 import uehw.sim.smartt.SmarttFixedModel.Event;
 import uehw.sim.smartt.SmarttFixedModel.Rule;
@@ -19,19 +15,9 @@ import uehw.sim.smartt.SmarttFixedModel.Update;
  * with the `now` the DUT sampled, and every update and retransmit request the DUT emits is checked
  * against the model's, in order. `now` advances each clock by a caller-chosen step.
  */
-public final class SmarttBench extends TimedEventBench<Event> {
-    /** A retransmit request. */
-    public record Retransmit(int flow, boolean timeout) {
-    }
-
-    public final WindowUnitIo<SmarttEvent, SmarttUpdate> io;
+public final class SmarttBench extends WindowUnitBench<Event, SmarttEvent, SmarttUpdate, Update> {
     public final SmarttConfig cfg;
     public final SmarttFixedModel model;
-    public final AxiLite4Master csr;
-    public final InOrderScoreboard<Update> updates = new InOrderScoreboard<>("smartt updates");
-    public final InOrderScoreboard<Retransmit> retransmits = new InOrderScoreboard<>("smartt retransmits");
-    private final StreamMonitor<Update> updateMonitor;
-    private final StreamMonitor<Retransmit> retransmitMonitor;
 
     /** The model's parameters for a configuration's CSR reset values. */
     public static SmarttParams paramsOf(SmarttConfig cfg) {
@@ -53,7 +39,7 @@ public final class SmarttBench extends TimedEventBench<Event> {
     }
 
     public SmarttBench(Sim<Smartt> sim) {
-        super(sim, sim.dut().io().event().valid(), sim.dut().io().event().ready(), (s, e) -> {
+        super(sim, "smartt", Smartt.latency(), (s, e) -> {
             var in = sim.dut().io().event().payload();
             s.poke(in.flow(), (long) e.flow());
             s.poke(in.kind(), (long) e.kind().ordinal());
@@ -61,20 +47,13 @@ public final class SmarttBench extends TimedEventBench<Event> {
             s.poke(in.rtt(), e.rtt());
             s.poke(in.ecn(), e.ecn());
             s.poke(in.unacked(), e.unacked());
-        }, sim.dut().io().now());
-        this.io = sim.dut().io();
+        }, s -> {
+            var u = sim.dut().io().update().payload();
+            return new Update((int) s.peek(u.flow()), s.peek(u.cwnd()), Rule.values()[(int) s.peek(u.rule())], false);
+        });
         this.cfg = sim.dut().cfg();
         this.model = modelOf(cfg);
         clock(t -> t + 4);
-        var u = io.update().payload();
-        updateMonitor = StreamMonitor.passive(sim, io.update().valid(), null, s -> new Update(
-                (int) s.peek(u.flow()), s.peek(u.cwnd()), Rule.values()[(int) s.peek(u.rule())], false),
-                updates::actual);
-        var r = io.retransmit().payload();
-        retransmitMonitor = StreamMonitor.passive(sim, io.retransmit().valid(), null,
-                s -> new Retransmit((int) s.peek(r.flow()), s.peekBool(r.timeout())), retransmits::actual);
-        sim.poke(io.cwndQuery().valid(), false);
-        this.csr = new AxiLite4Master(sim, io.ctrl());
         sim.reset(2);
         waitReady();
     }
@@ -91,50 +70,9 @@ public final class SmarttBench extends TimedEventBench<Event> {
         }
     }
 
-    @Override
-    protected void afterEdge() {
-        updateMonitor.afterEdge();
-        retransmitMonitor.afterEdge();
-    }
-
-    @Override
-    protected long pending() {
-        return updates.pending() + retransmits.pending();
-    }
-
-    /** Clocks until every pushed event was taken and its update came out; returns the clocks. */
-    public long drain() {
-        long clocks = drain(Smartt.latency());   // and then nothing more may come out
-        updates.assertEmpty();
-        retransmits.assertEmpty();
-        return clocks;
-    }
-
     /** Waits for the reset sweep and the 1/BDP division. */
     public void waitReady() {
-        for (int i = 0; i < cfg.flows() + 200; i++) {
-            if ((csr.read(SmarttCsr.STATUS) & 3) == 1) {
-                return;
-            }
-        }
-        throw new AssertionError("STATUS never showed INIT_DONE without DIVIDING");
-    }
-
-    public long counter(int address) {
-        return csr.read(address);
-    }
-
-    /** The window of a flow through the query port (bytes). */
-    public long queryCwnd(int flow) {
-        sim.poke(io.cwndQuery().valid(), true);
-        sim.poke(io.cwndQuery().payload(), (long) flow);
-        sim.step();
-        sim.poke(io.cwndQuery().valid(), false);
-        sim.step();
-        if (!sim.peekBool(io.cwndReply().valid()) || sim.peek(io.cwndReply().payload().flow()) != flow) {
-            throw new AssertionError("no reply to a window query for flow " + flow);
-        }
-        return sim.peek(io.cwndReply().payload().cwnd());
+        waitStatus(SmarttCsr.STATUS, 3, 1, cfg.flows(), "INIT_DONE without DIVIDING");
     }
 
     /** Writes the CSRs from model parameters (pipeline drained) and waits for the divider. */

@@ -4,11 +4,7 @@ import uehw.hw.swift.Swift;
 import uehw.hw.swift.SwiftConfig;
 import uehw.hw.swift.SwiftEvent;
 import uehw.hw.swift.SwiftUpdate;
-import uehw.hw.window.WindowUnitIo;
-import uehw.sim.AxiLite4Master;
-import uehw.sim.InOrderScoreboard;
-import uehw.sim.StreamMonitor;
-import uehw.sim.TimedEventBench;
+import uehw.sim.WindowUnitBench;
 import uehw.sim.facade.Sim;
 import uehw.sim.swift.SwiftFixedModel.Change;
 import uehw.sim.swift.SwiftFixedModel.Event;
@@ -21,19 +17,9 @@ import uehw.sim.swift.SwiftFixedModel.Update;
  * request the DUT emits is checked against the model's, in order. The bench counts what the
  * counters should show from the model's updates.
  */
-public final class SwiftBench extends TimedEventBench<Event> {
-    /** A retransmit request. */
-    public record Retransmit(int flow, boolean timeout) {
-    }
-
-    public final WindowUnitIo<SwiftEvent, SwiftUpdate> io;
+public final class SwiftBench extends WindowUnitBench<Event, SwiftEvent, SwiftUpdate, Update> {
     public final SwiftConfig cfg;
     public final SwiftFixedModel model;
-    public final AxiLite4Master csr;
-    public final InOrderScoreboard<Update> updates = new InOrderScoreboard<>("swift updates");
-    public final InOrderScoreboard<Retransmit> retransmits = new InOrderScoreboard<>("swift retransmits");
-    private final StreamMonitor<Update> updateMonitor;
-    private final StreamMonitor<Retransmit> retransmitMonitor;
     /** What the counters should show, from the model's updates. */
     public final long[] expected = new long[0x100 / 4];
 
@@ -43,7 +29,7 @@ public final class SwiftBench extends TimedEventBench<Event> {
     }
 
     public SwiftBench(Sim<Swift> sim) {
-        super(sim, sim.dut().io().event().valid(), sim.dut().io().event().ready(), (s, event) -> {
+        super(sim, "swift", Swift.latency(), (s, event) -> {
             var in = sim.dut().io().event().payload();
             Event e = cut(sim.dut().cfg(), event);
             s.poke(in.flow(), (long) e.flow());
@@ -52,21 +38,14 @@ public final class SwiftBench extends TimedEventBench<Event> {
             s.poke(in.endpointDelay(), e.endpointDelayNs());
             s.poke(in.hops(), (long) e.hops());
             s.poke(in.acked(), e.acked());
-        }, sim.dut().io().now());
-        this.io = sim.dut().io();
-        this.cfg = sim.dut().cfg();
-        this.model = new SwiftFixedModel(cfg.flows(), resetParams());
-        var u = io.update().payload();
-        updateMonitor = StreamMonitor.passive(sim, io.update().valid(), null, s -> {
+        }, s -> {
+            var u = sim.dut().io().update().payload();
             int rule = (int) s.peek(u.rule());
             return new Update((int) s.peek(u.flow()), s.peek(u.cwnd()), s.peek(u.fabricCwnd()), s.peek(u.endpointCwnd()),
                     Change.values()[rule & 3], Change.values()[rule >> 2], s.peek(u.pacing()));
-        }, updates::actual);
-        var r = io.retransmit().payload();
-        retransmitMonitor = StreamMonitor.passive(sim, io.retransmit().valid(), null,
-                s -> new Retransmit((int) s.peek(r.flow()), s.peekBool(r.timeout())), retransmits::actual);
-        sim.poke(io.cwndQuery().valid(), false);
-        this.csr = new AxiLite4Master(sim, io.ctrl());
+        });
+        this.cfg = sim.dut().cfg();
+        this.model = new SwiftFixedModel(cfg.flows(), resetParams());
         sim.reset(2);
         waitReady();
     }
@@ -113,37 +92,9 @@ public final class SwiftBench extends TimedEventBench<Event> {
         if (u.pacingNs() != 0) count(SwiftCsr.PACED);
     }
 
-    @Override
-    protected void afterEdge() {
-        updateMonitor.afterEdge();
-        retransmitMonitor.afterEdge();
-    }
-
-    @Override
-    protected long pending() {
-        return updates.pending() + retransmits.pending();
-    }
-
-    /** Clocks until every pushed event was taken and its update came out; returns the clocks. */
-    public long drain() {
-        long clocks = drain(Swift.latency());
-        updates.assertEmpty();
-        retransmits.assertEmpty();
-        return clocks;
-    }
-
     /** Waits for the reset sweep. */
     public void waitReady() {
-        for (int i = 0; i < cfg.flows() + 200; i++) {
-            if ((csr.read(SwiftCsr.STATUS) & 1) == 1) {
-                return;
-            }
-        }
-        throw new AssertionError("STATUS never showed INIT_DONE");
-    }
-
-    public long counter(int address) {
-        return csr.read(address);
+        waitStatus(SwiftCsr.STATUS, 1, 1, cfg.flows(), "INIT_DONE");
     }
 
     /** Every counter against what the model's updates and counts give. */
@@ -160,19 +111,6 @@ public final class SwiftBench extends TimedEventBench<Event> {
                 throw new AssertionError(String.format("counter at 0x%02X: RTL %d, expected %d", a, counter(a), e[a / 4]));
             }
         }
-    }
-
-    /** The effective window of a flow through the query port. */
-    public long queryCwnd(int flow) {
-        sim.poke(io.cwndQuery().valid(), true);
-        sim.poke(io.cwndQuery().payload(), (long) flow);
-        sim.step();
-        sim.poke(io.cwndQuery().valid(), false);
-        sim.step();
-        if (!sim.peekBool(io.cwndReply().valid()) || sim.peek(io.cwndReply().payload().flow()) != flow) {
-            throw new AssertionError("no reply to a window query for flow " + flow);
-        }
-        return sim.peek(io.cwndReply().payload().cwnd());
     }
 
     /** Writes the CSRs from model parameters (pipeline drained). */
