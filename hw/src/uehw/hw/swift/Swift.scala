@@ -328,16 +328,35 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val cwnd = UInt(CW bits)
     val high = Bool()      // above MAX_CWND
     val low = Bool()       // cut to MAX_CWND, below MIN_CWND
-    val lower = Bool()     // the result is below the window read
-    val same = Bool()      // ... equal to it
+    val decrease = Bool()  // line 27: the result is below the window read (or equal, with LINE27_AS_PRINTED)
   }
 
   /** MAX_CWND - cwnd and MIN_CWND - cwnd, and how MAX_CWND (or what a window above it becomes) compares with cwnd. */
   case class Headroom() extends Bundle {
     val toHigh = SInt(CW + 1 bits)
     val toLow = SInt(CW + 1 bits)
-    val highLower = Bool()
-    val highSame = Bool()
+    /** Line 27 for a result of MAX_CWND (or what a window above it becomes), of MIN_CWND. */
+    val highDecrease = Bool()
+    val lowDecrease = Bool()
+  }
+
+  /** Line 27: `result` counts as a decrease from `prev` (below it, or not above it as printed). */
+  private def decreaseOf(result: UInt, prev: UInt): Bool = {
+    val w = scala.math.max(result.getWidth, prev.getWidth)
+    Mux(csr.line27AsPrinted, result.resize(w) <= prev.resize(w), result.resize(w) < prev.resize(w))
+  }
+
+  /** Alg. 1 line 26 on `value`, and line 27 against the window read `prev` (h: prev's headroom, from S3). */
+  private def clampOf(value: UInt, prev: UInt, h: Headroom): Candidate = {
+    val min = derived.minCwnd
+    val c = Candidate()
+    val w = scala.math.max(value.getWidth, CW)
+    val under = value.resize(w) < min.resize(w)
+    c.high := value.resize(w) > derived.maxCwnd.resize(w)
+    c.low := Mux(c.high, derived.highBelowLow, under)
+    c.cwnd := Mux(c.high, derived.highValue, Mux(under, min, value.resize(CW)))
+    c.decrease := Mux(c.high, h.highDecrease, Mux(under, h.lowDecrease, decreaseOf(value, prev)))
+    c
   }
 
   /** What S2-S4 keep of a window's state. */
@@ -444,12 +463,19 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
       val h = Headroom()
       h.toHigh := derived.maxCwnd.resize(CW + 1).asSInt - cwnd.resize(CW + 1).asSInt
       h.toLow := derived.minCwnd.resize(CW + 1).asSInt - cwnd.resize(CW + 1).asSInt
-      h.highLower := derived.highValue < cwnd
-      h.highSame := derived.highValue === cwnd
-      RegNext(h)
+      h.highDecrease := decreaseOf(derived.highValue, cwnd)
+      h.lowDecrease := decreaseOf(derived.minCwnd, cwnd)
+      h
     }
-    val fabricHeadroom = headroom(s.fabric.cwnd)
-    val endpointHeadroom = headroom(s.endpoint.cwnd)
+    private val fabricHeadroomNow = headroom(s.fabric.cwnd)
+    private val endpointHeadroomNow = headroom(s.endpoint.cwnd)
+    // the candidates that need no product, clamped a clock early
+    val fabricHeld = RegNext(clampOf(s.fabric.cwnd, s.fabric.cwnd, fabricHeadroomNow))
+    val endpointHeld = RegNext(clampOf(s.endpoint.cwnd, s.endpoint.cwnd, endpointHeadroomNow))
+    val fabricReset = RegNext(clampOf(derived.minCwnd, s.fabric.cwnd, fabricHeadroomNow))
+    val endpointReset = RegNext(clampOf(derived.minCwnd, s.endpoint.cwnd, endpointHeadroomNow))
+    val fabricHeadroom = RegNext(fabricHeadroomNow)
+    val endpointHeadroom = RegNext(endpointHeadroomNow)
     val fabricReadIndex = RegNext(fabricIndex)
     val fabricReadMsb = RegNext(fabricMsb.resize(5))
     val endpointReadMsb = RegNext(endpointMsb.resize(5))
@@ -459,18 +485,6 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
   val s4 = new Area {
     val s = RegNext(s3.s)
     private val min = derived.minCwnd
-    private val max = derived.maxCwnd
-    private def clampOf(value: UInt, prev: UInt): Candidate = {
-      val c = Candidate()
-      val w = scala.math.max(value.getWidth, CW)
-      val under = value.resize(w) < min.resize(w)
-      c.high := value.resize(w) > max.resize(w)
-      c.low := Mux(c.high, derived.highBelowLow, under)
-      c.cwnd := Mux(c.high, derived.highValue, Mux(under, min, value.resize(CW)))
-      c.lower := Mux(c.high, derived.highValue < prev, Mux(under, min < prev, value.resize(w) < prev.resize(w)))
-      c.same := Mux(c.high, derived.highValue === prev, Mux(under, min === prev, value.resize(w) === prev.resize(w)))
-      c
-    }
     /**
      * The same for cwnd + inc (inc >= 0), from the headroom to both limits (S3), so that the add
      * and the compares run side by side: never below the window read; equal iff inc = 0.
@@ -483,19 +497,18 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
       c.high := h.toHigh.msb || inc.resize(w) > h.toHigh.asUInt.resize(w)
       c.low := Mux(c.high, derived.highBelowLow, under)
       c.cwnd := Mux(c.high, derived.highValue, Mux(under, min, sum))
-      c.lower := c.high && h.highLower
-      c.same := Mux(c.high, h.highSame, !under && inc === 0)
+      c.decrease := Mux(c.high, h.highDecrease, !under && csr.line27AsPrinted && inc === 0)
       c
     }
-    val fabricHeld = clampOf(s.fabric.cwnd, s.fabric.cwnd)
+    val fabricHeld = s3.fabricHeld
     val fabricIncrease = clampIncrease(s.fabric.cwnd, s3.fabricIncrease, s3.fabricHeadroom)
-    val fabricDecrease = clampOf(s3.fabricDecrease, s.fabric.cwnd)
-    val fabricLoss = clampOf(s3.fabricLoss, s.fabric.cwnd)
-    val endpointHeld = clampOf(s.endpoint.cwnd, s.endpoint.cwnd)
+    val fabricDecrease = clampOf(s3.fabricDecrease, s.fabric.cwnd, s3.fabricHeadroom)
+    val fabricLoss = clampOf(s3.fabricLoss, s.fabric.cwnd, s3.fabricHeadroom)
+    val endpointHeld = s3.endpointHeld
     val endpointIncrease = clampIncrease(s.endpoint.cwnd, s3.endpointIncrease, s3.endpointHeadroom)
-    val endpointDecrease = clampOf(s3.endpointDecrease, s.endpoint.cwnd)
-    val fabricReset = clampOf(min, s.fabric.cwnd)
-    val endpointReset = clampOf(min, s.endpoint.cwnd)
+    val endpointDecrease = clampOf(s3.endpointDecrease, s.endpoint.cwnd, s3.endpointHeadroom)
+    val fabricReset = s3.fabricReset
+    val endpointReset = s3.endpointReset
     // flow scaling: clamp((alpha x r) >> (5 + msb / 2) + beta, 0, range)
     // the shift by msb / 2 as a one-hot pick (the selects registered in S3): a barrel shifter before the clamp's compares does not fit
     private val fsShifts = 0 until 14                                                 // msb / 2 of a 26-bit window (+ 1)
@@ -546,12 +559,12 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val fabricNew = pick(fabricSelect, Seq(fabricHeld, fabricIncrease, fabricDecrease, fabricLoss, fabricReset))
     val endpointNew = pick(endpointSelect, Seq(endpointHeld, endpointIncrease, endpointDecrease, endpointDecrease, endpointReset))
     private val now = at(event.now, Stage.S1, Stage.S4)
-    private def decreasedNow(c: Candidate) = c.lower || csr.line27AsPrinted && c.same        // line 27
+
     private def windowNext(old: CarriedWindow, c: Candidate, recip: UInt, msb: UInt): SwiftWindowState = {
       val w = SwiftWindowState()
       w.cwnd := c.cwnd
-      w.last := Mux(decreasedNow(c), now, old.last)
-      w.decreased := old.decreased || decreasedNow(c)
+      w.last := Mux(c.decrease, now, old.last)                                              // line 27
+      w.decreased := old.decreased || c.decrease
       w.recip := recip
       w.msb := msb
       w
