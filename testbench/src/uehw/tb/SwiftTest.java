@@ -10,6 +10,9 @@ import uehw.hw.swift.Swift;
 import uehw.hw.swift.SwiftConfig;
 import uehw.sim.Seeds;
 import uehw.sim.Simulation;
+import uehw.sim.net.IncastExperiment;
+import uehw.sim.net.SwiftRtlWindows;
+import uehw.sim.net.SwiftWindows;
 import uehw.sim.swift.SwiftBench;
 import uehw.sim.swift.SwiftCsr;
 import uehw.sim.swift.SwiftFixedModel;
@@ -17,6 +20,7 @@ import uehw.sim.swift.SwiftFixedModel.Change;
 import uehw.sim.swift.SwiftFixedModel.Event;
 import uehw.sim.swift.SwiftFixedModel.Kind;
 import uehw.sim.swift.SwiftFixedModel.Params;
+import uehw.sim.swift.SwiftParams;
 
 /** Swift window unit: RTL against the bit-exact model, the paper's rules on the RTL, bad input, line rate. */
 class SwiftTest {
@@ -221,6 +225,33 @@ class SwiftTest {
             assertEquals(Change.INCREASE, last.fabric());
             assertEquals(last.cwnd(), b.queryCwnd(4), "the query port gives the effective window");
             b.assertCounters();
+        });
+    }
+
+    /**
+     * Hardware in the loop: the 8:1 incast of the network simulator with every sender's windows
+     * and pacing from the Swift RTL (uehw.sim.net.SwiftRtlWindows) ends as it does on the fixed
+     * law: every completion time, the port's queue, marks and trims identical.
+     */
+    @Test
+    void theIncastWithTheRtlInTheLoopEndsAsOnTheFixedLaw() throws Exception {
+        IncastExperiment x = new IncastExperiment();
+        long seed = 1;
+        IncastExperiment.Outcome model = x.run(true, seed, null, (host, flows) -> SwiftWindows.fixed(flows, new SwiftParams(), x.mtu));
+        withBench(DEFAULT, "network_hil", (b, s) -> {
+            SwiftRtlWindows rtl = new SwiftRtlWindows(b, 16, x.mtu);
+            long start = System.nanoTime();
+            IncastExperiment.Outcome hw = x.run(true, seed, null, rtl::forHost);
+            System.out.printf("swift hardware in the loop, 8:1 incast: %d window events through the RTL in %d clocks, %.1f s; "
+                            + "last completion %.4f of ideal%n", rtl.events, rtl.clocks, (System.nanoTime() - start) / 1e9,
+                    (double) java.util.Arrays.stream(hw.fctNs()).max().getAsLong() / hw.idealNs());
+            assertEquals(java.util.Arrays.toString(model.fctNs()), java.util.Arrays.toString(hw.fctNs()));
+            assertEquals(model.peakQueueBytes(), hw.peakQueueBytes());
+            assertEquals(model.meanQueueBytes(), hw.meanQueueBytes());
+            assertEquals(model.trims(), hw.trims());
+            assertEquals(model.marks(), hw.marks());
+            assertEquals(model.packetsSent(), hw.packetsSent());
+            assertTrue(hw.trims() > 0 && b.counter(SwiftCsr.FABRIC_DECREASES) > 0, "the incast trims and decreases");
         });
     }
 
