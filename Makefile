@@ -6,7 +6,7 @@ JAR := $(BUILD)/maven/uehw-0.1.0.jar
 HWGEN := java -jar $(JAR)
 BLOCKS := reps dart-dft dart-dasr dasr-limiter smartt swift trim-queue
 # Extra generations that `make rtl` lints: the modes the defaults do not cover.
-VARIANTS := reps-lite reps-ops dart-p48-e64 smartt-narrow trim-queue-64bit
+VARIANTS := reps-lite reps-ops dart-p48-e64 smartt-narrow swift-narrow trim-queue-64bit
 VARIANT_reps-lite := reps --mode reps-lite
 VARIANT_reps-ops := reps --mode ops
 # Dart: a non-power-of-two port count above 32 (the *_HI mask CSRs), the largest table and flow id.
@@ -15,6 +15,8 @@ VARIANT_dart-p48-e64 := dart-dft --ports 48 --entries 64 --flow-id-width 64
 VARIANT_trim-queue-64bit := trim-queue --data-bytes 8 --capacity-bytes 32768 --control-bytes 4096 --trim-bytes 96
 # SMaRTT: N not a power of two, the narrowest widths and tables.
 VARIANT_smartt-narrow := smartt --flows 100 --flow-id-width 8 --byte-width 18 --rtt-width 16 --time-width 16 --recip-index-bits 6 --recip-value-bits 8 --mtu 1500 --link-gbps 10 --base-rtt-ns 20000
+# Swift: N not a power of two behind narrow ids, the narrowest delays.
+VARIANT_swift-narrow := swift --flows 100 --flow-id-width 8 --delay-width 16
 LINT_WAIVERS := hw/lint/spinal-waivers.vlt
 DEB_TOOLS := verilator yosys nextpnr-ice40 fpga-icestorm iverilog
 # Node and npm run YoWASP; installed from Debian only where the machine has none of its own.

@@ -50,7 +50,7 @@ case class SmarttConfig(flows: Int = 1024,
   val gamma: Double = bdp / 150000.0
   ParamCheck(2.0 * gamma < 32, "link-gbps", f"gamma = $gamma%.2f makes mi = 2 gamma overflow the u5.11 gain CSR")
 
-  val flowAddrWidth: Int = log2Up(flows)
+  val flowAddrWidth: Int = scala.math.max(1, log2Up(flows))
   /** Fractional bits of the stored window. */
   val cwndFrac: Int = 8
   val cwndWidth: Int = byteWidth + cwndFrac

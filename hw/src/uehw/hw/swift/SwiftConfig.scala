@@ -20,7 +20,7 @@ case class SwiftConfig(flows: Int = 1024, flowIdWidth: Int = 16, delayWidth: Int
     s"$flowIdWidth must be in ${log2Up(flows)}..24 for $flows flows")
   ParamCheck(delayWidth >= 16 && delayWidth <= 24, "delay-width", s"$delayWidth is outside 16..24")
 
-  val flowAddrWidth: Int = log2Up(flows)
+  val flowAddrWidth: Int = scala.math.max(1, log2Up(flows))
   val timeWidth: Int = Swift.timeBits
   /** The endpoint-delay EWMA: ns x 2^-4. */
   val ewmaWidth: Int = delayWidth + Swift.ewmaFrac

@@ -46,7 +46,10 @@ abstract class WindowLawSpec[E <: Bundle with WindowEvent, S <: Bundle, U <: Bun
   def flows: Int
   def flowIdWidth: Int
   def timeWidth: Int
-  def flowAddrWidth: Int = log2Up(flows)
+  /** RAM address width (at least one bit: a one-flow unit has a two-word RAM). */
+  def flowAddrWidth: Int = scala.math.max(1, log2Up(flows))
+  /** RAM words: N, or 2 for N = 1. */
+  def ramWords: Int = scala.math.max(2, flows)
   def eventType: HardType[E]
   def stateType: HardType[S]
   def updateType: HardType[U]
@@ -224,13 +227,13 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
   val stage1 = new Area {
     val e = RegNextWhen(hold.event, hold.go)
     val now = RegNextWhen(hold.now, hold.go)
-    val inRange = if (isPow2(N) && spec.flowIdWidth == spec.flowAddrWidth) True else e.flow < N
+    val inRange = if (N == (1 << spec.flowAddrWidth) && spec.flowIdWidth == spec.flowAddrWidth) True else e.flow < N
     val addr = addrOf(e.flow)
   }
 
   // ---------------------------------------------- the flow state: read, forwarded, written
   val flowState = new FlowStateLoop(this, spec.stateType, Stage.S1)
-  val cwndRam = Mem(UInt(spec.queryWidth bits), N)
+  val cwndRam = Mem(UInt(spec.queryWidth bits), spec.ramWords)
 
   // ------------------------------------------------- the law: CSRs, event stages, update loop
   val law = spec.build(this)
@@ -288,7 +291,7 @@ class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: In
   private val S3 = s1 + 2
   private val S4 = s1 + 3
   require(READ >= 1 && S4 <= unit.Stage.S4, s"a state loop at stage $s1 does not fit the unit's stages")
-  val ram = Mem(t(), unit.spec.flows)
+  val ram = Mem(t(), unit.spec.ramWords)
 
   /** What stage W writes. */
   case class Written() extends Bundle {
