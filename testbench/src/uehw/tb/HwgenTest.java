@@ -182,7 +182,7 @@ class HwgenTest {
         Path out = tmp.resolve("smartt");
         assertEquals(0, run("generate", "smartt", "--out", out.toString()));
         String verilog = Files.readString(out.resolve("uehw_smartt.v"));
-        var m = java.util.regex.Pattern.compile("reg\\s+\\[(\\d+):0\\]\\s+flowState_ram\\s+\\[0:1023\\]").matcher(verilog);
+        var m = java.util.regex.Pattern.compile("reg\\s+\\[(\\d+):0\\]\\s+stateRam\\s+\\[0:1023\\]").matcher(verilog);
         assertTrue(m.find(), "no 1024-word state RAM in the Verilog");
         int bits = Integer.parseInt(m.group(1)) + 1;
         JsonNode manifest = new ObjectMapper().readTree(out.resolve("uehw_smartt.manifest.json").toFile());

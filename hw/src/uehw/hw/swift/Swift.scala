@@ -155,11 +155,11 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val beta = value("BETA", 0x10, "Multiplicative decrease constant (0.8); above 1 acts as 1", UInt(16 bits), SwiftDefaults.beta, "u1.15")
     val maxMdf = value("MAX_MDF", 0x14, "Maximum multiplicative decrease factor (0.5); above 1 acts as 1", UInt(16 bits),
       SwiftDefaults.maxMdf, "u1.15")
-    val minCwnd = value("MIN_CWND", 0x18, "Smallest window (Sec. 3.4: 0.001 packets); below 2^8 acts as 2^8", UInt(CW bits),
-      SwiftDefaults.minCwnd, "packets u9.18")
-    val maxCwnd = value("MAX_CWND", 0x1C, "Largest window (73 packets, 2 BDP)", UInt(CW bits), SwiftDefaults.maxCwnd, "packets u9.18")
+    val minCwnd = value("MIN_CWND", 0x18, "Smallest window (Sec. 3.4: 0.001 packets); below 2^7 acts as 2^7", UInt(CW bits),
+      SwiftDefaults.minCwnd, "packets u9.17")
+    val maxCwnd = value("MAX_CWND", 0x1C, "Largest window (73 packets, 2 BDP)", UInt(CW bits), SwiftDefaults.maxCwnd, "packets u9.17")
     val initCwnd = value("INIT_CWND", 0x20, "Window of a new flow (INIT event, reset sweep; 36.6 packets, 1 BDP)", UInt(CW bits),
-      SwiftDefaults.initCwnd, "packets u9.18")
+      SwiftDefaults.initCwnd, "packets u9.17")
     val retxResetThreshold = value("RETX_RESET_THRESHOLD", 0x24, "Timeouts in a row that reset the window to MIN_CWND (Alg. 1 line 17)",
       UInt(3 bits), SwiftDefaults.retxResetThreshold, "timeouts")
     val baseTarget = value("BASE_TARGET", 0x28, "Fixed part of the fabric target (Sec. 3.5)", UInt(D bits), baseTargetNs, "ns")
@@ -219,8 +219,8 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
   private val recipRom = reciprocalRom(I, V)
 
   /**
-   * x / d x 2^16 (saturated to 17 bits) and beta / d x 2^16 (saturated to 27 bits) through the
-   * reciprocal table, d > 0 valid at stage `s` (a register), x at s + 3; ratio and g (26 bits) are there at
+   * x / d x 2^16 (saturated to 17 bits) and beta / d x 2^16 (g, saturated to 26 bits) through the
+   * reciprocal table, d > 0 valid at stage `s` (a register), x at s + 3; ratio and g are there at
    * s + 6. 1/d ~ r / 2^(14 + msb): both are a product with r shifted right by msb - 2.
    */
   class RatioPipe(d: UInt, x: UInt, s: Int, withG: Boolean) extends Area {
@@ -250,9 +250,9 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val rttZero = e.rtt === 0
     val endpointAbove = e.endpointDelay > e.rtt
     val delay = RegNext(Mux(endpointAbove, U(0, D bits), e.rtt - e.endpointDelay))  // stage 2: max(0, rtt - endpoint delay)
-    // hops x per_hop as four shifted adds in LUTs: Yosys packs a 4-bit operand's register into a DSP
+    // hops x per_hop as four shifted adds in LUTs (a DSP for a 4-bit operand absorbs its register, unseen by the timing model)
     val hopsTarget = RegNext((0 until 4).map(i => Mux(hops(i), csr.perHop.resize(20) |<< i, U(0, 20 bits))).reduce(_ + _)) // stage 3
-    val aiAcked = RegNext(csr.ai * e.acked)                                           // stage 2: u10.17
+    val aiAcked = RegNext(csr.ai * e.acked)                                           // stage 2: u10.16
   }
 
   /** Stages 2-10: the fabric delay's target and the decrease factor's event part. */
@@ -431,7 +431,7 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val endpointReadFull = RegNext(endpointWindowFull)
     val fabricLeading = RegNext(leadingOne(fabricWindowFull, minWindowLog2))
     val endpointLeading = RegNext(leadingOne(endpointWindowFull, minWindowLog2))
-    // headroom for S4's clamps
+    // from one packet up the increase divides by the window (Alg. 1 line 8), below it does not (line 10)
     val fabricAtLeastOne = RegNext(s.fabric.cwnd >= one)
     val endpointAtLeastOne = RegNext(s.endpoint.cwnd >= one)
   }
@@ -492,7 +492,7 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     private def clampIncrease(cwnd: UInt, inc: UInt, h: Headroom): Candidate = {
       val c = Candidate()
       val w = inc.getWidth + 1
-      val sum = cwnd + inc.resize(CW)                                // modulo 2^27: used only within the limits
+      val sum = cwnd + inc.resize(CW)                                // modulo 2^26: used only within the limits
       val under = !h.toLow.msb && inc.resize(w) < h.toLow.asUInt.resize(w)
       c.high := h.toHigh.msb || inc.resize(w) > h.toHigh.asUInt.resize(w)
       c.low := Mux(c.high, derived.highBelowLow, under)

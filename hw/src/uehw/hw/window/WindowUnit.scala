@@ -228,11 +228,12 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
     val e = RegNextWhen(hold.event, hold.go)
     val now = RegNextWhen(hold.now, hold.go)
     val inRange = if (N == (1 << spec.flowAddrWidth) && spec.flowIdWidth == spec.flowAddrWidth) True else e.flow < N
-    val addr = addrOf(e.flow)
+    def addr: UInt = addrOf(e.flow)
   }
 
   // ---------------------------------------------- the flow state: read, forwarded, written
-  val flowState = new FlowStateLoop(this, spec.stateType, Stage.S1)
+  // unprefixed names (written_*, read_*, stateRam): the main state is the unit's
+  val flowState = new FlowStateLoop(this, spec.stateType, Stage.S1).setName("")
   val cwndRam = Mem(UInt(spec.queryWidth bits), spec.ramWords)
 
   // ------------------------------------------------- the law: CSRs, event stages, update loop
@@ -241,7 +242,7 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
 
   // ------------------------------------------------------- stage W
   flowState.write(law.next, law.initState)
-  cwndRam.write(flowState.ramWrite.addr, law.queryValue(flowState.ramWrite.value), flowState.ramWrite.enable)
+  cwndRam.write(flowState.ramWrite.addr, law.queryValue(flowState.ramWrite.state), flowState.ramWrite.enable)
 
   val report = new WindowReport(spec.flowIdWidth)
   report.valid := RegNext(stageValid(Stage.S4)) init (False)
@@ -291,7 +292,7 @@ class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: In
   private val S3 = s1 + 2
   private val S4 = s1 + 3
   require(READ >= 1 && S4 <= unit.Stage.S4, s"a state loop at stage $s1 does not fit the unit's stages")
-  val ram = Mem(t(), unit.spec.ramWords)
+  val stateRam = Mem(t(), unit.spec.ramWords)
 
   /** What stage W writes. */
   case class Written() extends Bundle {
@@ -317,7 +318,7 @@ class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: In
     private def hit(ok: Bool, a: UInt) = RegNext(ok && a === addr) init (False)
     private val fromWrittenAtData = hit(loopOkS4, loopAddrS4)          // in W when the data comes
     private val fromBeforeAtData = hit(written.write, written.addr)     // one clock after W when the data comes
-    private val ramData = ram.readSync(addr)
+    private val ramData = stateRam.readSync(addr)
     private val noneAtData = !(fromWrittenAtData || fromBeforeAtData)
     /** The state when the data comes, with the two older updates forwarded, registered for S1. */
     private val atData = t()
@@ -332,7 +333,7 @@ class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: In
   /** The RAM's write port: W's update, or the sweep's initial value. */
   val ramWrite = new Area {
     val addr = UInt(unit.spec.flowAddrWidth bits)
-    val value = t()
+    val state = t()
     val enable = Bool()
   }
 
@@ -342,8 +343,8 @@ class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: In
     written.addr := at(stage1.addr, 1, S4)
     written.state := next
     ramWrite.addr := Mux(unit.sweep.active, unit.sweep.addr, written.addr)
-    ramWrite.value := Mux(unit.sweep.active, init, written.state)
+    ramWrite.state := Mux(unit.sweep.active, init, written.state)
     ramWrite.enable := unit.sweep.active || written.write
-    ram.write(ramWrite.addr, ramWrite.value, ramWrite.enable)
+    stateRam.write(ramWrite.addr, ramWrite.state, ramWrite.enable)
   }
 }
