@@ -292,6 +292,7 @@ class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: In
   private val S3 = s1 + 2
   private val S4 = s1 + 3
   require(READ >= 1 && S4 <= unit.Stage.S4, s"a state loop at stage $s1 does not fit the unit's stages")
+  require(unit.spec.loopLength == 4, "the forwarding is laid out for a four-stage loop")
   val stateRam = Mem(t(), unit.spec.ramWords)
 
   /** What stage W writes. */
