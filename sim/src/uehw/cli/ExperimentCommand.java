@@ -1,6 +1,7 @@
 package uehw.cli;
 
 import java.io.File;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 import picocli.CommandLine.Command;
@@ -33,17 +34,34 @@ final class ExperimentCommand implements Callable<Integer> {
                 description = "output folder [default: ${DEFAULT-VALUE}]")
         File out;
 
+        @Option(names = "--profile", defaultValue = "both",
+                description = "SMaRTT profile: paper, reference (the authors' simulator) or both [default: ${DEFAULT-VALUE}]")
+        String profile;
+
         @Override
         public Integer call() throws Exception {
+            boolean[] profiles = switch (profile) {
+                case "paper" -> new boolean[] {false};
+                case "reference" -> new boolean[] {true};
+                case "both" -> new boolean[] {false, true};
+                default -> null;
+            };
+            if (profiles == null) {
+                System.err.println("hwgen: parameter 'profile' = " + profile + " is not allowed: must be paper, reference or both");
+                return Hwgen.EXIT_BAD_PARAMETER;
+            }
             for (int n : senders) {
                 if (n < 1 || n > FatTreeIncast.RECEIVER) {
                     System.err.println("hwgen: parameter 'senders' = " + n + " is not allowed: must be in 1.." + FatTreeIncast.RECEIVER);
                     return Hwgen.EXIT_BAD_PARAMETER;
                 }
             }
-            for (FatTreeIncast.Result r : FatTreeIncast.experiment(senders, seed, out.toPath())) {
+            List<FatTreeIncast.Result> results = FatTreeIncast.experiment(senders, seed, out.toPath(), profiles);
+            for (FatTreeIncast.Result r : results) {
                 System.out.print(r.table());
             }
+            System.out.println(FatTreeIncast.Result.SUMMARY_HEADER);
+            results.forEach(r -> System.out.println(r.summaryRow()));
             System.out.println("hwgen: CSVs and plots written to " + out);
             return 0;
         }

@@ -47,9 +47,17 @@ class SmarttErrorBoundTest {
         return p;
     }
 
+    /** The reference-code profile at the authors' 800 Gb/s parameters, the exact model with the hardware's lags. */
+    static SmarttParams reference() {
+        SmarttParams p = uehw.sim.net.FatTreeIncast.smartt(true);
+        p.hardwareLag = true;
+        p.wtdEnable = true; // the HELD case measured as well
+        return p;
+    }
+
     static Stream<Arguments> paramSets() {
         return Stream.of(Arguments.of("100G defaults", new SmarttParams()), Arguments.of("800G gamma 8", gamma8()),
-                Arguments.of("no trimming, 1500 B MTU", noTrimming()));
+                Arguments.of("no trimming, 1500 B MTU", noTrimming()), Arguments.of("reference profile, 800G", reference()));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -80,17 +88,22 @@ class SmarttErrorBoundTest {
             }
             double err = Math.abs(fixedCwnd - ex.cwnd());
             double change = Math.abs(ex.cwnd() - before);
+            // The reference profile keeps whole bytes: both floored, one more byte. Its QuickAdapt
+            // normalisation (a table reciprocal) errs relative to the window it sets, not the change.
+            double bound = p.referenceProfile
+                    ? (ex.rule() == Rule.QUICK_ADAPT ? 0.001 * ex.cwnd() : 0.001 * change) + 2
+                    : 0.001 * change + 1;
             maxError = Math.max(maxError, err);
-            worstSlack = Math.max(worstSlack, err - (0.001 * change + 1));
+            worstSlack = Math.max(worstSlack, err - bound);
             if (change >= 100) {
                 worstRelative = Math.max(worstRelative, err / change);
             }
             long[] pr = perRule.computeIfAbsent(ex.rule(), k -> new long[2]);
             pr[0]++;
             pr[1] = Math.max(pr[1], Math.round(err * 1000));
-            assertTrue(err <= 0.001 * change + 1, String.format(
-                    "seed %d update %d (%s): fixed %.3f exact %.3f from %.3f, error %.3f > 0.1%% of %.3f + 1",
-                    seed, i, ex.rule(), fixedCwnd, ex.cwnd(), before, err, change));
+            assertTrue(err <= bound, String.format(
+                    "seed %d update %d (%s): fixed %.3f exact %.3f from %.3f, error %.3f > %.3f",
+                    seed, i, ex.rule(), fixedCwnd, ex.cwnd(), before, err, bound));
         }
         System.out.printf("smartt fixed vs exact (%s, seed %d): %d updates, %d decision flips (%.4f%%), max error %.3f B,"
                         + " worst relative error %.4f%% of the change (changes >= 100 B), worst slack %.3f B%n",

@@ -39,9 +39,21 @@ public final class FatTreeIncast {
         return new Network.Config(GBPS, LINK_NS, port, MTU, HEADER, 64, 20 * BASE_RTT_NS, 4);
     }
 
-    /** The authors' SMaRTT parameters (the paper profile of the window unit). */
+    /** The authors' SMaRTT parameters in the paper profile of the window unit. */
     public static SmarttParams smartt() {
+        return smartt(false);
+    }
+
+    /**
+     * The authors' SMaRTT parameters, in the reference-code profile (their simulator's rules, with
+     * FastIncrease adding 1.2 MTU) or the paper's.
+     */
+    public static SmarttParams smartt(boolean referenceProfile) {
         SmarttParams p = new SmarttParams();
+        p.referenceProfile = referenceProfile;
+        if (referenceProfile) {
+            p.fastIncreaseK = SmarttParams.gain(1.2);
+        }
         p.mtu = MTU;
         p.baseRtt = BASE_RTT_NS;
         p.targetRttFactor = SmarttParams.gain(1.51);
@@ -59,7 +71,12 @@ public final class FatTreeIncast {
     }
 
     public static Network build(long seed) {
-        return build(seed, (host, flows) -> new SmarttWindows(flows, smartt()));
+        return build(seed, false);
+    }
+
+    /** The fat tree with every NIC's SMaRTT on the fixed-point model in the given profile. */
+    public static Network build(long seed, boolean referenceProfile) {
+        return build(seed, (host, flows) -> new SmarttWindows(flows, smartt(referenceProfile)));
     }
 
     /** The fat tree with the NICs' windows from {@code windows} (e.g. the RTL, SmarttRtlWindows). */
@@ -81,13 +98,14 @@ public final class FatTreeIncast {
     public static final long FREEZING_TIMEOUT_NS = 10_000_000L;
 
     /** One run's results. */
-    public record Result(int senders, List<Flow> flows, List<List<SmarttWindows.QuickAdapt>> quickAdapts, long idealNs,
+    public record Result(int senders, boolean referenceProfile, List<Flow> flows, List<List<SmarttWindows.QuickAdapt>> quickAdapts, long idealNs,
                          long fairShareBytes, long peakQueueBytes, long trims, long trimsEverywhere, long marks, long events,
                          double seconds, long digest, boolean finished, List<double[]> samples) {
         public String table() {
             StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
-                    "%d:1 incast on the k=%d fat tree: ideal completion %.1f us, fair share %d B; receiver port peak %d B, "
-                            + "%d trims (%d in the whole network), %d marks; %d events in %.2f s (%.0f events/s)%n", senders, K,
+                    "%d:1 incast on the k=%d fat tree, SMaRTT %s profile: ideal completion %.1f us, fair share %d B; receiver "
+                            + "port peak %d B, %d trims (%d in the whole network), %d marks; %d events in %.2f s (%.0f events/s)%n",
+                    senders, K, profile(),
                     idealNs / 1000.0, fairShareBytes, peakQueueBytes, trims, trimsEverywhere, marks, events, seconds,
                     events / seconds));
             sb.append("flow  fct_us   qa_count  first_qa_us  first_qa_cwnd  min_cwnd  final_cwnd  nacks  timeouts\n");
@@ -100,6 +118,29 @@ public final class FatTreeIncast {
             }
             return sb.toString();
         }
+
+        public String profile() {
+            return referenceProfile ? "reference" : "paper";
+        }
+
+        /** One line of the summary table: completions against the ideal, QuickAdapt and final windows against the fair share. */
+        public String summaryRow() {
+            long[] fct = flows.stream().mapToLong(Flow::fctNs).sorted().toArray();
+            long[] firstQa = quickAdapts.stream().filter(q -> !q.isEmpty()).mapToLong(q -> q.get(0).cwnd()).sorted().toArray();
+            int[] qaCounts = quickAdapts.stream().mapToInt(List::size).sorted().toArray();
+            long[] last = flows.stream().mapToLong(f -> f.cwnd).sorted().toArray();
+            long nacks = flows.stream().mapToLong(f -> f.nacks).sum();
+            return String.format(Locale.ROOT, "%s,%d,%.1f,%.1f,%.1f,%.3f,%.3f,%s,%d,%d,%d,%d,%d,%d,%d",
+                    profile(), senders, idealNs / 1000.0, fct[fct.length / 2] / 1000.0, fct[fct.length - 1] / 1000.0,
+                    (double) fct[fct.length - 1] / idealNs, (double) fct[fct.length - 1] / fct[0],
+                    firstQa.length == 0 ? "," : firstQa[0] + "," + firstQa[firstQa.length - 1], qaCounts[0],
+                    qaCounts[qaCounts.length - 1], last[0], last[last.length - 1], fairShareBytes, nacks,
+                    flows.stream().mapToLong(f -> f.timeouts).sum());
+        }
+
+        public static final String SUMMARY_HEADER = "profile,senders,ideal_us,median_fct_us,last_fct_us,last_over_ideal,"
+                + "max_over_min_fct,first_qa_cwnd_min,first_qa_cwnd_max,qa_per_flow_min,qa_per_flow_max,final_cwnd_min,"
+                + "final_cwnd_max,fair_share,nacks,timeouts";
     }
 
     /**
@@ -107,10 +148,15 @@ public final class FatTreeIncast {
      * queue_bytes, cwnd_0, ...}); writes the samples to csv if given.
      */
     public static Result run(int senders, long seed, Path csv) throws IOException {
+        return run(senders, seed, csv, false);
+    }
+
+    /** The N:1 incast with SMaRTT in the reference-code profile or the paper's. */
+    public static Result run(int senders, long seed, Path csv, boolean referenceProfile) throws IOException {
         if (senders < 1 || senders > RECEIVER) {
             throw new IllegalArgumentException("senders must be 1.." + RECEIVER);
         }
-        Network net = build(seed);
+        Network net = build(seed, referenceProfile);
         List<Flow> flows = new ArrayList<>();
         for (int i = 0; i < senders; i++) {
             flows.add(net.addFlow(i, RECEIVER, FLOW_BYTES, 0));
@@ -155,47 +201,59 @@ public final class FatTreeIncast {
         long wire = senders * (FLOW_BYTES + packets * HEADER);
         long ideal = Math.round(wire * 8 / GBPS) + BASE_RTT_NS;
         long trimsEverywhere = net.ports.values().stream().mapToLong(p -> p.trims).sum();
-        return new Result(senders, flows, qa, ideal, Math.round(864_600.0 / senders), bottleneck.peakDataBytes,
+        return new Result(senders, referenceProfile, flows, qa, ideal, Math.round(864_600.0 / senders), bottleneck.peakDataBytes,
                 bottleneck.trims, trimsEverywhere, bottleneck.marks, net.loop.executed(), seconds, net.traceDigest(), finished,
                 samples);
     }
 
     /**
-     * Runs each incast and writes, into {@code dir}: fat-tree-incast-N.csv (the samples),
-     * fat-tree-incast-N-flows.csv (per flow), windows-N and queue-N (PNG and SVG) and fct-cdf (every
-     * run's completion times over its ideal). Returns the results.
+     * Runs each incast in each profile and writes, into {@code dir}: fat-tree-incast-N.csv (the
+     * samples), fat-tree-incast-N-flows.csv (per flow), windows-N and queue-N (PNG and SVG), for the
+     * paper profile under these names and for the reference-code profile with "-reference" after
+     * "incast" / before N (fat-tree-incast-reference-N.csv, windows-reference-N, ...); fct-cdf (every
+     * run's completion times over its ideal) and summary.csv (a row a run). Returns the results.
      */
-    public static List<Result> experiment(int[] senders, long seed, Path dir) throws IOException {
+    public static List<Result> experiment(int[] senders, long seed, Path dir, boolean... profiles) throws IOException {
         Files.createDirectories(dir);
         List<Result> results = new ArrayList<>();
         List<Plots.Series> cdfs = new ArrayList<>();
-        for (int n : senders) {
-            Result r = run(n, seed, dir.resolve("fat-tree-incast-" + n + ".csv"));
-            results.add(r);
-            try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(dir.resolve("fat-tree-incast-" + n + "-flows.csv")))) {
-                out.println("flow,fct_ns,ideal_ns,quick_adapts,first_qa_ns,first_qa_cwnd,min_cwnd,final_cwnd,nacks,timeouts");
-                for (int i = 0; i < r.flows().size(); i++) {
-                    Flow f = r.flows().get(i);
-                    List<SmarttWindows.QuickAdapt> qa = r.quickAdapts().get(i);
-                    out.printf(Locale.ROOT, "%d,%d,%d,%d,%s,%s,%d,%d,%d,%d%n", i, f.fctNs(), r.idealNs(), qa.size(),
-                            qa.isEmpty() ? "" : Long.toString(qa.get(0).nowNs()), qa.isEmpty() ? "" : Long.toString(qa.get(0).cwnd()),
-                            f.minCwnd, f.cwnd, f.nacks, f.timeouts);
+        boolean[] runProfiles = profiles.length == 0 ? new boolean[] {false, true} : profiles;
+        for (boolean reference : runProfiles) {
+            String tag = reference ? "reference-" : "";
+            String title = reference ? " (reference-code profile)" : " (paper profile)";
+            for (int n : senders) {
+                Result r = run(n, seed, dir.resolve("fat-tree-incast-" + tag + n + ".csv"), reference);
+                results.add(r);
+                try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(dir.resolve("fat-tree-incast-" + tag + n + "-flows.csv")))) {
+                    out.println("flow,fct_ns,ideal_ns,quick_adapts,first_qa_ns,first_qa_cwnd,min_cwnd,final_cwnd,nacks,timeouts");
+                    for (int i = 0; i < r.flows().size(); i++) {
+                        Flow f = r.flows().get(i);
+                        List<SmarttWindows.QuickAdapt> qa = r.quickAdapts().get(i);
+                        out.printf(Locale.ROOT, "%d,%d,%d,%d,%s,%s,%d,%d,%d,%d%n", i, f.fctNs(), r.idealNs(), qa.size(),
+                                qa.isEmpty() ? "" : Long.toString(qa.get(0).nowNs()), qa.isEmpty() ? "" : Long.toString(qa.get(0).cwnd()),
+                                f.minCwnd, f.cwnd, f.nacks, f.timeouts);
+                    }
                 }
+                double[] t = r.samples().stream().mapToDouble(row -> row[0]).toArray();
+                List<Plots.Series> windows = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    int column = 2 + i;
+                    windows.add(new Plots.Series("flow " + i, t, r.samples().stream().mapToDouble(row -> row[column] / 1000).toArray()));
+                }
+                Plots.lines(dir.resolve("windows-" + tag + n), n + ":1 incast, k=8 fat tree, 800 Gb/s: SMaRTT windows" + title,
+                        "time (us)", "cwnd (KB)", windows);
+                Plots.lines(dir.resolve("queue-" + tag + n), n + ":1 incast: the receiver's port" + title, "time (us)",
+                        "data queue (KB)",
+                        List.of(new Plots.Series("queue", t, r.samples().stream().mapToDouble(row -> row[1] / 1000).toArray())));
+                cdfs.add(Plots.cdf(n + ":1 " + r.profile(),
+                        r.flows().stream().mapToDouble(f -> (double) f.fctNs() / r.idealNs()).toArray()));
             }
-            double[] t = r.samples().stream().mapToDouble(row -> row[0]).toArray();
-            List<Plots.Series> windows = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                int column = 2 + i;
-                windows.add(new Plots.Series("flow " + i, t, r.samples().stream().mapToDouble(row -> row[column] / 1000).toArray()));
-            }
-            Plots.lines(dir.resolve("windows-" + n), n + ":1 incast, k=8 fat tree, 800 Gb/s: SMaRTT windows", "time (us)",
-                    "cwnd (KB)", windows);
-            Plots.lines(dir.resolve("queue-" + n), n + ":1 incast: the receiver's port", "time (us)", "data queue (KB)",
-                    List.of(new Plots.Series("queue", t, r.samples().stream().mapToDouble(row -> row[1] / 1000).toArray())));
-            cdfs.add(Plots.cdf(n + ":1", r.flows().stream().mapToDouble(f -> (double) f.fctNs() / r.idealNs()).toArray()));
         }
         Plots.lines(dir.resolve("fct-cdf"), "Flow completion times, k=8 fat tree incasts", "completion time / ideal",
                 "fraction of flows", cdfs);
+        List<String> summary = new ArrayList<>(List.of(Result.SUMMARY_HEADER));
+        results.forEach(r -> summary.add(r.summaryRow()));
+        Files.write(dir.resolve("summary.csv"), summary);
         return results;
     }
 

@@ -68,6 +68,9 @@ public final class SmarttExactModel {
         if (e.kind() == Kind.INIT) {
             throw new IllegalArgumentException("INIT has no window rule");
         }
+        if (p.referenceProfile) {
+            return e.kind() == Kind.ACK ? ackReference(s, e, expired) : lossReference(s, e, expired);
+        }
         if (e.kind() != Kind.ACK) {
             // Alg. 1 lines 28-34
             double ignore1 = Math.max(0, s.ignoreBytes - size);
@@ -120,7 +123,7 @@ public final class SmarttExactModel {
         boolean fast = clean && (s.fiCount > c1 || s.fiActive);
         s.fiActive = fast;
         if (fast) {
-            c1 += p.fastIncreaseK * mtu;
+            c1 += SmarttParams.real(p.fastIncreaseK) * mtu;
         }
         if (adapt || fast) {
             s.cwnd = clamp(c1);
@@ -154,6 +157,123 @@ public final class SmarttExactModel {
             }
         }
         s.cwnd = clamp(Math.max(0, c));
+        return new Result(s.cwnd, rule);
+    }
+
+    /** Reference profile: QuickAdapt's window from bytes normalised to one target RTT. */
+    private double quickAdaptWindow(State s, double bytes, long now) {
+        long mask = (1L << timeWidth) - 1;
+        double trtt = p.targetRtt();
+        double d = Math.max(1, ((now - s.qaEnd) & mask) + trtt);
+        return Math.max(bytes * trtt / d, p.mtuEff()) * SmarttParams.real(p.qaScaling);
+    }
+
+    private void roll(State s, long now) {
+        s.qaEnd = (now + p.targetRtt()) & ((1L << timeWidth) - 1);
+        s.qaStarted = true;
+        s.acked = 0;
+    }
+
+    /** The reference profile's ACK (docs/smartt.md), exact: whole bytes as the authors' window. */
+    private Result ackReference(State s, Event e, boolean expired) {
+        double mtu = p.mtuEff();
+        double size = Math.min(e.size(), mtu);
+        double brtt = p.baseRttEff();
+        double rtt = Math.max(e.rtt(), brtt);
+        double trtt = p.targetRtt();
+        double acked1 = s.acked + size;
+        double ignore1 = Math.max(0, s.ignoreBytes - size);
+        boolean ignoring = ignore1 > 0;
+        boolean clean = rtt <= brtt + p.fastIncreaseCloseness && !e.ecn();
+        boolean fast = clean && (s.fiActive || size > s.fiCount);
+        s.fiCount = !clean ? Math.floor(s.cwnd) : fast ? 0 : s.fiCount - size;
+        s.fiActive = fast;
+        boolean adapt = !ignoring && expired && s.qaStarted && s.triggerQa;
+        double before = s.cwnd;
+        double c1 = s.cwnd;
+        s.ignoreBytes = ignore1;
+        if (adapt) {
+            c1 = quickAdaptWindow(s, acked1, e.now());
+            s.triggerQa = false;
+            s.ignoreBytes = p.unackedFromWindow ? Math.floor(before) : e.unacked();
+        }
+        if (expired) {
+            roll(s, e.now());
+        } else {
+            s.acked = acked1;
+        }
+        Rule rule;
+        double c = c1;
+        if (e.ecn() && (ignoring || adapt)) {
+            rule = adapt ? Rule.QUICK_ADAPT : Rule.IGNORED;
+        } else {
+            double alpha = Math.scalb(1.0, -p.wtdAlphaShift);
+            s.wtd = alpha * (e.ecn() ? 1 : 0) + (1 - alpha) * s.wtd;
+            boolean canDecrease = !p.wtdEnable || s.wtd >= p.wtdThreshold / (double) (1 << SmarttParams.WTD_FRAC);
+            if (fast) {
+                c = c1 + SmarttParams.real(p.fastIncreaseK) * mtu;
+                rule = adapt ? Rule.QUICK_ADAPT : Rule.FAST_INCREASE;
+            } else if (rtt == trtt) {
+                rule = adapt ? Rule.QUICK_ADAPT : Rule.AT_TARGET;
+            } else {
+                double divisor = p.hardwareLag ? before : c1;
+                Rule r;
+                if (e.ecn()) {
+                    if (!canDecrease) {
+                        r = Rule.HELD;
+                    } else {
+                        double fair = c1 / p.bdpEff() * SmarttParams.real(p.fd) * size;
+                        if (rtt < trtt) {
+                            c -= fair;
+                            r = Rule.FAIR_DECREASE;
+                        } else {
+                            double md = (rtt - trtt) / rtt * p.mdEff() / (1 << SmarttParams.GAIN_FRAC) * size;
+                            c -= Math.min(mtu, md + fair);
+                            r = Rule.MULTIPLICATIVE_DECREASE;
+                        }
+                    }
+                } else if (rtt > trtt) {
+                    c += size / divisor * mtu * SmarttParams.real(p.fi);
+                    r = Rule.FAIR_INCREASE;
+                } else {
+                    double g = Math.min(1.0, (trtt - rtt) / rtt);
+                    c += Math.min(size, g * size / divisor * mtu * SmarttParams.real(p.mi));
+                    // the authors' code: the Fair Increase from the window MI made
+                    c += size / (p.hardwareLag ? divisor : c) * mtu * SmarttParams.real(p.fi);
+                    r = Rule.MULTIPLICATIVE_INCREASE;
+                }
+                rule = adapt ? Rule.QUICK_ADAPT : r;
+            }
+        }
+        s.cwnd = Math.floor(clamp(Math.max(0, c)));
+        return new Result(s.cwnd, rule);
+    }
+
+    /** The reference profile's NACK or timeout, exact. */
+    private Result lossReference(State s, Event e, boolean expired) {
+        double size = Math.min(e.size(), p.mtuEff());
+        double ignore1 = Math.max(0, s.ignoreBytes - size);
+        double bytes = s.acked + (e.kind() == Kind.NACK ? SmarttFixedModel.NACK_ACKED_BYTES : 0);
+        s.ignoreBytes = ignore1;
+        double c = s.cwnd;
+        Rule rule = Rule.IGNORED;
+        if (ignore1 == 0) {
+            c = Math.max(0, s.cwnd - size);
+            s.triggerQa = true;
+            rule = Rule.LOSS;
+            if (expired && s.qaStarted) {
+                c = quickAdaptWindow(s, bytes, e.now());
+                s.triggerQa = false;
+                s.ignoreBytes = p.unackedFromWindow ? Math.floor(s.cwnd) : e.unacked();
+                rule = Rule.QUICK_ADAPT;
+            }
+        }
+        if (expired) {
+            roll(s, e.now());
+        } else {
+            s.acked = bytes;
+        }
+        s.cwnd = Math.floor(clamp(c));
         return new Result(s.cwnd, rule);
     }
 }

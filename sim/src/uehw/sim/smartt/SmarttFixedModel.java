@@ -13,7 +13,12 @@ public final class SmarttFixedModel {
 
     /** What an event did to the window; the RTL's rule code has the same order. */
     public enum Rule { INIT, IGNORED, HELD, FAIR_DECREASE, MULTIPLICATIVE_DECREASE, FAIR_INCREASE,
-        MULTIPLICATIVE_INCREASE, QUICK_ADAPT, FAST_INCREASE, LOSS }
+        MULTIPLICATIVE_INCREASE, QUICK_ADAPT, FAST_INCREASE, LOSS,
+        /** Reference profile: an ACK with rtt = trtt exactly, which applies no case. */
+        AT_TARGET }
+
+    /** Bytes a NACK adds to QuickAdapt's acknowledged bytes in the reference profile (a trimmed header). */
+    public static final int NACK_ACKED_BYTES = 64;
 
     /**
      * One event: rtt in ns (ACKs), size in bytes, unacked = the sender's bytes in flight without
@@ -61,7 +66,7 @@ public final class SmarttFixedModel {
     // counters, as the CSRs name them
     public long events, acks, nacks, timeouts, inits, fairDecreases, multiplicativeDecreases, fairIncreases,
             multiplicativeIncreases, quickAdapts, fastIncreases, ignored, wtdHeld, outOfRange, rttZero, rttBelowBase,
-            sizeZero, sizeOverMtu, clampedMin, clampedMax;
+            sizeZero, sizeOverMtu, clampedMin, clampedMax, atTarget;
 
     public SmarttFixedModel(int flows, int byteWidth, int timeWidth, int recipIndexBits, int recipValueBits,
                             SmarttParams params) {
@@ -120,10 +125,16 @@ public final class SmarttFixedModel {
         return (1L << timeWidth) - 1;
     }
 
-    /** INIT: the window starts at INIT_CWND, every counter at zero (clamped like any update). */
+    /**
+     * INIT: the window starts at INIT_CWND, every counter at zero (clamped like any update); in the
+     * reference profile FastIncrease's count starts at that window.
+     */
     public State initialState() {
         State s = new State();
         s.cwnd = clamp(Math.min(p.initCwnd, byteMax()) << F, false);
+        if (p.referenceProfile) {
+            s.fiCount = s.cwnd >>> F; // the window FastIncrease's clean bytes must exceed: the first one
+        }
         return s;
     }
 
@@ -184,21 +195,22 @@ public final class SmarttFixedModel {
         final long trtt = p.targetRtt();
         final long now = e.now() & timeMask();
         final boolean expired = !s.qaStarted || ((now - s.qaEnd) & timeMask()) < (1L << (timeWidth - 1));
-        final long qaValue = Math.min(cwndFieldMax(),
-                Math.max(s.acked, mtu) * p.qaScaling >>> (SmarttParams.GAIN_FRAC - F)); // Alg. 2 line 7
+        final long qaValue = quickAdaptWindow(s.acked, scalingCoefficient()); // Alg. 2 line 7
+        if (e.kind() != Kind.ACK) {
+            countLoss(e.kind());
+        }
+        if (p.referenceProfile) {
+            Update u = e.kind() == Kind.ACK
+                    ? ackReference(e, s, size, ackRtt(e), unacked, trtt, now, expired)
+                    : lossReference(e, s, size, unacked, trtt, now, expired);
+            return u;
+        }
         Rule rule;
         boolean retransmit = false;
         long c;
         if (e.kind() == Kind.ACK) {
-            acks++;
-            long rtt = e.rtt();
+            long rtt = ackRtt(e);
             long brtt = p.baseRttEff();
-            if (rtt == 0) {
-                rttZero++;
-            } else if (rtt < brtt) {
-                rttBelowBase++;
-            }
-            rtt = Math.max(rtt, brtt); // the paper's rules assume rtt >= brtt (Sec. 3.2.4)
             long acked1 = Math.min(byteMax(), s.acked + size);                 // Alg. 1 line 4
             long ignore1 = Math.max(0, s.ignoreBytes - size);                 // Alg. 1 line 5
             if (ignore1 != 0) {                                               // Alg. 1 lines 8-9
@@ -215,8 +227,7 @@ public final class SmarttFixedModel {
                         || wtd1 >= p.wtdThreshold << (SmarttParams.WTD_STATE_FRAC - SmarttParams.WTD_FRAC);
                 s.wtd = wtd1;
                 // QuickAdapt, Alg. 2 with acked including this ACK (line 4 runs first).
-                long qaOnAck = Math.min(cwndFieldMax(),
-                        Math.max(acked1, mtu) * p.qaScaling >>> (SmarttParams.GAIN_FRAC - F));
+                long qaOnAck = quickAdaptWindow(acked1, scalingCoefficient());
                 boolean adapt = expired && s.triggerQa && s.qaStarted;          // Alg. 2 lines 3-4
                 long c1 = adapt ? qaOnAck : s.cwnd;                             // Alg. 2 line 7
                 if (adapt) {
@@ -238,7 +249,7 @@ public final class SmarttFixedModel {
                 s.fiCount = count1;
                 s.fiActive = fastIncrease;                                        // lines 6, 11
                 long c2 = fastIncrease
-                        ? Math.min(cwndFieldMax(), c1 + ((long) p.fastIncreaseK * mtu << F)) : c1; // line 5
+                        ? Math.min(cwndFieldMax(), c1 + fastIncreaseStep()) : c1; // line 5
                 if (fastIncrease) {
                     fastIncreases++;
                 }
@@ -246,18 +257,13 @@ public final class SmarttFixedModel {
                     rule = adapt ? Rule.QUICK_ADAPT : Rule.FAST_INCREASE;
                     c = c2;
                 } else {
-                    CaseResult r = fourCases(s.cwnd, size, rtt, trtt, e.ecn(), canDecrease);
+                    CaseResult r = fourCases(s.cwnd, s.cwnd, size, rtt, trtt, e.ecn(), canDecrease, true, false);
                     c = r.cwnd();
                     rule = r.rule();
                 }
             }
         } else {
             // Alg. 1 lines 28-34: a trimmed packet's NACK, or a timeout when there is no trimming.
-            if (e.kind() == Kind.NACK) {
-                nacks++;
-            } else {
-                timeouts++;
-            }
             retransmit = true;
             long ignore1 = Math.max(0, s.ignoreBytes - size);                 // line 5
             long c1 = Math.max(0, s.cwnd - (size << F));                      // line 29
@@ -284,11 +290,187 @@ public final class SmarttFixedModel {
         return new Update(e.flow(), s.cwnd >>> F, rule, retransmit);
     }
 
+    /** An ACK's RTT as the rules take it: at least BASE_RTT (counted when 0 or below). */
+    private long ackRtt(Event e) {
+        acks++;
+        long rtt = e.rtt();
+        long brtt = p.baseRttEff();
+        if (rtt == 0) {
+            rttZero++;
+        } else if (rtt < brtt) {
+            rttBelowBase++;
+        }
+        return Math.max(rtt, brtt); // the paper's rules assume rtt >= brtt (Sec. 3.2.4)
+    }
+
+    private void countLoss(Kind kind) {
+        if (kind == Kind.NACK) {
+            nacks++;
+        } else {
+            timeouts++;
+        }
+    }
+
+    /** FAST_INCREASE_K MTUs (u5.11) in 2^-F bytes. */
+    private long fastIncreaseStep() {
+        return (long) p.fastIncreaseK * p.mtuEff() >>> (SmarttParams.GAIN_FRAC - F);
+    }
+
+    /** Fractional bits of QuickAdapt's coefficient (u5.12: QA_SCALING with one more bit for the normalisation). */
+    public static final int QA_COEF_FRAC = 12;
+
+    /**
+     * Alg. 2 line 7, max(bytes, mtu) x scaling in 2^-F bytes, saturated, as max(bytes x coefficient,
+     * mtu x QA_SCALING) with the coefficient in u5.12: QA_SCALING, or in the reference profile
+     * QA_SCALING times the normalisation to one target RTT ({@link #normalisedScaling}).
+     */
+    long quickAdaptWindow(long bytes, long coefficient) {
+        long v = Math.max(bytes * coefficient, (long) p.mtuEff() * p.qaScaling << 1) >>> (QA_COEF_FRAC - F);
+        return Math.min(cwndFieldMax(), v);
+    }
+
+    /** QA_SCALING as QuickAdapt's u5.12 coefficient (the paper profile). */
+    private long scalingCoefficient() {
+        return (long) p.qaScaling << (QA_COEF_FRAC - SmarttParams.GAIN_FRAC);
+    }
+
+    /**
+     * Reference profile: QuickAdapt's bytes normalised to one target RTT, acked x trtt / (now -
+     * previous window end + trtt), folded into the coefficient: QA_SCALING x f in u5.12 (truncated),
+     * f = trtt / D in u.16 (at most 1) from the reciprocal table, D = (now - end mod 2^T) + trtt (at
+     * least 1).
+     */
+    long normalisedScaling(long now, long qaEnd, long trtt) {
+        long d = Math.max(1, ((now - qaEnd) & timeMask()) + trtt);
+        long[] r = reciprocal(d);
+        long f16 = Math.min(1L << 16, (trtt * r[0] << 16) >>> (recipValueBits + r[1]));
+        return f16 * p.qaScaling >>> (16 + SmarttParams.GAIN_FRAC - QA_COEF_FRAC);
+    }
+
+    /** Reference profile: the window kept in whole bytes (the authors' integer window). */
+    private long wholeBytes(long c) {
+        return c & ~((1L << F) - 1);
+    }
+
+    /** The QuickAdapt window rolls: a new measurement of one target RTT starts now (Alg. 2 lines 11-12). */
+    private void roll(State s, long now, long trtt) {
+        s.qaEnd = (now + trtt) & timeMask();
+        s.qaStarted = true;
+        s.acked = 0;
+    }
+
+    /**
+     * The reference profile's ACK (docs/smartt.md): the FastIncrease count first, on every ACK; while
+     * QuickAdapt's ignore window lasts only ECN-marked ACKs are skipped; QuickAdapt does not end an
+     * unmarked ACK's processing; the measurement window rolls even while ignoring; rtt = trtt applies
+     * no case; the window in whole bytes.
+     */
+    private Update ackReference(Event e, State s, long size, long rtt, long unacked, long trtt, long now, boolean expired) {
+        long acked1 = Math.min(byteMax(), s.acked + size);                       // Alg. 1 line 4
+        long ignore1 = Math.max(0, s.ignoreBytes - size);                       // line 5
+        boolean ignoring = ignore1 != 0;
+        // Alg. 3 as the authors' code keeps it: fiCount counts down the window recorded at the last
+        // unclean ACK; FastIncrease once the clean bytes since then exceed it, and on until unclean.
+        boolean clean = rtt <= p.baseRttEff() + p.fastIncreaseCloseness && !e.ecn();
+        boolean fast = clean && (s.fiActive || size > s.fiCount);
+        s.fiCount = !clean ? s.cwnd >>> F : fast ? 0 : s.fiCount - size;
+        s.fiActive = fast;
+        boolean adapt = !ignoring && expired && s.qaStarted && s.triggerQa;     // Alg. 2 lines 3-4
+        long qaScaled = normalisedScaling(now, s.qaEnd, trtt);
+        long c1 = s.cwnd;
+        s.ignoreBytes = ignore1;
+        if (adapt) {
+            c1 = quickAdaptWindow(acked1, qaScaled);                             // Alg. 2 line 7
+            s.triggerQa = false;
+            s.ignoreBytes = unacked;                                             // Alg. 2 line 8
+            quickAdapts++;
+        }
+        if (expired) {
+            roll(s, now, trtt);
+        } else {
+            s.acked = acked1;
+        }
+        Rule rule;
+        long c;
+        if (e.ecn() && (ignoring || adapt)) {
+            // Skipped: a marked ACK inside the ignore window (the one QuickAdapt opens included).
+            rule = adapt ? Rule.QUICK_ADAPT : Rule.IGNORED;
+            if (!adapt) {
+                ignored++;
+            }
+            c = c1;
+        } else {
+            s.wtd = wtdAverage(s.wtd, e.ecn(), p.wtdAlphaShift);                 // Sec. 3.6.1
+            boolean canDecrease = !p.wtdEnable
+                    || s.wtd >= p.wtdThreshold << (SmarttParams.WTD_STATE_FRAC - SmarttParams.WTD_FRAC);
+            if (fast) {
+                fastIncreases++;
+                c = Math.min(cwndFieldMax(), c1 + fastIncreaseStep());          // Alg. 3 line 5
+                rule = adapt ? Rule.QUICK_ADAPT : Rule.FAST_INCREASE;
+            } else if (rtt == trtt) {
+                c = c1;
+                rule = adapt ? Rule.QUICK_ADAPT : Rule.AT_TARGET;
+                if (!adapt) {
+                    atTarget++;
+                }
+            } else {
+                // The four cases from c1; their divisions by the window use the window this ACK read
+                // (after a QuickAdapt on this ACK, the one before it: the hardware's reciprocal).
+                CaseResult r = fourCases(s.cwnd, c1, size, rtt, trtt, e.ecn(), canDecrease, !adapt, true);
+                c = r.cwnd();
+                rule = adapt ? Rule.QUICK_ADAPT : r.rule();
+            }
+        }
+        s.cwnd = wholeBytes(clamp(c, true));                                    // Alg. 1 line 36
+        return new Update(e.flow(), s.cwnd >>> F, rule, false);
+    }
+
+    /**
+     * The reference profile's NACK or timeout: inside the ignore window it changes nothing but the
+     * counts (a NACK's 64 B still count for QuickAdapt); outside it, Alg. 1 lines 28-34, with the
+     * NACK's 64 B in QuickAdapt's bytes and its normalisation.
+     */
+    private Update lossReference(Event e, State s, long size, long unacked, long trtt, long now, boolean expired) {
+        long ignore1 = Math.max(0, s.ignoreBytes - size);                       // Alg. 1 line 5
+        long bytes = e.kind() == Kind.NACK ? Math.min(byteMax(), s.acked + NACK_ACKED_BYTES) : s.acked;
+        s.ignoreBytes = ignore1;
+        Rule rule;
+        long c;
+        if (ignore1 != 0) {
+            ignored++;
+            rule = Rule.IGNORED;
+            c = s.cwnd;
+        } else {
+            c = Math.max(0, s.cwnd - (size << F));                              // line 29
+            s.triggerQa = true;                                                 // line 30
+            rule = Rule.LOSS;
+            if (expired && s.qaStarted) {                                        // line 32, Alg. 2
+                c = quickAdaptWindow(bytes, normalisedScaling(now, s.qaEnd, trtt));
+                s.triggerQa = false;
+                s.ignoreBytes = unacked;
+                quickAdapts++;
+                rule = Rule.QUICK_ADAPT;
+            }
+        }
+        if (expired) {
+            roll(s, now, trtt);
+        } else {
+            s.acked = bytes;
+        }
+        s.cwnd = wholeBytes(clamp(c, true));
+        return new Update(e.flow(), s.cwnd >>> F, rule, true);
+    }
+
     private record CaseResult(long cwnd, Rule rule) {
     }
 
-    /** Alg. 1 lines 19-27, the four cases, from the window c (2^-F bytes). */
-    private CaseResult fourCases(long c, long size, long rtt, long trtt, boolean ecn, boolean canDecrease) {
+    /**
+     * Alg. 1 lines 19-27, the four cases: the change computed from the window c (2^-F bytes), applied
+     * to {@code base} (c itself but after a reference-profile QuickAdapt); counted when {@code count}.
+     * The reference profile caps MD + FD at one MTU without Eq. 2's cap at the size.
+     */
+    private CaseResult fourCases(long c, long base, long size, long rtt, long trtt, boolean ecn, boolean canDecrease,
+                                 boolean count, boolean reference) {
         boolean above = rtt > trtt;
         long diff = above ? rtt - trtt : trtt - rtt;
         long[] rr = reciprocal(rtt);
@@ -301,33 +483,44 @@ public final class SmarttFixedModel {
         long mtu = p.mtuEff();
         if (ecn) {
             if (!canDecrease) {
-                wtdHeld++;
-                return new CaseResult(c, Rule.HELD);
+                if (count) {
+                    wtdHeld++;
+                }
+                return new CaseResult(base, Rule.HELD);
             }
             // Sec. 3.2.1 Eq. 1: cwnd/bdp x fd x size = c x kFD, kFD = size x fd / bdp in u0.30.
             long kFd = Math.min((1L << 30) - 1, size * p.fd * p.invBdp() >>> 21);
             long fdTerm = c * kFd >>> 30;
             if (!above) {
-                fairDecreases++;
-                return new CaseResult(Math.max(0, c - fdTerm), Rule.FAIR_DECREASE);
+                if (count) {
+                    fairDecreases++;
+                }
+                return new CaseResult(Math.max(0, base - fdTerm), Rule.FAIR_DECREASE);
             }
             // Sec. 3.2.2 Eq. 2: min(size, (rtt - trtt)/rtt x md x size), plus Fair Decrease, the sum at most
-            // one MTU (README: htsim).
-            long md = Math.min(size << F, frac16 * p.mdEff() * size >>> (16 + SmarttParams.GAIN_FRAC - F));
-            multiplicativeDecreases++;
-            return new CaseResult(Math.max(0, c - Math.min(mtu << F, md + fdTerm)), Rule.MULTIPLICATIVE_DECREASE);
+            // one MTU (README: htsim); the reference profile has no cap at the size.
+            long md = Math.min((reference ? mtu : size) << F,
+                    frac16 * p.mdEff() * size >>> (16 + SmarttParams.GAIN_FRAC - F));
+            if (count) {
+                multiplicativeDecreases++;
+            }
+            return new CaseResult(Math.max(0, base - Math.min(mtu << F, md + fdTerm)), Rule.MULTIPLICATIVE_DECREASE);
         }
         // Sec. 3.2.3 Eq. 3: size / cwnd x mtu x fi.
         long numFi = size * mtu * p.fi;
         long incFi = numFi * rc[0] >>> shift;
         if (above) {
-            fairIncreases++;
-            return new CaseResult(Math.min(cwndFieldMax(), c + incFi), Rule.FAIR_INCREASE);
+            if (count) {
+                fairIncreases++;
+            }
+            return new CaseResult(Math.min(cwndFieldMax(), base + incFi), Rule.FAIR_INCREASE);
         }
         // Sec. 3.2.4 Eq. 4: min(size, (trtt - rtt)/rtt x size/cwnd x mtu x mi), then a Fair Increase.
         long numMi = (size * p.mi * frac16 >>> 16) * mtu;
         long incMi = Math.min(size << F, numMi * rc[0] >>> shift);
-        multiplicativeIncreases++;
-        return new CaseResult(Math.min(cwndFieldMax(), c + incMi + incFi), Rule.MULTIPLICATIVE_INCREASE);
+        if (count) {
+            multiplicativeIncreases++;
+        }
+        return new CaseResult(Math.min(cwndFieldMax(), base + incMi + incFi), Rule.MULTIPLICATIVE_INCREASE);
     }
 }

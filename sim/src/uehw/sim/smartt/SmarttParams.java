@@ -19,6 +19,17 @@ public final class SmarttParams implements Cloneable {
     public boolean trimming = true;   // CONTROL.TRIMMING: 0 doubles md (Sec. 3.3, QuickAdapt without trimming)
     public boolean wtdEnable = true;  // CONTROL.WTD_ENABLE (Sec. 3.6.1)
     public boolean unackedFromWindow = false; // CONTROL.UNACKED_FROM_WINDOW: QuickAdapt ignores the window, not the event's unacked
+    /**
+     * CONTROL.REFERENCE_PROFILE: the rules of the authors' simulator where it differs from the paper
+     * (docs/smartt.md, "The reference-code profile"); false is the paper's Alg. 1-3.
+     */
+    public boolean referenceProfile = false;
+    /**
+     * For the exact model only: in the reference profile, divide the increase after a QuickAdapt
+     * on the same ACK by the window before it, and MI's Fair Increase by the window before MI, as
+     * the fixed law does (docs/smartt.md), so that the rest of the error is measured apart.
+     */
+    public boolean hardwareLag = false;
     public int mtu = 4096;
     public long bdp = 150_000;        // 100 Gb/s x 12 us
     public long maxCwnd = 187_500;    // 1.25 BDP (Sec. 3.5)
@@ -30,7 +41,7 @@ public final class SmarttParams implements Cloneable {
     public int fi = gain(0.25);       // Sec. 3.5, x gamma
     public int mi = gain(2.0);        // brtt / (trtt - brtt), Sec. 3.2.4, x gamma
     public int qaScaling = gain(0.8); // Sec. 3.5
-    public int fastIncreaseK = 2;     // Sec. 3.4
+    public int fastIncreaseK = gain(2); // MTUs added per FastIncrease ACK, u5.11 (Sec. 3.4: 2; the authors' code 1.2)
     public long fastIncreaseCloseness = 655; // ns: rtt <= brtt + this counts as "close to the base RTT" (2 x 4 KiB at 100 Gb/s)
     public int wtdAlphaShift = 3;     // alpha = 2^-3 = 0.125 (README: htsim)
     public int wtdThreshold = 256;    // 0.25 in u0.10 (Sec. 3.6.1)
