@@ -193,8 +193,8 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val targetRtt = RegNext(trttFull(trttFull.getWidth - 1 downto gainFrac))
     val closeLimit = RegNext(baseRtt.resize(cfg.rttWidth + 1) + csr.closeness)
     val mdEff = RegNext(Mux(csr.trimming, csr.md.resize(17), csr.md << 1))
-    private val fastIncreaseProduct = RegNext(csr.fastIncreaseK * mtu)
-    val fastIncreaseStep = RegNext(fastIncreaseProduct(31 downto gainFrac - F)) // k x MTU in 2^-8 bytes
+    private val fastIncreaseFull = csr.fastIncreaseK * mtu                                   // u5.11 x bytes
+    val fastIncreaseStep = RegNext(fastIncreaseFull(31 downto gainFrac - F)) // k x MTU in 2^-8 bytes
     val cwndLow = RegNext((mtu << F).resize(cfg.cwndWidth))
     val cwndHigh = RegNext((csr.maxCwnd << F).resize(cfg.cwndWidth))
     val highBelowLow = RegNext(csr.maxCwnd < mtu.resize(B))  // MAX_CWND < MTU: every window is MTU (Alg. 1 line 36)
