@@ -172,7 +172,7 @@ class SmarttTest {
                     case 3 -> {
                         p.mtu = r.nextBoolean() ? 1500 : 9000;
                         p.qaScaling = SmarttParams.gain(0.6 + 0.8 * r.nextDouble());
-                        p.fastIncreaseK = r.nextInt(4 << SmarttParams.GAIN_FRAC);
+                        p.fastIncreaseK = r.nextInt(4) << SmarttParams.GAIN_FRAC; // whole MTUs: the RTL's CSR
                         p.fastIncreaseCloseness = r.nextInt(3000);
                         p.baseRtt = 5000 + r.nextInt(20000);
                         p.targetRttFactor = SmarttParams.gain(1.2 + r.nextDouble());

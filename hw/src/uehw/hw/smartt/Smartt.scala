@@ -151,8 +151,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val fi = value("FI", 0x2C, "Fair Increase gain (Sec. 3.5: 0.25 x gamma)", UInt(16 bits), gain(0.25 * cfg.gamma), "u5.11")
     val mi = value("MI", 0x30, "Multiplicative Increase gain (Sec. 3.2.4: brtt/(trtt-brtt) x gamma)", UInt(16 bits), gain(2.0 * cfg.gamma), "u5.11")
     val qaScaling = value("QA_SCALING", 0x34, "QuickAdapt scaling (Sec. 3.5: 0.8)", UInt(16 bits), gain(0.8), "u5.11")
-    val fastIncreaseK = value("FAST_INCREASE_K", 0x38, "MTUs added per ACK in FastIncrease (Sec. 3.4: 2; the authors' code 1.2)",
-      UInt(16 bits), gain(2.0), "u5.11")
+    val fastIncreaseK = value("FAST_INCREASE_K", 0x38, "MTUs added per ACK in FastIncrease (Sec. 3.4: 2)", UInt(4 bits), 2, "MTUs")
     val closeness = value("FAST_INCREASE_CLOSENESS", 0x3C, "rtt <= brtt + this counts as close to the base RTT (Alg. 3 line 2)",
       UInt(cfg.rttWidth bits), BigInt(2L * cfg.mtu * 8 / cfg.linkGbps), "ns")
     val wtdShift = value("WTD_ALPHA_SHIFT", 0x40, "Wait-to-Decrease EWMA gain alpha = 2^-shift (0.125)", UInt(4 bits), 3, "shift")
@@ -193,8 +192,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val targetRtt = RegNext(trttFull(trttFull.getWidth - 1 downto gainFrac))
     val closeLimit = RegNext(baseRtt.resize(cfg.rttWidth + 1) + csr.closeness)
     val mdEff = RegNext(Mux(csr.trimming, csr.md.resize(17), csr.md << 1))
-    private val fastIncreaseFull = csr.fastIncreaseK * mtu                                   // u5.11 x bytes
-    val fastIncreaseStep = RegNext(fastIncreaseFull(31 downto gainFrac - F)) // k x MTU in 2^-8 bytes
+    val fastIncreaseStep = RegNext((csr.fastIncreaseK * mtu) << F) // k x MTU in 2^-8 bytes
     val cwndLow = RegNext((mtu << F).resize(cfg.cwndWidth))
     val cwndHigh = RegNext((csr.maxCwnd << F).resize(cfg.cwndWidth))
     val highBelowLow = RegNext(csr.maxCwnd < mtu.resize(B))  // MAX_CWND < MTU: every window is MTU (Alg. 1 line 36)

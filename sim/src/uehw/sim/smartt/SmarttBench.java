@@ -89,7 +89,12 @@ public final class SmarttBench extends WindowUnitBench<Event, SmarttEvent, Smart
         csr.write(SmarttCsr.FI, p.fi);
         csr.write(SmarttCsr.MI, p.mi);
         csr.write(SmarttCsr.QA_SCALING, p.qaScaling);
-        csr.write(SmarttCsr.FAST_INCREASE_K, p.fastIncreaseK);
+        // The RTL's FAST_INCREASE_K is whole MTUs until the reference profile's u5.11 format lands in it.
+        if (p.fastIncreaseK % (1 << SmarttParams.GAIN_FRAC) != 0 || p.fastIncreaseK >> SmarttParams.GAIN_FRAC > 15) {
+            throw new IllegalArgumentException("FAST_INCREASE_K " + SmarttParams.real(p.fastIncreaseK)
+                    + " is not a whole number of MTUs in 0..15, which the RTL's CSR holds");
+        }
+        csr.write(SmarttCsr.FAST_INCREASE_K, p.fastIncreaseK >> SmarttParams.GAIN_FRAC);
         csr.write(SmarttCsr.FAST_INCREASE_CLOSENESS, p.fastIncreaseCloseness);
         csr.write(SmarttCsr.WTD_ALPHA_SHIFT, p.wtdAlphaShift);
         csr.write(SmarttCsr.WTD_THRESHOLD, p.wtdThreshold);
