@@ -213,10 +213,12 @@ public final class SmarttExactModel {
             if (fast) {
                 c = c1 + SmarttParams.real(p.fastIncreaseK) * mtu;
                 rule = adapt ? Rule.QUICK_ADAPT : Rule.FAST_INCREASE;
+            } else if (adapt && p.hardwareLag) {
+                rule = Rule.QUICK_ADAPT; // the fixed law drops the case after QuickAdapt
             } else if (rtt == trtt) {
                 rule = adapt ? Rule.QUICK_ADAPT : Rule.AT_TARGET;
             } else {
-                double divisor = p.hardwareLag ? before : c1;
+                double divisor = c1;
                 Rule r;
                 if (e.ecn()) {
                     if (!canDecrease) {

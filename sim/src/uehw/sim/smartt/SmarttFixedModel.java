@@ -200,10 +200,9 @@ public final class SmarttFixedModel {
             countLoss(e.kind());
         }
         if (p.referenceProfile) {
-            Update u = e.kind() == Kind.ACK
+            return e.kind() == Kind.ACK
                     ? ackReference(e, s, size, ackRtt(e), unacked, trtt, now, expired)
                     : lossReference(e, s, size, unacked, trtt, now, expired);
-            return u;
         }
         Rule rule;
         boolean retransmit = false;
@@ -257,7 +256,7 @@ public final class SmarttFixedModel {
                     rule = adapt ? Rule.QUICK_ADAPT : Rule.FAST_INCREASE;
                     c = c2;
                 } else {
-                    CaseResult r = fourCases(s.cwnd, s.cwnd, size, rtt, trtt, e.ecn(), canDecrease, true, false);
+                    CaseResult r = fourCases(s.cwnd, size, rtt, trtt, e.ecn(), canDecrease, false);
                     c = r.cwnd();
                     rule = r.rule();
                 }
@@ -361,9 +360,9 @@ public final class SmarttFixedModel {
 
     /**
      * The reference profile's ACK (docs/smartt.md): the FastIncrease count first, on every ACK; while
-     * QuickAdapt's ignore window lasts only ECN-marked ACKs are skipped; QuickAdapt does not end an
-     * unmarked ACK's processing; the measurement window rolls even while ignoring; rtt = trtt applies
-     * no case; the window in whole bytes.
+     * QuickAdapt's ignore window lasts only ECN-marked ACKs are skipped; after QuickAdapt an unmarked
+     * ACK still counts for WTD and may FastIncrease; the measurement window rolls even while
+     * ignoring; rtt = trtt applies no case; the window in whole bytes.
      */
     private Update ackReference(Event e, State s, long size, long rtt, long unacked, long trtt, long now, boolean expired) {
         long acked1 = Math.min(byteMax(), s.acked + size);                       // Alg. 1 line 4
@@ -407,18 +406,19 @@ public final class SmarttFixedModel {
                 fastIncreases++;
                 c = Math.min(cwndFieldMax(), c1 + fastIncreaseStep());          // Alg. 3 line 5
                 rule = adapt ? Rule.QUICK_ADAPT : Rule.FAST_INCREASE;
+            } else if (adapt) {
+                // The authors' code goes on to the case from the QuickAdapt window; the four-clock loop
+                // cannot (docs/smartt.md): the case's increase of this one ACK is dropped.
+                c = c1;
+                rule = Rule.QUICK_ADAPT;
             } else if (rtt == trtt) {
                 c = c1;
-                rule = adapt ? Rule.QUICK_ADAPT : Rule.AT_TARGET;
-                if (!adapt) {
-                    atTarget++;
-                }
+                rule = Rule.AT_TARGET;
+                atTarget++;
             } else {
-                // The four cases from c1; their divisions by the window use the window this ACK read
-                // (after a QuickAdapt on this ACK, the one before it: the hardware's reciprocal).
-                CaseResult r = fourCases(s.cwnd, c1, size, rtt, trtt, e.ecn(), canDecrease, !adapt, true);
+                CaseResult r = fourCases(s.cwnd, size, rtt, trtt, e.ecn(), canDecrease, true);
                 c = r.cwnd();
-                rule = adapt ? Rule.QUICK_ADAPT : r.rule();
+                rule = r.rule();
             }
         }
         s.cwnd = wholeBytes(clamp(c, true));                                    // Alg. 1 line 36
@@ -465,12 +465,11 @@ public final class SmarttFixedModel {
     }
 
     /**
-     * Alg. 1 lines 19-27, the four cases: the change computed from the window c (2^-F bytes), applied
-     * to {@code base} (c itself but after a reference-profile QuickAdapt); counted when {@code count}.
-     * The reference profile caps MD + FD at one MTU without Eq. 2's cap at the size.
+     * Alg. 1 lines 19-27, the four cases, from the window c (2^-F bytes). The reference profile caps
+     * MD + FD at one MTU without Eq. 2's cap at the size.
      */
-    private CaseResult fourCases(long c, long base, long size, long rtt, long trtt, boolean ecn, boolean canDecrease,
-                                 boolean count, boolean reference) {
+    private CaseResult fourCases(long c, long size, long rtt, long trtt, boolean ecn, boolean canDecrease,
+                                 boolean reference) {
         boolean above = rtt > trtt;
         long diff = above ? rtt - trtt : trtt - rtt;
         long[] rr = reciprocal(rtt);
@@ -483,44 +482,34 @@ public final class SmarttFixedModel {
         long mtu = p.mtuEff();
         if (ecn) {
             if (!canDecrease) {
-                if (count) {
-                    wtdHeld++;
-                }
-                return new CaseResult(base, Rule.HELD);
+                wtdHeld++;
+                return new CaseResult(c, Rule.HELD);
             }
             // Sec. 3.2.1 Eq. 1: cwnd/bdp x fd x size = c x kFD, kFD = size x fd / bdp in u0.30.
             long kFd = Math.min((1L << 30) - 1, size * p.fd * p.invBdp() >>> 21);
             long fdTerm = c * kFd >>> 30;
             if (!above) {
-                if (count) {
-                    fairDecreases++;
-                }
-                return new CaseResult(Math.max(0, base - fdTerm), Rule.FAIR_DECREASE);
+                fairDecreases++;
+                return new CaseResult(Math.max(0, c - fdTerm), Rule.FAIR_DECREASE);
             }
             // Sec. 3.2.2 Eq. 2: min(size, (rtt - trtt)/rtt x md x size), plus Fair Decrease, the sum at most
             // one MTU (README: htsim); the reference profile has no cap at the size.
             long md = Math.min((reference ? mtu : size) << F,
                     frac16 * p.mdEff() * size >>> (16 + SmarttParams.GAIN_FRAC - F));
-            if (count) {
-                multiplicativeDecreases++;
-            }
-            return new CaseResult(Math.max(0, base - Math.min(mtu << F, md + fdTerm)), Rule.MULTIPLICATIVE_DECREASE);
+            multiplicativeDecreases++;
+            return new CaseResult(Math.max(0, c - Math.min(mtu << F, md + fdTerm)), Rule.MULTIPLICATIVE_DECREASE);
         }
         // Sec. 3.2.3 Eq. 3: size / cwnd x mtu x fi.
         long numFi = size * mtu * p.fi;
         long incFi = numFi * rc[0] >>> shift;
         if (above) {
-            if (count) {
-                fairIncreases++;
-            }
-            return new CaseResult(Math.min(cwndFieldMax(), base + incFi), Rule.FAIR_INCREASE);
+            fairIncreases++;
+            return new CaseResult(Math.min(cwndFieldMax(), c + incFi), Rule.FAIR_INCREASE);
         }
         // Sec. 3.2.4 Eq. 4: min(size, (trtt - rtt)/rtt x size/cwnd x mtu x mi), then a Fair Increase.
         long numMi = (size * p.mi * frac16 >>> 16) * mtu;
         long incMi = Math.min(size << F, numMi * rc[0] >>> shift);
-        if (count) {
-            multiplicativeIncreases++;
-        }
-        return new CaseResult(Math.min(cwndFieldMax(), base + incMi + incFi), Rule.MULTIPLICATIVE_INCREASE);
+        multiplicativeIncreases++;
+        return new CaseResult(Math.min(cwndFieldMax(), c + incMi + incFi), Rule.MULTIPLICATIVE_INCREASE);
     }
 }

@@ -25,9 +25,9 @@ public final class SmarttParams implements Cloneable {
      */
     public boolean referenceProfile = false;
     /**
-     * For the exact model only: in the reference profile, divide the increase after a QuickAdapt
-     * on the same ACK by the window before it, and MI's Fair Increase by the window before MI, as
-     * the fixed law does (docs/smartt.md), so that the rest of the error is measured apart.
+     * For the exact model only: in the reference profile, drop the case after a QuickAdapt on the
+     * same ACK and divide MI's Fair Increase by the window before MI, as the fixed law does
+     * (docs/smartt.md), so that the rest of the error is measured apart.
      */
     public boolean hardwareLag = false;
     public int mtu = 4096;
