@@ -123,6 +123,8 @@ class SmarttErrorBoundTest {
         s.acked = (long) (r.nextDouble() * 2 * p.bdp);
         s.qaStarted = r.nextInt(4) != 0;
         s.qaEnd = r.nextInt(1 << 20);
+        s.windowStarted = s.qaStarted; // the reference profile's window, as it is when that profile runs alone
+        s.windowEnd = s.qaEnd;
         s.triggerQa = r.nextBoolean();
         s.ignoreBytes = r.nextInt(3) == 0 ? r.nextInt(2 * p.mtuEff()) : 0;
         s.fiCount = (long) (r.nextDouble() * 2 * p.maxCwnd);

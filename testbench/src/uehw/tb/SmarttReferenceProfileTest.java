@@ -40,6 +40,8 @@ class SmarttReferenceProfileTest {
         s.triggerQa = trigger;
         s.qaStarted = true;
         s.qaEnd = END;
+        s.windowStarted = true;
+        s.windowEnd = END;
         s.fiCount = 1_000_000; // far from FastIncrease
         m.setState(0, s);
         return s;
@@ -115,6 +117,7 @@ class SmarttReferenceProfileTest {
         ack(4096, 20_000, true, END + 500);
         assertEquals(0, m.state(0).acked);
         assertEquals(END + 500 + TRTT, m.state(0).qaEnd);
+        assertEquals(END + 500 + TRTT, m.state(0).windowEnd);
     }
 
     @Test

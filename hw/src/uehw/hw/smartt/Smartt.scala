@@ -32,7 +32,7 @@ case class SmarttUpdate(cfg: SmarttConfig) extends Bundle {
   val flow = UInt(cfg.flowIdWidth bits)
   /** New congestion window in bytes (integer part). */
   val cwnd = UInt(cfg.byteWidth bits)
-  /** Which rule made it: `Smartt.Rule` order (INIT, IGNORED, HELD, FD, MD, FI, MI, QUICK_ADAPT, FAST_INCREASE, LOSS). */
+  /** Which rule made it: `Smartt.Rule` order (INIT, IGNORED, HELD, FD, MD, FI, MI, QUICK_ADAPT, FAST_INCREASE, LOSS, AT_TARGET). */
   val rule = UInt(4 bits)
 }
 
@@ -47,6 +47,15 @@ case class SmarttFlowState(cfg: SmarttConfig) extends Bundle {
   val fiCount = UInt(cfg.byteWidth bits)    // Alg. 3 count
   val fiActive = Bool()                     // Alg. 3 increase
   val wtd = UInt(Smartt.wtdStateFrac bits)  // Sec. 3.6.1 avg_wtd, u0.13 (three bits below the u0.10 threshold)
+}
+
+/**
+ * Reference profile: QuickAdapt's measurement window, kept in a loop of its own ahead of the main
+ * one, so that the normalisation of QuickAdapt's bytes is an event value by S1 (docs/smartt.md).
+ */
+case class SmarttQaWindow(cfg: SmarttConfig) extends Bundle {
+  val end = UInt(cfg.timeWidth bits)
+  val started = Bool()
 }
 
 object Smartt {
@@ -66,6 +75,10 @@ object Smartt {
    * EWMA (a truncated u0.10 decay sat up to 7/1024 above it and never fell below 7/1024).
    */
   val wtdStateFrac = 13
+  /** Fractional bits of QuickAdapt's coefficient (u5.12): QA_SCALING, or in the reference profile QA_SCALING x trtt / D. */
+  val qaCoefFrac = 12
+  /** Bytes a NACK adds to QuickAdapt's acknowledged bytes in the reference profile (a trimmed header). */
+  val nackAckedBytes = 64
   val minMtu = 64
   val minBdp = 1024
   def gain(x: Double): BigInt = BigInt(scala.math.round(x * (1 << gainFrac)))
@@ -73,6 +86,7 @@ object Smartt {
   object Rule {
     val INIT = 0; val IGNORED = 1; val HELD = 2; val FAIR_DECREASE = 3; val MULTIPLICATIVE_DECREASE = 4
     val FAIR_INCREASE = 5; val MULTIPLICATIVE_INCREASE = 6; val QUICK_ADAPT = 7; val FAST_INCREASE = 8; val LOSS = 9
+    val AT_TARGET = 10 // reference profile: rtt = trtt, no case
   }
 
 }
@@ -137,6 +151,9 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val unackedFromWindow = control.field(Bool(), AccessType.RW, 0,
       doc = "QuickAdapt ignores the window before it instead of the event's unacked bytes (a transport that does not count them)")(
       SymbolName("UNACKED_FROM_WINDOW"))
+    val referenceProfile = control.field(Bool(), AccessType.RW, 0,
+      doc = "The authors' simulator's rules where they differ from the paper (docs/smartt.md, the reference-code profile)")(
+      SymbolName("REFERENCE_PROFILE"))
 
     val mtu = value("MTU", 0x0C, "MTU in bytes (below 64 acts as 64)", UInt(16 bits), cfg.mtu, "Bytes")
     private val bdpReg = reg("BDP", 0x10, "Bandwidth-delay product at the base RTT (below 1024 acts as 1024)")
@@ -151,7 +168,8 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val fi = value("FI", 0x2C, "Fair Increase gain (Sec. 3.5: 0.25 x gamma)", UInt(16 bits), gain(0.25 * cfg.gamma), "u5.11")
     val mi = value("MI", 0x30, "Multiplicative Increase gain (Sec. 3.2.4: brtt/(trtt-brtt) x gamma)", UInt(16 bits), gain(2.0 * cfg.gamma), "u5.11")
     val qaScaling = value("QA_SCALING", 0x34, "QuickAdapt scaling (Sec. 3.5: 0.8)", UInt(16 bits), gain(0.8), "u5.11")
-    val fastIncreaseK = value("FAST_INCREASE_K", 0x38, "MTUs added per ACK in FastIncrease (Sec. 3.4: 2)", UInt(4 bits), 2, "MTUs")
+    val fastIncreaseK = value("FAST_INCREASE_K", 0x38, "MTUs added per ACK in FastIncrease (Sec. 3.4: 2; the authors' code 1.2)",
+      UInt(16 bits), gain(2.0), "u5.11")
     val closeness = value("FAST_INCREASE_CLOSENESS", 0x3C, "rtt <= brtt + this counts as close to the base RTT (Alg. 3 line 2)",
       UInt(cfg.rttWidth bits), BigInt(2L * cfg.mtu * 8 / cfg.linkGbps), "ns")
     val wtdShift = value("WTD_ALPHA_SHIFT", 0x40, "Wait-to-Decrease EWMA gain alpha = 2^-shift (0.125)", UInt(4 bits), 3, "shift")
@@ -171,7 +189,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val MULTIPLICATIVE_INCREASES = counter("ACKs that applied Multiplicative Increase (line 26)")
     val QUICK_ADAPTS = counter("QuickAdapt window changes (Alg. 2 line 7)")
     val FAST_INCREASES = counter("ACKs that applied FastIncrease (Alg. 3 line 5)")
-    val IGNORED = counter("ACKs ignored after QuickAdapt (Alg. 1 line 9)")
+    val IGNORED = counter("ACKs ignored after QuickAdapt (Alg. 1 line 9); in the reference profile marked ACKs, NACKs and timeouts")
     val WTD_HELD = counter("ECN-marked ACKs whose decrease Wait-to-Decrease held back")
     unit.addOutOfRangeCounter(counters)
     val RTT_ZERO = counter("ACKs with rtt = 0 (taken as BASE_RTT)")
@@ -180,6 +198,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val SIZE_OVER_MTU = counter("Events with size > MTU (taken as MTU)")
     val CLAMPED_MIN = counter("Non-INIT updates whose window, cut to MAX_CWND, is below MTU and so set to MTU (Alg. 1 line 36); every one when MAX_CWND < MTU")
     val CLAMPED_MAX = counter("Non-INIT updates whose window is above MAX_CWND (cut to it, Alg. 1 line 36), unless counted in CLAMPED_MIN")
+    val AT_TARGET = counter("Reference profile: ACKs with rtt = trtt exactly, which apply no case")
   }
 
   // ------------------------------------------- values derived from the CSRs
@@ -192,7 +211,8 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val targetRtt = RegNext(trttFull(trttFull.getWidth - 1 downto gainFrac))
     val closeLimit = RegNext(baseRtt.resize(cfg.rttWidth + 1) + csr.closeness)
     val mdEff = RegNext(Mux(csr.trimming, csr.md.resize(17), csr.md << 1))
-    val fastIncreaseStep = RegNext((csr.fastIncreaseK * mtu) << F) // k x MTU in 2^-8 bytes
+    private val fastIncreaseFull = csr.fastIncreaseK * mtu                            // u5.11 x bytes
+    val fastIncreaseStep = RegNext(fastIncreaseFull(31 downto gainFrac - F))  // k x MTU in 2^-8 bytes
     val cwndLow = RegNext((mtu << F).resize(cfg.cwndWidth))
     val cwndHigh = RegNext((csr.maxCwnd << F).resize(cfg.cwndWidth))
     val highBelowLow = RegNext(csr.maxCwnd < mtu.resize(B))  // MAX_CWND < MTU: every window is MTU (Alg. 1 line 36)
@@ -260,6 +280,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val size = RegNext(f1.size)
     val trtt = derived.targetRtt
     val above = rtt > trtt
+    val atTarget = rtt === trtt                                   // reference profile: no case
     val diff = Mux(above, rtt - trtt, trtt - rtt)
     val close = rtt <= derived.closeLimit.resize(cfg.trttWidth) // Alg. 3 line 2
     val (rttIndex, rttMsb) = recipIndex(rtt.resize(cfg.rttWidth - 1), RegNext(f1.rttLeading), 0, I) // rtt >= BASE_RTT >= 1
@@ -289,16 +310,22 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val numFi = sumProducts(f3.numFiProducts, 48)
   }
 
+  /**
+   * min(2^16, (x << 16) >> k) for x the sum of registered `products` (of `width` bits) and k the
+   * shift in the products' stage: a ratio in u.16, at most 1, in the stage after the products.
+   */
+  private def fraction16(products: Seq[(UInt, Int)], width: Int, k: UInt, name: String): UInt = {
+    val x = sumProducts(products, width)
+    val full = ((x << 16) >> RegNext(k)).setName(s"${name}_fracFull")
+    // full > 2^16 <=> x >= 2^k + ceil(2^(k - 16)): compared beside the shift.
+    val overFull = ((U(1, 1 bits) << k) + Mux(k >= 16, U(1, 1 bits) << (k - 16).resize(6), U(1, 64 bits))).setName(s"${name}_overFull")
+    val overAt = RegNext(overFull.resize(width + 2))
+    Mux(x.resize(width + 2) >= overAt, U(BigInt(1) << 16, 17 bits), full(16 downto 0))
+  }
+
   /** Stage 5: |rtt - trtt| / rtt in u.16 (at most 1). */
   val f4frac = new Area {
-    private val dtrWidth = cfg.trttWidth + V
-    val diffTimesRecip = sumProducts(f4.diffTimesRecipProducts, dtrWidth)
-    val fracFull = (diffTimesRecip << 16) >> RegNext(f4.rttShift)
-    // fracFull > 2^16 <=> diffTimesRecip >= 2^k + ceil(2^(k - 16)), k the shift: compared beside the shift.
-    private val k = f4.rttShift
-    private val overFull = (U(1, 1 bits) << k) + Mux(k >= 16, U(1, 1 bits) << (k - 16).resize(6), U(1, 64 bits))
-    private val overAt = RegNext(overFull.resize(dtrWidth + 2))
-    val frac16 = Mux(diffTimesRecip.resize(dtrWidth + 2) >= overAt, U(BigInt(1) << 16, 17 bits), fracFull(16 downto 0))
+    val frac16 = fraction16(f4.diffTimesRecipProducts, cfg.trttWidth + V, f4.rttShift, "f4frac")
   }
 
   /** Stage 6: frac x size; the MI fraction as DSP products. */
@@ -320,10 +347,54 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
   val f7 = new Area {
     private val mdFull = sumProducts(f6.mdProducts, 50)
     private val size = at(f2.size, 2, 8)
-    val mdTerm = satTo(mdFull(49 downto 16 + gainFrac - F), (size << F).resize(24), 24)
+    // the reference profile caps MD + FD at one MTU only (the sum's cap below), not MD at the size
+    val mdTerm = satTo(mdFull(49 downto 16 + gainFrac - F), Mux(csr.referenceProfile, derived.mtu, size) << F, 24)
     val numMiProducts = products(f6.miFrac, derived.mtu, "f7_numMi")
   }
   private val numMiSum = sumProducts(f7.numMiProducts, 48)       // stage 9
+
+  /**
+   * Reference profile: QuickAdapt's measurement window in a loop of its own at stages 3-6 (it
+   * depends only on the events' times, INIT and trtt there), and the normalisation of QuickAdapt's
+   * bytes to one target RTT folded into its coefficient, QA_SCALING x trtt / D in u5.12,
+   * D = (now - end mod 2^T) + trtt, ready at S2 (SmarttFixedModel.normalisedScaling).
+   */
+  val qaNorm = new Area {
+    private val T = cfg.timeWidth
+    val loop = new FlowStateLoop(unit, SmarttQaWindow(cfg), 3)
+    private val window = loop.read.state                                    // stage 3
+    private val now = at(f1.now, 1, 3)
+    private val since = now - window.end                                    // mod 2^T
+    val expired = !window.started || !since.msb                             // Alg. 2 line 3
+    val started = window.started
+    private val dw = scala.math.max(T, cfg.trttWidth) + 1
+    private val trtt = derived.targetRtt
+    private val trttZero = RegNext(trtt === 0)
+    private val distance = RegNext(since.resize(dw) + trtt.resize(dw))      // 4: D, 0 only when both are
+    private val distanceFixed = distance | (RegNext(since === 0) && trttZero).asUInt.resize(dw) // at least 1
+    private val leading = RegNext(leadingOne(distanceFixed, 0))            // 5
+    private val distanceAt5Full = RegNext(distanceFixed)
+    private val (index, msb) = recipIndex(distanceAt5Full(dw - 2 downto 0), leading, 0, I)
+    private val recip = RegNext(reciprocalRom(I, V).readSync(index))        // read in 5, registered in 7
+    private val shift = RegNext(RegNext(U(V, 6 bits) + msb.resize(6)))     // 7
+    private val trttTimesRecip = products(trtt, recip, "qaNorm_trttTimesRecip") // 8
+    private val f16 = RegNext(fraction16(trttTimesRecip, cfg.trttWidth + V, shift, "qaNorm")) // 9: trtt / D in u.16
+    private val coefficientFull = RegNext(f16 * csr.qaScaling)             // 10: one DSP
+    /** QA_SCALING x trtt / D in u5.12 (truncated), at S2. */
+    val coefficient = coefficientFull(31 downto 16 + gainFrac - Smartt.qaCoefFrac)
+    // the window's next value (stage 6): INIT clears it, an event past its end starts a new one
+    private val kind6 = at(f1.e.kind, 1, 6)
+    private val next = SmarttQaWindow(cfg)
+    next := at(window, 3, 6)
+    when(at(expired, 3, 6)) {
+      next.end := at(f2.qaDeadline, 2, 6)
+      next.started := True
+    }
+    when(kind6 === 3) { next.end := 0; next.started := False }
+    private val cleared = SmarttQaWindow(cfg)
+    cleared.end := 0; cleared.started := False
+    loop.write(next, cleared)
+  }
 
   /** The event as the update loop sees it. */
   val event = new Area {
@@ -337,6 +408,9 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val rttBelow = from1(f1.rttBelow, Stage.S1)
     val size = at(f2.size, 2, Stage.S1)
     val above = at(f2.above, 2, Stage.S1)
+    val atTarget = at(f2.atTarget, 2, Stage.S1)
+    val windowExpired = at(qaNorm.expired, 3, Stage.S1)    // reference profile: the early loop's window
+    val windowStarted = at(qaNorm.started, 3, Stage.S1)
     val close = at(f2.close, 2, Stage.S1)
     val qaDeadline = at(f2.qaDeadline, 2, Stage.S1)
     val kFd = at(f4.kFd, 4, Stage.S1)
@@ -420,11 +494,23 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val ignore1 = Mux(ignoreLeft, s.ignoreBytes - sizeBytes, U(0, B bits))
     val sinceDeadlineFull = event.now - s.qaEnd
     val expired = !s.qaStarted || !sinceDeadlineFull.msb                  // Alg. 2 line 3: now >= end
-    val adapt = expired && s.qaStarted && Mux(event.isAck, s.triggerQa, !ignoreLeft) // Alg. 2 line 4; loss: line 32
+    private val ref = csr.referenceProfile
+    private val adaptPaper = expired && s.qaStarted && Mux(event.isAck, s.triggerQa, !ignoreLeft) // Alg. 2 line 4; loss: line 32
+    // Reference profile: not inside the ignore window, the early loop's measurement window.
+    private val adaptRef = !ignoreLeft && event.windowExpired && event.windowStarted && (!event.isAck || s.triggerQa)
+    val adapt = Mux(ref, adaptRef, adaptPaper)
     val clean = event.close && !event.ecn                                 // Alg. 3 line 2
-    val count1 = Mux(clean, satAdd(s.fiCount, sizeBytes, byteMax), U(0, B bits))
-    // Alg. 2 line 7 from the acked bytes: this ACK's included, a loss's not.
-    val qaBytes = Mux(event.isAck, acked1, s.acked)
+    // Reference profile: fiCount counts down the window of the last unclean ACK; FastIncrease once
+    // the clean bytes exceed it, and on until an unclean ACK.
+    val fastRef = clean && (s.fiActive || sizeBytes > s.fiCount)
+    private val countRef = Mux(!clean, s.cwnd(cw - 1 downto F), Mux(fastRef, U(0, B bits), s.fiCount - sizeBytes))
+    val count1 = Mux(ref, countRef, Mux(clean, satAdd(s.fiCount, sizeBytes, byteMax), U(0, B bits)))
+    /** Reference profile: an ACK skipped (ECN-marked inside the ignore window, QuickAdapt's own included). */
+    val skipRef = event.isAck && event.ecn && (ignoreLeft || adaptRef)
+    // Alg. 2 line 7 from the acked bytes: this ACK's included, a loss's not (a NACK's 64 B in the reference profile).
+    private val isNack = event.kind === 1
+    private val lossBytes = Mux(ref && isNack, satAdd(s.acked, U(Smartt.nackAckedBytes, 7 bits), byteMax), s.acked)
+    val qaBytes = Mux(event.isAck, acked1, lossBytes)
     // Alg. 2 line 8: bytes_to_ignore = unacked, from the transport, or the window before QA.
     val inFlight = Mux(csr.unackedFromWindow, s.cwnd(cw - 1 downto F), event.unacked)
     // Sec. 3.6.1, the decay rounded to nearest (half up): round(avg / 2^shift) = ((2 avg >> shift) + 1) >> 1.
@@ -459,7 +545,8 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val overThreshold = RegNext(overFull(productWidth - 1 downto 0))
     val overPossible = RegNext(!overFull(overFull.getWidth - 1 downto productWidth).orR)
     val incMiProducts = products(event.numMi, cwndRecip, "s2_incMi")      // Eq. 4
-    val qaProduct = RegNext(RegNext(s1.qaBytes) * csr.qaScaling)          // Alg. 2 line 7 (max with MTU after)
+    private val coefficient = Mux(csr.referenceProfile, qaNorm.coefficient, csr.qaScaling @@ U(0, 1 bits)) // u5.12
+    val qaProduct = RegNext(RegNext(s1.qaBytes) * coefficient)            // Alg. 2 line 7 (max with MTU after)
     private val fdWritten = RegNext(read.fromWritten)
     private val fdProducts = s1.fdOfWritten.zip(s1.fdOfStored).map { case ((w, lo), (st, _)) => (Mux(fdWritten, w, st), lo) }
     val fdTermFull = sumProducts(fdProducts, cw + 30)                    // Eq. 1: cwnd x kFD
@@ -506,8 +593,8 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     // Alg. 2 line 7: max(acked, mtu) x scaling = max(acked x scaling, mtu x scaling), then >> 3 and
     // saturated (the MTU's value precomputed from the CSRs, saturated there).
     private val qaProduct = s2.qaProduct
-    private val qaShifted = qaProduct(qaProduct.getWidth - 1 downto gainFrac - F)
-    val qaValue = Mux(qaProduct < derived.mtuQa, derived.mtuQaWindow,
+    private val qaShifted = qaProduct(qaProduct.getWidth - 1 downto Smartt.qaCoefFrac - F)
+    val qaValue = Mux(qaProduct < (derived.mtuQa @@ U(0, 1 bits)), derived.mtuQaWindow,
       Mux(qaShifted(qaShifted.getWidth - 1 downto cw).orR, U(cwndMax, cw bits), qaShifted.resize(cw)))
     // Alg. 3 lines 4-5 with c1 the QuickAdapt window (when QuickAdapt runs) or the stored one.
     private val clean = at(s1.clean, Stage.S1, Stage.S3)
@@ -546,25 +633,39 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     private def from[T <: Data](x: T, stage: Int): T = at(x, stage, Stage.S3)
     val kind = from(event.kind, Stage.S1)
     val isAck = kind === 0; val isInit = kind === 3; val isLoss = !isAck && !isInit
+    private val ref = csr.referenceProfile
     private val ecn = from(event.ecn, Stage.S1)
     private val above = from(event.above, Stage.S1)
-    val ignoring = isAck && from(s1.ignoreLeft, Stage.S1)       // Alg. 1 lines 8-9
+    private val ignoreLeft = from(s1.ignoreLeft, Stage.S1)
     private val adapt = s3.adapt
-    private val acted = isAck && !ignoring
-    private val ackCases = acted && !adapt && !s3.fastOnStored    // Alg. 1 lines 15-16: no QuickAdapt, no FastIncrease
+    // The paper profile (Alg. 1-3).
+    private val ignoringPaper = isAck && ignoreLeft                 // Alg. 1 lines 8-9
+    private val actedPaper = isAck && !ignoringPaper
+    // The reference profile: only marked ACKs skipped, losses inside the ignore window change nothing,
+    // FastIncrease decided in S1, no case at rtt = trtt, none after QuickAdapt.
+    private val skipRef = from(s1.skipRef, Stage.S1)
+    private val fastRef = from(s1.fastRef, Stage.S1)
+    private val actedRef = isAck && !skipRef
+    private val ignoringRef = skipRef && !adapt || isLoss && ignoreLeft
+    val atTarget = ref && actedRef && !adapt && !fastRef && from(event.atTarget, Stage.S1)
+    val ignoring = Mux(ref, ignoringRef, ignoringPaper)
+    private val acted = Mux(ref, actedRef, actedPaper)
+    private val fastOnStored = Mux(ref, fastRef, s3.fastOnStored)
+    private val fastAfterQa = Mux(ref, fastRef, s3.fastAfterQa)
+    private val ackCases = acted && !adapt && !fastOnStored && !atTarget // Alg. 1 lines 15-16: no QuickAdapt, no FastIncrease
     private val canDecrease = s3.canDecrease
     val held = ackCases && ecn && !canDecrease
     val fairDecrease = ackCases && ecn && canDecrease && !above
     val multiplicativeDecrease = ackCases && ecn && canDecrease && above
     val fairIncrease = ackCases && !ecn && above
     val multiplicativeIncrease = ackCases && !ecn && !above
-    val quickAdaptOnAck = acted && adapt
-    val quickAdaptAlone = quickAdaptOnAck && !s3.fastAfterQa || isLoss && adapt
-    val quickAdaptThenFast = quickAdaptOnAck && s3.fastAfterQa
-    val fastIncreaseOnly = acted && !adapt && s3.fastOnStored
+    private val quickAdaptOnAck = isAck && adapt && (ref || !ignoreLeft) // the paper profile's ignored ACK does not adapt
+    val quickAdaptThenFast = quickAdaptOnAck && acted && fastAfterQa
+    val quickAdaptAlone = quickAdaptOnAck && !quickAdaptThenFast || isLoss && adapt
+    val fastIncreaseOnly = acted && !adapt && fastOnStored
     val quickAdaptOnLoss = isLoss && adapt
-    val lossCut = isLoss && !adapt
-    val fast = acted && Mux(adapt, s3.fastAfterQa, s3.fastOnStored)   // Alg. 3 line 4 (counted even with QuickAdapt)
+    val lossCut = isLoss && !adapt && !(ref && ignoreLeft)
+    val fast = acted && Mux(adapt, fastAfterQa, fastOnStored)   // Alg. 3 line 4 (counted even with QuickAdapt)
 
     val rule = UInt(4 bits)
     rule := Smartt.Rule.LOSS
@@ -572,6 +673,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     when(ignoring) { rule := Smartt.Rule.IGNORED }
     when(quickAdaptOnAck || quickAdaptOnLoss) { rule := Smartt.Rule.QUICK_ADAPT }
     when(fastIncreaseOnly) { rule := Smartt.Rule.FAST_INCREASE }
+    when(atTarget) { rule := Smartt.Rule.AT_TARGET }
     when(held) { rule := Smartt.Rule.HELD }
     when(fairDecrease) { rule := Smartt.Rule.FAIR_DECREASE }
     when(multiplicativeDecrease) { rule := Smartt.Rule.MULTIPLICATIVE_DECREASE }
@@ -592,7 +694,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
 
     // The window: every candidate was clamped on its own; the rule picks one (Alg. 1 line 36).
     private val choices = Seq(
-      (rules.ignoring || rules.held) -> s4.held, rules.fairDecrease -> s4.fairDecrease,
+      (rules.ignoring || rules.held || rules.atTarget) -> s4.held, rules.fairDecrease -> s4.fairDecrease,
       rules.multiplicativeDecrease -> s4.multiplicativeDecrease, rules.fairIncrease -> s4.fairIncrease,
       rules.multiplicativeIncrease -> s4.multiplicativeIncrease, rules.quickAdaptAlone -> s4.quickAdapt,
       rules.quickAdaptThenFast -> s4.quickAdaptPlusStep, rules.fastIncreaseOnly -> s4.storedPlusStep,
@@ -605,28 +707,43 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     private val acked1 = s1At(s1.acked1)
     private val ignore1 = s1At(s1.ignore1)
     private val inFlight = s1At(s1.inFlight)
+    private val ref = csr.referenceProfile
+    private val ignoreLeft = s1At(s1.ignoreLeft)
+    private val skipRef = s1At(s1.skipRef)
     val next = SmarttFlowState(cfg)
     next := s
     next.cwnd.allowOverride()
     next.cwnd := window.cwnd
+    when(ref) { next.cwnd(F - 1 downto 0) := 0 }                    // reference profile: whole bytes
     when(isAck) {
       next.acked := acked1
       next.ignoreBytes := ignore1
-      when(!ignoring) {
+      // the paper profile: an ignored ACK skips WTD and FastIncrease; the reference profile counts
+      // FastIncrease's bytes on every ACK and skips WTD on a skipped one
+      when(Mux(ref, !skipRef, !ignoring)) {
         next.wtd := at(s2.wtd1, Stage.S2, Stage.S4)
+      }
+      when(ref || !ignoring) {
         next.fiCount := at(s3.count1, Stage.S3, Stage.S4)
         next.fiActive := fastIncrease
       }
     }
     when(isLoss) {
-      next.triggerQa := True                                        // Alg. 1 line 30
       next.ignoreBytes := ignore1
+      when(!(ref && ignoreLeft)) {
+        next.triggerQa := True                                      // Alg. 1 line 30
+      }
+      when(ref) {
+        next.acked := s1At(s1.qaBytes)                              // a NACK's 64 B count
+      }
     }
     when(quickAdapt) {
       next.triggerQa := False
       next.ignoreBytes := inFlight                                  // Alg. 2 line 8
     }
-    when(!isInit && !ignoring && expired && (isAck || !s1At(s1.ignoreLeft))) { // Alg. 2 lines 11-12 (loss: line 32)
+    private val rollPaper = !ignoring && expired && (isAck || !ignoreLeft) // Alg. 2 lines 11-12 (loss: line 32)
+    private val rollRef = s1At(event.windowExpired)                  // the early loop's window rolls
+    when(!isInit && Mux(ref, rollRef, rollPaper)) {
       next.qaEnd := at(event.qaDeadline, Stage.S1, Stage.S4)
       next.qaStarted := True
       next.acked := 0
@@ -635,6 +752,9 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     initState.assignFromBits(spinal.core.B(0, initState.getBitsWidth bits))
     initState.cwnd.allowOverride()
     initState.cwnd := derived.initCwnd
+    initState.fiCount.allowOverride()
+    // reference profile: FastIncrease's clean bytes must first exceed the initial window
+    initState.fiCount := Mux(csr.referenceProfile, derived.initCwnd(cw - 1 downto F), U(0, B bits))
     when(isInit) {
       next := initState
       next.cwnd := window.cwnd
@@ -682,5 +802,6 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     count(csr.SIZE_OVER_MTU, measured && sizeOver)
     count(csr.CLAMPED_MIN, measured && clampedLow)
     count(csr.CLAMPED_MAX, measured && clampedHigh && !clampedLow)
+    count(csr.AT_TARGET, is(Smartt.Rule.AT_TARGET))
   }
 }

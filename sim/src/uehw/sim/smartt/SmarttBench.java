@@ -77,7 +77,8 @@ public final class SmarttBench extends WindowUnitBench<Event, SmarttEvent, Smart
 
     /** Writes the CSRs from model parameters (pipeline drained) and waits for the divider. */
     public void writeParams(SmarttParams p) {
-        csr.write(SmarttCsr.CONTROL, (p.trimming ? 1 : 0) | (p.wtdEnable ? 2 : 0) | (p.unackedFromWindow ? 4 : 0));
+        csr.write(SmarttCsr.CONTROL, (p.trimming ? 1 : 0) | (p.wtdEnable ? 2 : 0) | (p.unackedFromWindow ? 4 : 0)
+                | (p.referenceProfile ? 8 : 0));
         csr.write(SmarttCsr.MTU, p.mtu);
         csr.write(SmarttCsr.BDP, p.bdp);
         csr.write(SmarttCsr.MAX_CWND, p.maxCwnd);
@@ -89,12 +90,7 @@ public final class SmarttBench extends WindowUnitBench<Event, SmarttEvent, Smart
         csr.write(SmarttCsr.FI, p.fi);
         csr.write(SmarttCsr.MI, p.mi);
         csr.write(SmarttCsr.QA_SCALING, p.qaScaling);
-        // The RTL's FAST_INCREASE_K is whole MTUs until the reference profile's u5.11 format lands in it.
-        if (p.fastIncreaseK % (1 << SmarttParams.GAIN_FRAC) != 0 || p.fastIncreaseK >> SmarttParams.GAIN_FRAC > 15) {
-            throw new IllegalArgumentException("FAST_INCREASE_K " + SmarttParams.real(p.fastIncreaseK)
-                    + " is not a whole number of MTUs in 0..15, which the RTL's CSR holds");
-        }
-        csr.write(SmarttCsr.FAST_INCREASE_K, p.fastIncreaseK >> SmarttParams.GAIN_FRAC);
+        csr.write(SmarttCsr.FAST_INCREASE_K, p.fastIncreaseK);
         csr.write(SmarttCsr.FAST_INCREASE_CLOSENESS, p.fastIncreaseCloseness);
         csr.write(SmarttCsr.WTD_ALPHA_SHIFT, p.wtdAlphaShift);
         csr.write(SmarttCsr.WTD_THRESHOLD, p.wtdThreshold);
@@ -104,6 +100,7 @@ public final class SmarttBench extends WindowUnitBench<Event, SmarttEvent, Smart
         m.trimming = p.trimming;
         m.wtdEnable = p.wtdEnable;
         m.unackedFromWindow = p.unackedFromWindow;
+        m.referenceProfile = p.referenceProfile;
         m.mtu = p.mtu;
         m.bdp = p.bdp;
         m.maxCwnd = p.maxCwnd;

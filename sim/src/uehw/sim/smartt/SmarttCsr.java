@@ -47,4 +47,5 @@ public final class SmarttCsr {
     public static final int SIZE_OVER_MTU = 0xA4;
     public static final int CLAMPED_MIN = 0xA8;
     public static final int CLAMPED_MAX = 0xAC;
+    public static final int AT_TARGET = 0xB0;
 }

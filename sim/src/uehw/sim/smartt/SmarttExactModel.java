@@ -22,6 +22,8 @@ public final class SmarttExactModel {
         public double fiCount;
         public boolean fiActive;
         public double wtd;
+        public long windowEnd;
+        public boolean windowStarted;
 
         /** The real value of a fixed-point state. */
         public static State of(SmarttFixedModel.State s) {
@@ -35,6 +37,8 @@ public final class SmarttExactModel {
             r.fiCount = s.fiCount;
             r.fiActive = s.fiActive;
             r.wtd = s.wtd / (double) (1 << SmarttParams.WTD_STATE_FRAC);
+            r.windowEnd = s.windowEnd;
+            r.windowStarted = s.windowStarted;
             return r;
         }
     }
@@ -69,7 +73,16 @@ public final class SmarttExactModel {
             throw new IllegalArgumentException("INIT has no window rule");
         }
         if (p.referenceProfile) {
-            return e.kind() == Kind.ACK ? ackReference(s, e, expired) : lossReference(s, e, expired);
+            // the reference profile's measurement window (SmarttFixedModel.State.windowEnd)
+            boolean windowExpired = !s.windowStarted || ((e.now() - s.windowEnd) & mask) < (1L << (timeWidth - 1));
+            boolean started = s.windowStarted;
+            long end = s.windowEnd;
+            if (windowExpired) {
+                s.windowEnd = (e.now() + p.targetRtt()) & mask;
+                s.windowStarted = true;
+            }
+            return e.kind() == Kind.ACK ? ackReference(s, e, windowExpired, started, end)
+                    : lossReference(s, e, windowExpired, started, end);
         }
         if (e.kind() != Kind.ACK) {
             // Alg. 1 lines 28-34
@@ -161,10 +174,10 @@ public final class SmarttExactModel {
     }
 
     /** Reference profile: QuickAdapt's window from bytes normalised to one target RTT. */
-    private double quickAdaptWindow(State s, double bytes, long now) {
+    private double quickAdaptWindow(long end, double bytes, long now) {
         long mask = (1L << timeWidth) - 1;
         double trtt = p.targetRtt();
-        double d = Math.max(1, ((now - s.qaEnd) & mask) + trtt);
+        double d = Math.max(1, ((now - end) & mask) + trtt);
         return Math.max(bytes * trtt / d, p.mtuEff()) * SmarttParams.real(p.qaScaling);
     }
 
@@ -175,7 +188,7 @@ public final class SmarttExactModel {
     }
 
     /** The reference profile's ACK (docs/smartt.md), exact: whole bytes as the authors' window. */
-    private Result ackReference(State s, Event e, boolean expired) {
+    private Result ackReference(State s, Event e, boolean expired, boolean started, long end) {
         double mtu = p.mtuEff();
         double size = Math.min(e.size(), mtu);
         double brtt = p.baseRttEff();
@@ -188,12 +201,12 @@ public final class SmarttExactModel {
         boolean fast = clean && (s.fiActive || size > s.fiCount);
         s.fiCount = !clean ? Math.floor(s.cwnd) : fast ? 0 : s.fiCount - size;
         s.fiActive = fast;
-        boolean adapt = !ignoring && expired && s.qaStarted && s.triggerQa;
+        boolean adapt = !ignoring && expired && started && s.triggerQa;
         double before = s.cwnd;
         double c1 = s.cwnd;
         s.ignoreBytes = ignore1;
         if (adapt) {
-            c1 = quickAdaptWindow(s, acked1, e.now());
+            c1 = quickAdaptWindow(end, acked1, e.now());
             s.triggerQa = false;
             s.ignoreBytes = p.unackedFromWindow ? Math.floor(before) : e.unacked();
         }
@@ -252,7 +265,7 @@ public final class SmarttExactModel {
     }
 
     /** The reference profile's NACK or timeout, exact. */
-    private Result lossReference(State s, Event e, boolean expired) {
+    private Result lossReference(State s, Event e, boolean expired, boolean started, long end) {
         double size = Math.min(e.size(), p.mtuEff());
         double ignore1 = Math.max(0, s.ignoreBytes - size);
         double bytes = s.acked + (e.kind() == Kind.NACK ? SmarttFixedModel.NACK_ACKED_BYTES : 0);
@@ -263,8 +276,8 @@ public final class SmarttExactModel {
             c = Math.max(0, s.cwnd - size);
             s.triggerQa = true;
             rule = Rule.LOSS;
-            if (expired && s.qaStarted) {
-                c = quickAdaptWindow(s, bytes, e.now());
+            if (expired && started) {
+                c = quickAdaptWindow(end, bytes, e.now());
                 s.triggerQa = false;
                 s.ignoreBytes = p.unackedFromWindow ? Math.floor(s.cwnd) : e.unacked();
                 rule = Rule.QUICK_ADAPT;

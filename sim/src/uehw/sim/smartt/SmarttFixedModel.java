@@ -42,6 +42,12 @@ public final class SmarttFixedModel {
         public long fiCount;      // Alg. 3 count
         public boolean fiActive;  // Alg. 3 increase
         public int wtd;           // EWMA of ECN marks, u0.13 (Sec. 3.6.1)
+        /**
+         * The reference profile's QuickAdapt measurement window (the RTL's early loop): rolls on
+         * every event past its end, in either profile; INIT clears it.
+         */
+        public long windowEnd;
+        public boolean windowStarted;
 
         @Override
         public State clone() {
@@ -196,13 +202,21 @@ public final class SmarttFixedModel {
         final long now = e.now() & timeMask();
         final boolean expired = !s.qaStarted || ((now - s.qaEnd) & timeMask()) < (1L << (timeWidth - 1));
         final long qaValue = quickAdaptWindow(s.acked, scalingCoefficient()); // Alg. 2 line 7
+        // The reference profile's window: read, then rolled (in either profile) when past its end.
+        final long windowEnd = s.windowEnd;
+        final boolean windowStarted = s.windowStarted;
+        final boolean windowExpired = !windowStarted || ((now - windowEnd) & timeMask()) < (1L << (timeWidth - 1));
+        if (windowExpired) {
+            s.windowEnd = (now + trtt) & timeMask();
+            s.windowStarted = true;
+        }
         if (e.kind() != Kind.ACK) {
             countLoss(e.kind());
         }
         if (p.referenceProfile) {
             return e.kind() == Kind.ACK
-                    ? ackReference(e, s, size, ackRtt(e), unacked, trtt, now, expired)
-                    : lossReference(e, s, size, unacked, trtt, now, expired);
+                    ? ackReference(e, s, size, ackRtt(e), unacked, trtt, now, windowExpired, windowStarted, windowEnd)
+                    : lossReference(e, s, size, unacked, trtt, now, windowExpired, windowStarted, windowEnd);
         }
         Rule rule;
         boolean retransmit = false;
@@ -364,7 +378,8 @@ public final class SmarttFixedModel {
      * ACK still counts for WTD and may FastIncrease; the measurement window rolls even while
      * ignoring; rtt = trtt applies no case; the window in whole bytes.
      */
-    private Update ackReference(Event e, State s, long size, long rtt, long unacked, long trtt, long now, boolean expired) {
+    private Update ackReference(Event e, State s, long size, long rtt, long unacked, long trtt, long now, boolean expired,
+                                boolean started, long end) {
         long acked1 = Math.min(byteMax(), s.acked + size);                       // Alg. 1 line 4
         long ignore1 = Math.max(0, s.ignoreBytes - size);                       // line 5
         boolean ignoring = ignore1 != 0;
@@ -374,8 +389,8 @@ public final class SmarttFixedModel {
         boolean fast = clean && (s.fiActive || size > s.fiCount);
         s.fiCount = !clean ? s.cwnd >>> F : fast ? 0 : s.fiCount - size;
         s.fiActive = fast;
-        boolean adapt = !ignoring && expired && s.qaStarted && s.triggerQa;     // Alg. 2 lines 3-4
-        long qaScaled = normalisedScaling(now, s.qaEnd, trtt);
+        boolean adapt = !ignoring && expired && started && s.triggerQa;         // Alg. 2 lines 3-4
+        long qaScaled = normalisedScaling(now, end, trtt);
         long c1 = s.cwnd;
         s.ignoreBytes = ignore1;
         if (adapt) {
@@ -430,7 +445,8 @@ public final class SmarttFixedModel {
      * counts (a NACK's 64 B still count for QuickAdapt); outside it, Alg. 1 lines 28-34, with the
      * NACK's 64 B in QuickAdapt's bytes and its normalisation.
      */
-    private Update lossReference(Event e, State s, long size, long unacked, long trtt, long now, boolean expired) {
+    private Update lossReference(Event e, State s, long size, long unacked, long trtt, long now, boolean expired,
+                                 boolean started, long end) {
         long ignore1 = Math.max(0, s.ignoreBytes - size);                       // Alg. 1 line 5
         long bytes = e.kind() == Kind.NACK ? Math.min(byteMax(), s.acked + NACK_ACKED_BYTES) : s.acked;
         s.ignoreBytes = ignore1;
@@ -444,8 +460,8 @@ public final class SmarttFixedModel {
             c = Math.max(0, s.cwnd - (size << F));                              // line 29
             s.triggerQa = true;                                                 // line 30
             rule = Rule.LOSS;
-            if (expired && s.qaStarted) {                                        // line 32, Alg. 2
-                c = quickAdaptWindow(bytes, normalisedScaling(now, s.qaEnd, trtt));
+            if (expired && started) {                                            // line 32, Alg. 2
+                c = quickAdaptWindow(bytes, normalisedScaling(now, end, trtt));
                 s.triggerQa = false;
                 s.ignoreBytes = unacked;
                 quickAdapts++;

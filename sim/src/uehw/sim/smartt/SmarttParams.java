@@ -41,7 +41,7 @@ public final class SmarttParams implements Cloneable {
     public int fi = gain(0.25);       // Sec. 3.5, x gamma
     public int mi = gain(2.0);        // brtt / (trtt - brtt), Sec. 3.2.4, x gamma
     public int qaScaling = gain(0.8); // Sec. 3.5
-    /** MTUs added per FastIncrease ACK, u5.11 (Sec. 3.4: 2; the authors' code 1.2); the RTL's CSR takes whole MTUs so far. */
+    /** MTUs added per FastIncrease ACK, u5.11 (Sec. 3.4: 2; the authors' code 1.2). */
     public int fastIncreaseK = gain(2);
     public long fastIncreaseCloseness = 655; // ns: rtt <= brtt + this counts as "close to the base RTT" (2 x 4 KiB at 100 Gb/s)
     public int wtdAlphaShift = 3;     // alpha = 2^-3 = 0.125 (README: htsim)
