@@ -116,6 +116,7 @@ object Blocks {
     def factsOf(cfg: SmarttConfig): Map[String, String] = Map(
       "stateBitsPerConnection" -> cfg.stateBitsPerFlow.toString,
       "paperStateBitsPerConnection" -> "152",
+      "referenceProfileStateBitsPerConnection" -> cfg.referenceWindowBitsPerFlow.toString,
       "bdpBytes" -> cfg.bdp.toString,
       "gamma" -> f"${cfg.gamma}%.4f",
       "latencyCycles" -> Smartt.latency.toString,

@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import uehw.sim.Seeds;
 import uehw.sim.net.FatTreeIncast;
 import uehw.sim.net.Flow;
@@ -143,17 +145,19 @@ class NetworkSimulatorTest {
     /**
      * The closed-loop proof: the same network run with the windows from the Verilated SMaRTT RTL
      * (uehw.sim.net.SmarttRtlWindows, one unit for all hosts' flows) gives the identical trace as
-     * with the fixed-point model: every window update, entropy and completion at the same time.
+     * with the fixed-point model: every window update, entropy and completion at the same time; in
+     * SMaRTT's paper profile and in its reference-code profile.
      */
-    @Test
-    void hardwareInTheLoopGivesTheModelsTrace() {
+    @ParameterizedTest(name = "reference profile {0}")
+    @ValueSource(booleans = {false, true})
+    void hardwareInTheLoopGivesTheModelsTrace(boolean referenceProfile) {
         long seed = Seeds.next();
         WindowLog modelLog = new WindowLog();
-        Network model = smallScenario(FatTreeIncast.build(seed)).trace(modelLog);
+        Network model = smallScenario(FatTreeIncast.build(seed, referenceProfile)).trace(modelLog);
         assertTrue(model.run(100_000_000), "seed " + seed + ": the model run completes");
-        SmarttTest.compile(SmarttTest.DEFAULT).run("network_hil", seed, sim -> {
+        SmarttTest.compile(SmarttTest.DEFAULT).run(referenceProfile ? "network_hil_reference" : "network_hil", seed, sim -> {
             SmarttBench bench = new SmarttBench(sim);
-            bench.writeParams(FatTreeIncast.smartt());
+            bench.writeParams(FatTreeIncast.smartt(referenceProfile));
             SmarttRtlWindows rtl = new SmarttRtlWindows(bench, FatTreeIncast.config().flowsPerHost());
             WindowLog rtlLog = new WindowLog();
             Network hw = smallScenario(FatTreeIncast.build(seed, (host, flows) -> rtl.forHost(host))).trace(rtlLog);

@@ -58,6 +58,8 @@ case class SmarttConfig(flows: Int = 1024,
   val trttWidth: Int = rttWidth + 5
   /** The per-flow state, field by field (SmarttFlowState). */
   def stateBitsPerFlow: Int = cwndWidth + byteWidth + timeWidth + 1 + 1 + byteWidth + byteWidth + 1 + Smartt.wtdStateFrac
+  /** The reference profile's QuickAdapt measurement window, in a RAM of its own (SmarttQaWindow). */
+  def referenceWindowBitsPerFlow: Int = timeWidth + 1
 }
 
 object SmarttConfig {

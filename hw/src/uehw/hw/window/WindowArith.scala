@@ -41,10 +41,10 @@ object WindowArith {
    * (msb) of whichever of two windows `useFirst` picks, in one clock: the stored window and the one
    * just written, side by side. Only windows >= 2^lowest are looked at (below it the result is
    * unspecified), by 2-bit groups: a group's index is its bits below its top bit, or below the bit
-   * under it when the top bit is 0 (one LUT a bit, beside the search); the first nonzero group of
-   * the window in use selects its index through one AND-OR tree. Only the group ORs and the
-   * selects are kept wires: a kept "any one above" would let ABC build the next group's from it, a
-   * chain.
+   * under it when the top bit is 0 (one kept LUT a bit, beside the search); the first nonzero group of
+   * the window in use selects its index through one AND-OR tree. Only the group ORs, the selects and
+   * the index bits are kept wires: a kept "any one above" would let ABC build the next group's from
+   * it, a chain.
    */
   def windowRecipIndex(first: UInt, second: UInt, useFirst: Bool, lowest: Int, indexBits: Int): (UInt, UInt) = {
     val I = indexBits
@@ -58,7 +58,9 @@ object WindowArith {
         val g = groups(i)
         val sel = kept(use && nonzero(i) && !nonzero.drop(i + 1).orR)
         val high = bit(x, 2 * g + 1)
-        (sel, Mux(high, bitsBelow(x, 2 * g + 1), bitsBelow(x, 2 * g)), U(g, log2Up(w) - 1 bits) @@ high.asUInt)
+        // each index bit a kept LUT3 beside the search, so that a pick leaf (three selects, three bits) is one LUT6
+        val index = Vec(Mux(high, bitsBelow(x, 2 * g + 1), bitsBelow(x, 2 * g)).asBools.map(kept)).asBits.asUInt
+        (sel, index, U(g, log2Up(w) - 1 bits) @@ high.asUInt)
       }
     }
     // a group's two candidates side by side in the tree
