@@ -174,22 +174,23 @@ class NetworkSimulatorTest {
      * The closed-loop proof at scale, and its benchmark: the SMaRTT authors' 32:1 incast (2 MB from
      * each of 32 hosts to host 127 of the k=8 fat tree) with every NIC's windows from the Verilated
      * SMaRTT RTL gives the digest of the fixed-point model's run; prints the events, RTL clocks and
-     * the wall time of both runs.
+     * the wall time of both runs; in both of SMaRTT's profiles.
      */
-    @Test
-    void hardwareInTheLoopOnTheAuthors32To1Incast() {
+    @ParameterizedTest(name = "reference profile {0}")
+    @ValueSource(booleans = {false, true})
+    void hardwareInTheLoopOnTheAuthors32To1Incast(boolean referenceProfile) {
         long seed = Seeds.next();
         int senders = 32;
-        Network model = FatTreeIncast.build(seed);
+        Network model = FatTreeIncast.build(seed, referenceProfile);
         for (int i = 0; i < senders; i++) {
             model.addFlow(i, FatTreeIncast.RECEIVER, FatTreeIncast.FLOW_BYTES, 0);
         }
         long t0 = System.nanoTime();
         assertTrue(model.run(1_000_000_000), "seed " + seed + ": the model run completes");
         double modelSeconds = (System.nanoTime() - t0) / 1e9;
-        SmarttTest.compile(SmarttTest.DEFAULT).run("network_hil_32", seed, sim -> {
+        SmarttTest.compile(SmarttTest.DEFAULT).run(referenceProfile ? "network_hil_32_reference" : "network_hil_32", seed, sim -> {
             SmarttBench bench = new SmarttBench(sim);
-            bench.writeParams(FatTreeIncast.smartt());
+            bench.writeParams(FatTreeIncast.smartt(referenceProfile));
             SmarttRtlWindows rtl = new SmarttRtlWindows(bench, FatTreeIncast.config().flowsPerHost());
             Network hw = FatTreeIncast.build(seed, (host, flows) -> rtl.forHost(host));
             for (int i = 0; i < senders; i++) {
@@ -198,8 +199,9 @@ class NetworkSimulatorTest {
             long t1 = System.nanoTime();
             assertTrue(hw.run(1_000_000_000), "seed " + seed + ": the RTL run completes");
             double rtlSeconds = (System.nanoTime() - t1) / 1e9;
-            System.out.printf(java.util.Locale.ROOT, "hardware in the loop, 32:1 incast on the k=8 fat tree (seed %d): %d window "
-                            + "events through the RTL in %d clocks; model run %.2f s, RTL run %.2f s (%.0f events/s)%n", seed,
+            System.out.printf(java.util.Locale.ROOT, "hardware in the loop, 32:1 incast on the k=8 fat tree, %s profile (seed %d): "
+                            + "%d window events through the RTL in %d clocks; model run %.2f s, RTL run %.2f s (%.0f events/s)%n",
+                    referenceProfile ? "reference" : "paper", seed,
                     rtl.events, rtl.clocks, modelSeconds, rtlSeconds, rtl.events / rtlSeconds);
             assertEquals(model.traceDigest(), hw.traceDigest(), "seed " + seed + ": the RTL run's trace is the model's");
             assertTrue(rtl.events > senders * FatTreeIncast.FLOW_BYTES / 4096, "an event per data packet at least");
