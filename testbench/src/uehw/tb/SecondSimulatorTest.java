@@ -283,12 +283,61 @@ class SecondSimulatorTest {
             new Event(0, Kind.TIMEOUT, 4096, 0, false, 0, 0),
             new Event(1, Kind.NACK, 1500, 0, false, 0, 0),
         };
+        java.util.Set<Rule> rules = runSmartt(dir, bench, model, events);
+        assertTrue(rules.size() >= 6, "the sequence covers the cases: " + rules);
+    }
+
+    /**
+     * SMaRTT's reference-code profile (CONTROL.REFERENCE_PROFILE, FastIncrease 1.2 MTU): an ACK at
+     * the target RTT (no case), a NACK that arms QuickAdapt, QuickAdapt on the next ACK normalised
+     * to one target RTT, a marked ACK, a NACK and a timeout inside the ignore window (ignored), an
+     * unmarked ACK inside it (its case), clean ACKs; events 25 us apart, so the measurement window
+     * rolls at each. The windows and rules logged must be the model's.
+     */
+    @Test
+    void smarttReferenceProfile() throws Exception {
+        Path dir = generate("smartt");
+        VerilogBench bench = new VerilogBench(dir.resolve("uehw_smartt.manifest.json"))
+                .csrRead(SmarttCsr.INFO).csrRead(SmarttCsr.VERSION)
+                .csrWrite(SmarttCsr.CONTROL, 1 | 8)               // trimming, the reference-code profile, WTD off
+                .csrWrite(SmarttCsr.FAST_INCREASE_K, SmarttParams.gain(1.2));
+        SmarttFixedModel model = SmarttBench.modelOf(SmarttTest.DEFAULT);
+        model.p.wtdEnable = false;
+        model.p.referenceProfile = true;
+        model.p.fastIncreaseK = SmarttParams.gain(1.2);
+        bench.fields("io_event", "io_now");
+        long trtt = SmarttTest.BRTT * 3 / 2;
+        long brtt = SmarttTest.BRTT;
+        Event[] events = {
+            // (the last field: the time since the previous event, 25 us when 0)
+            new Event(0, Kind.INIT, 0, 0, false, 0, 0),
+            new Event(0, Kind.ACK, 4096, trtt, false, 0, 0),          // at the target: no case
+            new Event(0, Kind.ACK, 4096, trtt + 3000, true, 0, 0),    // MD
+            new Event(0, Kind.NACK, 4096, 0, false, 0, 1000),         // inside the window: a loss, arms QuickAdapt
+            new Event(0, Kind.ACK, 4096, trtt + 3000, false, 60_000, 0), // past its end: QuickAdapt, normalised; ignores 60,000 B
+            new Event(0, Kind.ACK, 4096, trtt + 3000, true, 0, 1000),  // marked, inside: ignored
+            new Event(0, Kind.NACK, 4096, 0, false, 0, 1000),         // inside: ignored
+            new Event(0, Kind.TIMEOUT, 4096, 0, false, 0, 1000),      // inside: ignored
+            new Event(0, Kind.ACK, 4096, trtt + 3000, false, 0, 1000), // unmarked, inside: FI
+            new Event(0, Kind.ACK, 4096, brtt, false, 0, 1000),       // clean: MI
+            new Event(0, Kind.ACK, 4096, brtt, false, 0, 1000),
+        };
+        java.util.Set<Rule> rules = runSmartt(dir, bench, model, events);
+        assertTrue(rules.containsAll(List.of(Rule.AT_TARGET, Rule.QUICK_ADAPT, Rule.IGNORED, Rule.LOSS,
+                Rule.FAIR_INCREASE, Rule.MULTIPLICATIVE_INCREASE)), "the sequence covers the profile's rules: " + rules);
+    }
+
+    /**
+     * Sends the events 25 us apart (or an event's `now` apart when it is not 0), runs both
+     * simulators and compares their update and retransmit logs with the model's.
+     */
+    private java.util.Set<Rule> runSmartt(Path dir, VerilogBench bench, SmarttFixedModel model, Event[] events) throws Exception {
         List<List<BigInteger>> expectedUpdates = new ArrayList<>();
         List<List<BigInteger>> expectedRetransmits = new ArrayList<>();
         java.util.Set<Rule> rules = java.util.EnumSet.noneOf(Rule.class);
         long now = 100_000;
         for (Event e : events) {
-            now += 25_000;
+            now += e.now() == 0 ? 25_000 : e.now();
             Event timed = new Event(e.flow(), e.kind(), e.size(), e.rtt(), e.ecn(), e.unacked(), now);
             bench.send("io_event", e.flow(), e.kind().ordinal(), e.size(), e.rtt(), bit(e.ecn()), e.unacked(), now);
             SmarttFixedModel.Update u = model.apply(timed);
@@ -298,11 +347,11 @@ class SecondSimulatorTest {
                 expectedRetransmits.add(values(u.flow(), bit(e.kind() == Kind.TIMEOUT)));
             }
         }
-        assertTrue(rules.size() >= 6, "the sequence covers the cases: " + rules);
         bench.write(dir);
         assertBothSimulators(bench, dir, "io_update", expectedUpdates);
         assertIdentity(dir, 'S');
         assertEquals(expectedRetransmits, lines(Files.readAllLines(dir.resolve("icarus.log")), "io_retransmit"));
+        return rules;
     }
 
     /**
