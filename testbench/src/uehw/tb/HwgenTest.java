@@ -89,6 +89,8 @@ class HwgenTest {
                     run("generate", "dart-dft", "--occupancy-width", "12", "--threshold", "15000", "--out", out.toString()));
             assertEquals(Hwgen.EXIT_BAD_PARAMETER,
                     run("generate", "smartt", "--link-gbps", "800", "--byte-width", "20", "--out", out.toString()));
+            assertEquals(Hwgen.EXIT_BAD_PARAMETER, run("generate", "smartt", "--rtt-width", "8", "--base-rtt-ns", "100",
+                    "--out", out.toString()));
             assertEquals(Hwgen.EXIT_BAD_PARAMETER, run("generate", "trim-queue", "--data-bytes", "24", "--out", out.toString()));
         } finally {
             System.setErr(oldErr);
@@ -101,6 +103,7 @@ class HwgenTest {
         assertTrue(msg.contains("'entries' = '65'") && msg.contains("1..64"), msg);
         assertTrue(msg.contains("'threshold'") && msg.contains("occupancy-width 12"), msg);
         assertTrue(msg.contains("'byte-width'") && msg.contains("1.25 BDP"), msg);
+        assertTrue(msg.contains("'rtt-width'") && msg.contains("FAST_INCREASE_CLOSENESS"), msg);
         assertTrue(msg.contains("'data-bytes'") && msg.contains("8, 16, 32 or 64"), msg);
         assertFalse(Files.exists(out), "nothing may be written for a rejected parameter");
     }

@@ -171,7 +171,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val fastIncreaseK = value("FAST_INCREASE_K", 0x38, "MTUs added per ACK in FastIncrease (Sec. 3.4: 2; the authors' code 1.2)",
       UInt(16 bits), gain(2.0), "u5.11")
     val closeness = value("FAST_INCREASE_CLOSENESS", 0x3C, "rtt <= brtt + this counts as close to the base RTT (Alg. 3 line 2)",
-      UInt(cfg.rttWidth bits), BigInt(2L * cfg.mtu * 8 / cfg.linkGbps), "ns")
+      UInt(cfg.rttWidth bits), cfg.fastIncreaseClosenessNs, "ns")
     val wtdShift = value("WTD_ALPHA_SHIFT", 0x40, "Wait-to-Decrease EWMA gain alpha = 2^-shift (0.125)", UInt(4 bits), 3, "shift")
     val wtdThreshold = value("WTD_THRESHOLD", 0x44, "No decrease while avg_wtd < this (Sec. 3.6.1: 0.25)", UInt(wtdFrac bits), 256, "u0.10")
 

@@ -46,6 +46,10 @@ case class SmarttConfig(flows: Int = 1024,
   ParamCheck(bdp >= Smartt.minBdp, "link-gbps", s"BDP = $linkGbps Gb/s x $baseRttNs ns = $bdp B is below ${Smartt.minBdp} B")
   ParamCheck(maxCwnd < (1L << byteWidth), "byte-width",
     s"$byteWidth bits cannot hold the 1.25 BDP window ($maxCwnd B at $linkGbps Gb/s x $baseRttNs ns)")
+  /** FAST_INCREASE_CLOSENESS's reset value: two MTUs' serialisation at the link speed, in ns. */
+  val fastIncreaseClosenessNs: Long = 2L * mtu * 8 / linkGbps
+  ParamCheck(fastIncreaseClosenessNs < (1L << rttWidth), "rtt-width",
+    s"$rttWidth bits cannot hold FAST_INCREASE_CLOSENESS's reset value, $fastIncreaseClosenessNs ns (2 x $mtu B at $linkGbps Gb/s)")
   /** gamma = BDP / (100 Gb/s x 12 us), Sec. 3.5. */
   val gamma: Double = bdp / 150000.0
   ParamCheck(2.0 * gamma < 32, "link-gbps", f"gamma = $gamma%.2f makes mi = 2 gamma overflow the u5.11 gain CSR")
