@@ -272,6 +272,53 @@ class TrimQueueTest {
     }
 
     /**
+     * The queue's clocks without the RTL: TrimQueueTiming with the model (what the network's ports
+     * run in place of the Verilated queue) predicts, clock for clock, every io_dequeue event (control
+     * and data dequeues, drops at dequeue, trimmed headers leaving) and every m_axis valid and last,
+     * under random frames (transport data and control of every size, runts, bad frames, other IP),
+     * random input idle and output backpressure that fill, trim, mark and drop at dequeue.
+     */
+    @ParameterizedTest(name = "{0} bytes per beat, {1} frames")
+    @MethodSource("timingConfigs")
+    void timingModelPredictsEveryDequeueAndOutputClock(int dataBytes, int frames) {
+        TrimQueueConfig cfg = small(dataBytes);
+        withBench(cfg, "timing_w" + dataBytes, (b, seed) -> {
+            Random r = new Random(seed);
+            b.csr.write(TrimQueueCsr.CONTROL, 1); // DROP_NON_ECT: drops at dequeue skip their beats
+            b.model.dropNonEct = true;
+            b.drain();
+            b.predictTiming();
+            int phases = 6;
+            for (int phase = 0; phase < phases; phase++) {
+                b.patterns(r, new double[] {0, 0.3, 0.05}[phase % 3], new double[] {0.5, 0, 0.9, 0.75}[phase % 4]);
+                for (int i = 0; i < frames / phases; i++) {
+                    Object[] f = r.nextInt(4) == 0 ? randomFrame(r, cfg.maxFrameBytes())
+                            : new Object[] {r.nextInt(3) == 0 ? controlFrame(r, r.nextInt(4) == 0, r.nextInt(40))
+                                : dataFrame(r, r.nextInt(4) == 0, r.nextInt(4), r.nextInt(10) == 0 ? r.nextInt(8000) : r.nextInt(1500)),
+                                false};
+                    b.send((byte[]) f[0], (Boolean) f[1]);
+                    while (!b.inputIdle()) {
+                        b.step();
+                    }
+                }
+                b.drain();
+            }
+            TrimQueueModel m = b.model;
+            System.out.printf("trim queue timing W=%d (seed %d): %d clocks, %d dequeues and trim pops, %d output beats predicted;"
+                            + " %d trimmed, %d marked, %d dropped at dequeue%n", dataBytes, seed, b.timingClocksChecked,
+                    b.timingDequeuesChecked, b.timingBeatsChecked, m.outcome(Outcome.TRIM), m.marked, m.droppedNonEct);
+            assertTrue(m.outcome(Outcome.TRIM) > 0 && m.marked > 0 && m.droppedNonEct > 0, "the traffic must trim, mark and drop");
+            assertEquals(b.outData + b.outControl + m.droppedNonEct + b.outTrimmed, b.timingDequeuesChecked,
+                    "every dequeue and trim pop was predicted");
+        });
+    }
+
+    static Stream<Arguments> timingConfigs() {
+        int scale = Seeds.scale();
+        return Stream.of(Arguments.of(64, 6_000 * scale), Arguments.of(8, 1_500 * scale));
+    }
+
+    /**
      * RED (Sec. 3.5): binned by (occupancy - KMIN) / (KMAX - KMIN), the fraction of ECN-capable
      * frames marked matches the line within 5 standard deviations (plus the bin's width); none is
      * marked at or below KMIN and every one at or above KMAX.

@@ -49,6 +49,11 @@ public final class TrimQueueBench {
     /** The clock (edge) at which the last frame's tlast was taken. */
     public long lastTlastClock = -1;
     public boolean recordStarts;
+    /** When set: predicts every dequeue, trim pop and output beat the RTL makes, and fails on the first that differs. */
+    private TrimQueueTiming timing;
+    /** m_axis during the clock before the last edge: {ready, valid, last} as peeked then. */
+    private boolean[] outputBefore = new boolean[3];
+    public long timingClocksChecked, timingDequeuesChecked, timingBeatsChecked;
     private boolean outputAtPacketStart = true;
     private boolean outputStartRecorded;
 
@@ -121,6 +126,9 @@ public final class TrimQueueBench {
         Admission a = !admissions.isEmpty() && admissions.peek().edge() == clocks - 1 ? admissions.poll() : null;
         TrimQueueModel.Outcome o = a == null ? model.clock(d, null, false, false, 0)
                 : model.clock(d, a.frame(), a.bad(), a.malformed(), a.frame().length - (a.malformed() ? 1 : 0)); // sendMalformed turns one lane off
+        if (timing != null) {
+            checkTiming(d, o);
+        }
         if (recordStarts && d != null && d.trimPop()) {
             trimPops.add(clocks - 1);
         }
@@ -148,7 +156,60 @@ public final class TrimQueueBench {
                 outputStartRecorded = false;
             }
         }
+        outputBefore = new boolean[] {sim.peekBool(io.m_axis().ready()), sim.peekBool(io.m_axis().valid()),
+            sim.peekBool(io.m_axis().payload().last())};
         monitor.afterEdge();
+    }
+
+    /**
+     * From now on (the queue empty and its RED thresholds drawn), TrimQueueTiming predicts the RTL's
+     * clocks: every io_dequeue event and every m_axis valid and last, for the ready the monitor
+     * gives. No KMIN, KMAX or SEED write may follow (it redraws the thresholds, which the
+     * timing does not follow).
+     */
+    public void predictTiming() {
+        timing = new TrimQueueTiming(cfg.dataBytes()).settled();
+    }
+
+    private void checkTiming(TrimQueueModel.Dequeue d, TrimQueueModel.Outcome admitted) {
+        TrimQueueTiming.Clock c = timing.decide(outputBefore[0]);
+        long edge = clocks - 1;
+        boolean start = d != null && d.start();
+        boolean controlStart = start && d.queue() == TrimQueueModel.QUEUE_CONTROL;
+        boolean dataStart = start && d.queue() == TrimQueueModel.QUEUE_DATA;
+        boolean trimPop = d != null && d.trimPop();
+        if (c.controlStart() != controlStart || c.dataStart() != dataStart || c.trimPop() != trimPop) {
+            throw new AssertionError(String.format("edge %d: the RTL dequeued control %b data %b, popped a trimmed header %b;"
+                    + " TrimQueueTiming predicted %b %b %b", edge, controlStart, dataStart, trimPop, c.controlStart(),
+                    c.dataStart(), c.trimPop()));
+        }
+        if (c.outputValid() != outputBefore[1] || c.outputValid() && c.outputLast() != outputBefore[2]) {
+            throw new AssertionError(String.format("edge %d: m_axis valid %b last %b, TrimQueueTiming predicted valid %b last %b",
+                    edge, outputBefore[1], outputBefore[2], c.outputValid(), c.outputLast()));
+        }
+        int queue = -1, bytes = 0;
+        if (admitted == TrimQueueModel.Outcome.DATA) {
+            queue = TrimQueueModel.QUEUE_DATA;
+        } else if (admitted == TrimQueueModel.Outcome.CONTROL) {
+            queue = TrimQueueModel.QUEUE_CONTROL;
+        } else if (admitted == TrimQueueModel.Outcome.TRIM) {
+            queue = TrimQueueTiming.QUEUE_TRIMMED;
+        }
+        if (queue >= 0) {
+            bytes = lastAdmittedBytes(queue);
+        }
+        timing.edge(dataStart && d.dropped(), queue, bytes);
+        timingClocksChecked++;
+        timingDequeuesChecked += (start ? 1 : 0) + (trimPop ? 1 : 0);
+        timingBeatsChecked += c.outputTaken() ? 1 : 0;
+    }
+
+    private int lastAdmittedBytes(int queue) {
+        return switch (queue) {
+            case TrimQueueModel.QUEUE_DATA -> model.lastAdmittedData.length;
+            case TrimQueueModel.QUEUE_CONTROL -> model.expectedControl.peekLast().length;
+            default -> model.expectedTrimmed.peekLast().length;
+        };
     }
 
     private void onOutput(Axi4StreamPackets.Packet p) {

@@ -34,8 +34,19 @@ public final class TrimQueueModel {
     record Waiting(byte[] frame, boolean ip, boolean ipv4, boolean ecnCapable) {
     }
 
-    /** What the RTL reported for a dequeue at one clock (from its dequeue Flow). */
+    /**
+     * What the RTL reported for a dequeue at one clock (from its dequeue Flow), or, with a negative
+     * occupancy, what TrimQueueTiming predicts: the model then makes the RED decision without a
+     * report to check it against.
+     */
     public record Dequeue(boolean start, int queue, long occupancy, boolean marked, boolean dropped, boolean trimPop) {
+        public static Dequeue predicted(boolean start, int queue, boolean trimPop) {
+            return new Dequeue(start, queue, -1, false, false, trimPop);
+        }
+
+        boolean reported() {
+            return occupancy >= 0;
+        }
     }
 
     public static final int QUEUE_CONTROL = 0;
@@ -83,6 +94,10 @@ public final class TrimQueueModel {
     public long inPackets, inBytes, marked, droppedNonEct, nonEctAboveKmax, nonIp, badIpv4Checksum;
     /** Admitted frames (data or control) whose IPv4 header checksum is wrong, by identity: they must leave unchanged. */
     private final java.util.Set<byte[]> admittedBadChecksum = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    /** The last frame admitted to the data queue. */
+    public byte[] lastAdmittedData;
+    /** The last data dequeue's decision: dropped (CONTROL.DROP_NON_ECT), its beats skipped. */
+    public boolean lastDequeueDropped;
     /** Clocks applied so far (the index of the current {@link #clock} call). */
     private long clockIndex;
     /** Every ECN-capable IP data frame's dequeue: {occupancy, 1 if marked, KMIN, KMAX}. */
@@ -222,7 +237,8 @@ public final class TrimQueueModel {
                 boolean congested = occ >= kMax || occ > kMin && draw < occ - kMin;
                 boolean mark = congested && w.ip() && w.ecnCapable();
                 boolean drop = dropNonEct && w.ip() && !w.ecnCapable() && occ >= kMax;
-                if (d.occupancy() != occ || d.marked() != mark || d.dropped() != drop) {
+                lastDequeueDropped = drop;
+                if (d.reported() && (d.occupancy() != occ || d.marked() != mark || d.dropped() != drop)) {
                     throw new AssertionError(String.format("data dequeue: RTL occupancy %d marked %b dropped %b, model %d %b %b",
                             d.occupancy(), d.marked(), d.dropped(), occ, mark, drop));
                 }
@@ -268,6 +284,7 @@ public final class TrimQueueModel {
             switch (o) {
                 case DATA -> {
                     dataQueue.add(new Waiting(frame, p.ip() && trusted, p.ipv4() && trusted, p.ecnCapable() && trusted));
+                    lastAdmittedData = frame;
                     dataIn = frame.length;
                 }
                 case CONTROL -> {
