@@ -19,6 +19,10 @@ import uehw.sim.net.RepsEntropies;
 import uehw.sim.net.RepsRtlEntropies;
 import uehw.sim.net.SmarttWindows;
 import uehw.sim.net.SmarttRtlWindows;
+import uehw.sim.net.TrimQueueEngine;
+import uehw.sim.net.TrimQueueModelEngine;
+import uehw.sim.net.TrimQueueRtlEngine;
+import uehw.hw.trim.TrimQueueConfig;
 import uehw.sim.smartt.SmarttBench;
 import uehw.hw.reps.RepsConfig;
 import uehw.sim.reps.RepsBench;
@@ -238,6 +242,85 @@ class NetworkSimulatorTest {
             assertEquals(model.lines.get(i), rtl.lines.get(i), "seed " + seed + ": trace line " + (i + 1));
         }
         assertEquals(model.lines.size(), rtl.lines.size(), "seed " + seed + ": trace length");
+    }
+
+    /** The trace of a clocked port: every packet leaving it, with its time, CE and trimmed, beside the windows. */
+    private static final class QueueLog implements Network.Trace {
+        final WindowLog windows = new WindowLog();
+        final String portName;
+
+        QueueLog(String portName) {
+            this.portName = portName;
+        }
+
+        @Override
+        public void window(long timePs, Flow f, long cwnd) {
+            windows.window(timePs, f, cwnd);
+        }
+
+        @Override
+        public void entropy(long timePs, Flow f, int entropy) {
+            windows.entropy(timePs, f, entropy);
+        }
+
+        @Override
+        public void finished(Flow f) {
+            windows.finished(f);
+        }
+
+        @Override
+        public void departed(long timePs, Port port, uehw.sim.net.Packet p) {
+            if (port.name.equals(portName)) {
+                windows.lines.add(timePs + " " + port.name + " " + p.kind + " flow " + p.flow + " seq " + p.seq + " " + p.bytes
+                        + " B" + (p.ce ? " CE" : "") + (p.trimmed ? " trimmed" : ""));
+            }
+        }
+    }
+
+    /** The receiver's downlink port at the clock, on the engine given (4 clocks a beat: the switch's speedup). */
+    static Port clockedDownlink(Network net, TrimQueueEngine engine) {
+        Port port = net.downlinkTo(FatTreeIncast.RECEIVER);
+        port.clocked(engine, CLOCKS_PER_BEAT);
+        return port;
+    }
+
+    static final int CLOCKS_PER_BEAT = 4;
+
+    static TrimQueueConfig downlinkQueue() {
+        return TrimQueueEngine.configFor(FatTreeIncast.config().switchPort(), 64);
+    }
+
+    /**
+     * The trimming queue in the loop: the small scenario with the receiver's ToR downlink (the
+     * incast's bottleneck) on the Verilated trimming queue (real frames on AXI4-Stream at 512 bits,
+     * m_axis ready paced at the 800 Gb/s link) gives the identical trace as the same run with the
+     * queue's model and its clock timing: every packet that leaves that port (time, CE, trimmed),
+     * every window update, entropy and completion.
+     */
+    @Test
+    void trimQueueInTheLoopGivesTheModelsTrace() {
+        long seed = Seeds.next();
+        TrimQueueConfig cfg = downlinkQueue();
+        QueueLog modelLog = new QueueLog("tor31->host127");
+        Network model = smallScenario(FatTreeIncast.build(seed, true)).trace(modelLog);
+        Port modelPort = clockedDownlink(model, new TrimQueueModelEngine(cfg));
+        assertTrue(model.run(100_000_000), "seed " + seed + ": the model run completes");
+        TrimQueueTest.compile(cfg).run("network_hil", seed, sim -> {
+            sim.reset(2);
+            TrimQueueRtlEngine rtl = new TrimQueueRtlEngine(sim);
+            QueueLog rtlLog = new QueueLog("tor31->host127");
+            Network hw = smallScenario(FatTreeIncast.build(seed, true)).trace(rtlLog);
+            Port hwPort = clockedDownlink(hw, rtl);
+            long t0 = System.nanoTime();
+            assertTrue(hw.run(100_000_000), "seed " + seed + ": the RTL run completes");
+            System.out.printf(java.util.Locale.ROOT, "trim queue in the loop (seed %d): %d clocks, %d frames out of the RTL checked;"
+                            + " %d departures, %d trimmed, %d marked; %.1f s%n", seed, rtl.clocks, rtl.framesChecked,
+                    hwPort.departures, hwPort.trims, hwPort.marks, (System.nanoTime() - t0) / 1e9);
+            assertSameTrace(modelLog.windows, rtlLog.windows, seed);
+            assertEquals(model.traceDigest(), hw.traceDigest());
+            assertTrue(hwPort.trims > 0 && hwPort.marks > 0, "the bottleneck trims and marks");
+            assertEquals(modelPort.departures, rtl.framesChecked, "every frame the RTL sent was checked");
+        });
     }
 
     /**

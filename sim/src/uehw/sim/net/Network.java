@@ -34,6 +34,10 @@ public final class Network {
         default void finished(Flow f) {
         }
 
+        /** {@code p} finished leaving {@code port} (CE and trimmed as it left). */
+        default void departed(long timePs, Port port, Packet p) {
+        }
+
         /** A DASR receiver answered a data packet of flow f with n. */
         default void dasr(long timePs, Host receiver, Flow f, int n) {
         }
@@ -69,6 +73,7 @@ public final class Network {
     private Port link(Node from, Node to, Port.Spec spec) {
         Port p = new Port(from.name() + "->" + to.name(), loop, spec, config.gbps(), config.linkLatencyNs());
         p.connect(to);
+        p.net = this;
         ports.put(p.name, p);
         if (to instanceof Host h) {
             downlinks.put(h.id, p);
@@ -240,6 +245,10 @@ public final class Network {
     void noteEntropy(Flow f, int entropy) {
         mix(2, loop.now(), f.id, entropy);
         trace.entropy(loop.now(), f, entropy);
+    }
+
+    void noteDeparture(Port port, Packet p) {
+        trace.departed(loop.now(), port, p);
     }
 
     void noteDasr(Host receiver, Packet p, int n) {

@@ -42,6 +42,10 @@ public final class Port {
     private boolean up = true;
     /** A host NIC's data, pulled when the queues are empty (null: none now). */
     Supplier<Packet> source;
+    /** The queue at the clock (the RTL or its model), or null: the packet-level queue here. */
+    private ClockedEgress clocked;
+    /** The network whose trace hears the departures. */
+    Network net;
 
     public long peakDataBytes, departures, departedBytes, trims, marks, dropsDataFull, dropsTrimFull, dropsControlFull,
             lostOnFailedLink;
@@ -57,6 +61,38 @@ public final class Port {
         this.prng = new Xorshift32(spec.seed());
     }
 
+    /**
+     * From now on this port's queue is a trimming queue at the clock on {@code engine}, its m_axis
+     * ready one clock in {@code clocksPerBeat} (ClockedEgress): the Verilated RTL
+     * (TrimQueueRtlEngine) or the model with its clock timing (TrimQueueModelEngine). Only a
+     * switch port, before anything was sent.
+     */
+    public void clocked(TrimQueueEngine engine, int clocksPerBeat) {
+        if (source != null || departures > 0 || !control.isEmpty() || !data.isEmpty()) {
+            throw new IllegalStateException(name + ": only an unused switch port can run at the clock");
+        }
+        if (engine.cfg.capacityBytes() != spec.capacityBytes() || engine.cfg.controlBytes() != spec.controlBytes()
+                || engine.cfg.trimEntries() != spec.trimEntries() || engine.cfg.trimBytes() != spec.trimBytes()) {
+            throw new IllegalArgumentException(name + ": the engine's queue " + engine.cfg + " is not this port's " + spec);
+        }
+        clocked = new ClockedEgress(this, loop, engine, clocksPerBeat, psPerByte, latencyPs);
+    }
+
+    /** The clocked queue's engine, or null. */
+    public TrimQueueEngine engine() {
+        return clocked == null ? null : clocked.engine;
+    }
+
+    /** Clocks the clocked queue ran (0 for a packet-level port). */
+    public long clocks() {
+        return clocked == null ? 0 : clocked.clocks;
+    }
+
+    /** The most bytes waiting to enter the clocked queue's s_axis at once (0 for a packet-level port). */
+    public long inputPeakBytes() {
+        return clocked == null ? 0 : clocked.inputPeakBytes;
+    }
+
     void connect(Node peer) {
         this.peer = peer;
     }
@@ -66,7 +102,7 @@ public final class Port {
     }
 
     public long dataBytes() {
-        return dataBytes;
+        return clocked != null ? clocked.engine.model.dataBytes : dataBytes;
     }
 
     public boolean up() {
@@ -80,6 +116,10 @@ public final class Port {
 
     /** A packet to send out of this port. */
     public void send(Packet p) {
+        if (clocked != null) {
+            clocked.send(p);
+            return;
+        }
         if (p.control()) {
             if (controlBytes + p.bytes > spec.controlBytes()) {
                 dropsControlFull++;
@@ -108,7 +148,7 @@ public final class Port {
 
     /** Starts the next packet if the link is idle (a NIC calls it when its source has data again). */
     public void kick() {
-        if (!busy) {
+        if (!busy && clocked == null) {
             startNext();
         }
     }
@@ -145,15 +185,23 @@ public final class Port {
         }
         busy = true;
         loop.after(Math.round(p.bytes * psPerByte), () -> {
-            departures++;
-            departedBytes += p.bytes;
-            if (up) {
-                loop.after(latencyPs, () -> peer.receive(p, this));
-            } else {
-                lostOnFailedLink++;
-                lostSentAtPs.add(p.kind == Packet.Kind.DATA ? p.sentAtPs : -1);
-            }
+            departed(p, latencyPs);
             startNext();
         });
+    }
+
+    /** {@code p} finished leaving: it reaches the peer {@code arrivesAfterPs} from now, or is lost on a failed link. */
+    void departed(Packet p, long arrivesAfterPs) {
+        departures++;
+        departedBytes += p.bytes;
+        if (net != null) {
+            net.noteDeparture(this, p);
+        }
+        if (up) {
+            loop.after(arrivesAfterPs, () -> peer.receive(p, this));
+        } else {
+            lostOnFailedLink++;
+            lostSentAtPs.add(p.kind == Packet.Kind.DATA ? p.sentAtPs : -1);
+        }
     }
 }

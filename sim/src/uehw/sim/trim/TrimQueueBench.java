@@ -187,30 +187,12 @@ public final class TrimQueueBench {
             throw new AssertionError(String.format("edge %d: m_axis valid %b last %b, TrimQueueTiming predicted valid %b last %b",
                     edge, outputBefore[1], outputBefore[2], c.outputValid(), c.outputLast()));
         }
-        int queue = -1, bytes = 0;
-        if (admitted == TrimQueueModel.Outcome.DATA) {
-            queue = TrimQueueModel.QUEUE_DATA;
-        } else if (admitted == TrimQueueModel.Outcome.CONTROL) {
-            queue = TrimQueueModel.QUEUE_CONTROL;
-        } else if (admitted == TrimQueueModel.Outcome.TRIM) {
-            queue = TrimQueueTiming.QUEUE_TRIMMED;
-        }
-        if (queue >= 0) {
-            bytes = lastAdmittedBytes(queue);
-        }
-        timing.edge(dataStart && d.dropped(), queue, bytes);
+        timing.edge(dataStart && d.dropped(), model, admitted);
         timingClocksChecked++;
         timingDequeuesChecked += (start ? 1 : 0) + (trimPop ? 1 : 0);
         timingBeatsChecked += c.outputTaken() ? 1 : 0;
     }
 
-    private int lastAdmittedBytes(int queue) {
-        return switch (queue) {
-            case TrimQueueModel.QUEUE_DATA -> model.lastAdmittedData.length;
-            case TrimQueueModel.QUEUE_CONTROL -> model.expectedControl.peekLast().length;
-            default -> model.expectedTrimmed.peekLast().length;
-        };
-    }
 
     private void onOutput(Axi4StreamPackets.Packet p) {
         byte[] f = p.data();

@@ -56,7 +56,7 @@ public final class TrimQueueTiming {
     private static final int TRIM_PREFETCH_DEPTH = 2;
     private static final int THRESHOLD_DEPTH = 8;
     /** Clocks from a trimmed frame's admission edge to its checksum's push (TrimQueue.trimBuildClocks). */
-    private static final int CHECKSUM_AFTER = 4;
+    private static final int CHECKSUM_AFTER = uehw.hw.trim.TrimQueue.trimBuildClocks();
 
     /** A descriptor FIFO that reads a RAM (SpinalHDL StreamFifo, latency 2), then a skid and a head register. */
     private static final class DescriptorPath {
@@ -229,6 +229,22 @@ public final class TrimQueueTiming {
         pending = new Clock(controlStart, dataStart, trimPop, output != null, output != null && output.last(),
                 output == null ? -1 : output.queue(), output != null && outputReady);
         return pending;
+    }
+
+    /**
+     * The edge after {@link #decide}, with what {@code model} decided at it: the data dequeue's drop
+     * and the frame admitted ({@code admitted}, the outcome its clock returned, or null).
+     */
+    public void edge(boolean dropped, TrimQueueModel model, TrimQueueModel.Outcome admitted) {
+        if (admitted == TrimQueueModel.Outcome.DATA) {
+            edge(dropped, TrimQueueModel.QUEUE_DATA, model.lastAdmittedData.length);
+        } else if (admitted == TrimQueueModel.Outcome.CONTROL) {
+            edge(dropped, TrimQueueModel.QUEUE_CONTROL, model.expectedControl.peekLast().length);
+        } else if (admitted == TrimQueueModel.Outcome.TRIM) {
+            edge(dropped, QUEUE_TRIMMED, model.expectedTrimmed.peekLast().length);
+        } else {
+            edge(dropped, -1, 0);
+        }
     }
 
     /**
