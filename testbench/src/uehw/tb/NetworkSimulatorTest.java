@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import uehw.sim.Seeds;
+import uehw.sim.SimWorker;
 import uehw.sim.net.FatTreeIncast;
 import uehw.sim.net.Flow;
 import uehw.sim.net.Network;
@@ -22,6 +23,7 @@ import uehw.sim.net.SmarttRtlWindows;
 import uehw.sim.net.TrimQueueEngine;
 import uehw.sim.net.TrimQueueModelEngine;
 import uehw.sim.net.TrimQueueRtlEngine;
+import uehw.sim.net.WindowControl;
 import uehw.hw.trim.TrimQueueConfig;
 import uehw.sim.smartt.SmarttBench;
 import uehw.hw.reps.RepsConfig;
@@ -320,6 +322,58 @@ class NetworkSimulatorTest {
             assertEquals(model.traceDigest(), hw.traceDigest());
             assertTrue(hwPort.trims > 0 && hwPort.marks > 0, "the bottleneck trims and marks");
             assertEquals(modelPort.departures, rtl.framesChecked, "every frame the RTL sent was checked");
+        });
+    }
+
+    /**
+     * The closed loop at scale with two designs in it, and its benchmark: the SMaRTT authors' 8:1
+     * incast (reference profile) with every NIC's windows from the Verilated SMaRTT RTL and the
+     * bottleneck (the receiver's ToR downlink) on the Verilated trimming queue gives the digest of
+     * the same run on the models; prints the clocks, events and wall time of both runs.
+     */
+    @Test
+    void smarttAndTrimQueueInTheLoopOnTheAuthors8To1Incast() {
+        long seed = Seeds.next();
+        int senders = 8;
+        TrimQueueConfig cfg = downlinkQueue();
+        Network model = FatTreeIncast.build(seed, true);
+        Port modelPort = clockedDownlink(model, new TrimQueueModelEngine(cfg));
+        for (int i = 0; i < senders; i++) {
+            model.addFlow(i, FatTreeIncast.RECEIVER, FatTreeIncast.FLOW_BYTES, 0);
+        }
+        long t0 = System.nanoTime();
+        assertTrue(model.run(1_000_000_000), "seed " + seed + ": the model run completes");
+        double modelSeconds = (System.nanoTime() - t0) / 1e9;
+        TrimQueueTest.compile(cfg).run("network_hil_8", seed, sim -> {
+            sim.reset(2);
+            try (SimWorker<uehw.hw.smartt.Smartt> smartt = new SimWorker<>(SmarttTest.compile(SmarttTest.DEFAULT),
+                    "network_hil_8", seed)) {
+                SmarttRtlWindows windows = smartt.call(s -> {
+                    SmarttBench bench = new SmarttBench(s);
+                    bench.writeParams(FatTreeIncast.smartt(true));
+                    return new SmarttRtlWindows(bench, FatTreeIncast.config().flowsPerHost());
+                });
+                TrimQueueRtlEngine queue = new TrimQueueRtlEngine(sim);
+                Network hw = FatTreeIncast.build(seed, (host, flows) -> smartt.proxy(WindowControl.class, windows.forHost(host)));
+                Port hwPort = clockedDownlink(hw, queue);
+                for (int i = 0; i < senders; i++) {
+                    hw.addFlow(i, FatTreeIncast.RECEIVER, FatTreeIncast.FLOW_BYTES, 0);
+                }
+                long t1 = System.nanoTime();
+                assertTrue(hw.run(1_000_000_000), "seed " + seed + ": the RTL run completes");
+                double rtlSeconds = (System.nanoTime() - t1) / 1e9;
+                long events = hw.loop.executed();
+                System.out.printf(java.util.Locale.ROOT, "SMaRTT and the trimming queue in the loop, 8:1 incast on the k=8 fat tree,"
+                                + " reference profile (seed %d): %d window events through the SMaRTT RTL, %d clocks of the queue RTL"
+                                + " (%d frames, %d trimmed, %d marked; s_axis backlog at most %d B); model run %.2f s, RTL run %.1f s"
+                                + " (%.0f network events/s, %.0f queue clocks/s)%n", seed, windows.events, queue.clocks,
+                        queue.framesChecked, hwPort.trims, hwPort.marks, hwPort.inputPeakBytes(), modelSeconds, rtlSeconds,
+                        events / rtlSeconds, queue.clocks / rtlSeconds);
+                assertEquals(model.traceDigest(), hw.traceDigest(), "seed " + seed + ": the RTL run's trace is the model's");
+                assertEquals(modelPort.departures, queue.framesChecked, "the same frames left the bottleneck");
+                assertEquals(modelPort.marks, hwPort.marks);
+                assertEquals(modelPort.trims, hwPort.trims);
+            }
         });
     }
 
