@@ -37,7 +37,7 @@ help:
 	@echo "               next to the reference designs -> build/reports/ (REPORT_BLOCKS=a,b runs only those again)"
 	@echo "make reports-full - every configuration of every block's sweep, and docs/resources.md"
 	@echo "make cli    - build the hwgen jar: java -jar $(JAR) --help"
-	@echo "make experiments - the network experiments (fat-tree incasts, a failed link, DASR, Swift next to SMaRTT): CSVs and plots -> build/experiments/"
+	@echo "make experiments - the network experiments (fat-tree incasts, a failed link, DASR, Swift next to SMaRTT, IOFD): CSVs and plots -> build/experiments/"
 	@echo "make clean  - remove build/"
 
 # Installs missing Debian tools when root, otherwise prints the exact command.
@@ -110,6 +110,7 @@ experiments: $(JAR)
 	$(HWGEN) experiment link-failure --out $(BUILD)/experiments/link-failure
 	$(HWGEN) experiment dasr-incast --out $(BUILD)/experiments/dasr-incast
 	$(HWGEN) experiment swift-vs-smartt --out $(BUILD)/experiments/swift-vs-smartt
+	$(HWGEN) experiment deflection --out $(BUILD)/experiments/deflection
 
 clean:
 	rm -rf $(BUILD)

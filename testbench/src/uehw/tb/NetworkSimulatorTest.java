@@ -430,5 +430,12 @@ class NetworkSimulatorTest {
         }
         assertTrue(java.nio.file.Files.size(out.resolve("dasr-incast").resolve("incast-completion.png")) > 1000);
         assertEquals(2, uehw.cli.Hwgen.commandLine().execute("experiment", "dasr-incast", "--rounds", "0"), "a bad round count is refused");
+        Path deflection = out.resolve("deflection");
+        assertEquals(0, uehw.cli.Hwgen.commandLine().execute("experiment", "deflection", "--out", deflection.toString()));
+        List<String> messages = java.nio.file.Files.readAllLines(deflection.resolve("deflection.csv"));
+        assertEquals(messages.stream().filter(l -> l.startsWith("off,")).count(), messages.stream().filter(l -> l.startsWith("on,")).count(),
+                "the same messages with IOFD off and on");
+        assertTrue(messages.size() > 2001, "a line a message and run");
+        assertTrue(java.nio.file.Files.size(deflection.resolve("deflection-fct-cdf.png")) > 1000);
     }
 }

@@ -29,6 +29,15 @@ public final class Flow {
     public int[] lookAhead;
     public int lookAheadGroup;
 
+    /** Deflection tokens of the flow's data packets (dart.txt Sec. IV-A: 4 for short messages, 0 for long flows). */
+    public int tokens;
+    /** First transmissions that reached the receiver behind a later packet of the flow (out of order). */
+    public long reordered;
+    /** Data packets of the flow some switch deflected. */
+    public long deflectedPackets;
+    /** The highest sequence that reached the receiver in a first transmission. */
+    long highestArrived = -1;
+
     public long cwnd, minCwnd;
     public long finishedPs = -1;
     public long nacks, timeouts, stale, packetsSent;

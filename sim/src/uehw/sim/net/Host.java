@@ -80,7 +80,8 @@ public final class Host implements Node {
     private long wakeAt = Long.MAX_VALUE;
 
     private Packet send(Flow f) {
-        long seq = f.resend.isEmpty() ? f.nextNew : f.resend.poll();
+        boolean retransmission = !f.resend.isEmpty();
+        long seq = retransmission ? f.resend.poll() : f.nextNew;
         int payload = (int) Math.min(net.config.mtu(), f.bytes - seq);
         if (seq == f.nextNew) {
             f.nextNew += payload;
@@ -102,6 +103,8 @@ public final class Host implements Node {
         p.lookAhead = p.first ? f.lookAhead : null;
         p.lookAheadGroup = f.lookAheadGroup;
         p.announced = f.lookAhead != null;
+        p.tokens = f.tokens;
+        p.retransmission = retransmission;
         return p;
     }
 
@@ -112,6 +115,16 @@ public final class Host implements Node {
         }
         if (p.kind == Packet.Kind.DATA) {
             net.delivered(p);
+            Flow flow = net.flows.get(p.flow);
+            if (!p.retransmission) {
+                // RDMA delivers in order (dart.txt Sec. IV-A): count a first transmission behind a later one.
+                if (p.seq < flow.highestArrived) {
+                    flow.reordered++;
+                } else {
+                    flow.highestArrived = p.seq;
+                }
+            }
+            flow.deflectedPackets += p.deflections > 0 ? 1 : 0;
             Packet.Kind reply = p.trimmed ? Packet.Kind.NACK : Packet.Kind.ACK;
             boolean ecnEcho = p.ce;
             int n = 0;

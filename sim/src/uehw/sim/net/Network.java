@@ -154,6 +154,7 @@ public final class Network {
                 up.add(net.link(tor, aggs.get(pod * half + j), spec));
             }
             tor.ports.addAll(down);
+            tor.firstUpPort = tor.ports.size();
             tor.ports.addAll(up);
             int tIndex = t;
             tor.router = (s, p) -> p.dst / half == tIndex ? down.get(p.dst % half) : s.ecmp(p, up);
@@ -169,6 +170,7 @@ public final class Network {
                 up.add(net.link(agg, cores.get(j * half + m), spec));
             }
             agg.ports.addAll(down);
+            agg.firstUpPort = agg.ports.size();
             agg.ports.addAll(up);
             agg.router = (s, p) -> p.dst / (half * half) == pod ? down.get(p.dst / half % half) : s.ecmp(p, up);
         }

@@ -39,6 +39,12 @@ public final class Packet {
     public boolean announced;
     /** An ACK's DASR sender count n (dart.txt Sec. III-A); 0 from a receiver without DASR. */
     public int n;
+    /** Deflection tokens left (dart.txt Sec. IV-A: a misroute takes one; long flows carry none). */
+    public int tokens;
+    /** Switches that deflected this packet (Dart's IOFD). */
+    public int deflections;
+    /** A data packet sent again (after a NACK or a timeout). */
+    public boolean retransmission;
 
     public Packet(Kind kind, int flow, int src, int dst, long seq, int payload, int entropy, long sentAtPs, int bytes,
                   boolean ecnEcho) {

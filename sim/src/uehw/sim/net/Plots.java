@@ -32,10 +32,33 @@ public final class Plots {
         VectorGraphicsEncoder.saveVectorGraphic(chart, base.toString(), VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
     }
 
-    /** The empirical CDF of {@code values} as a step line. */
+    /** Values beyond which a CDF is drawn at quantiles. */
+    static final int CDF_POINTS = 100;
+
+    /**
+     * The empirical CDF of {@code values} as a step line; beyond {@link #CDF_POINTS} values at the
+     * percentiles 0..99 and 99.5, 99.9, 100 (the tail in finer steps; XChart 3.8 takes evenly
+     * spaced points for tick positions and labels a CDF of thousands of steps unreadably).
+     */
     public static Series cdf(String name, double[] values) {
         double[] v = values.clone();
         java.util.Arrays.sort(v);
+        if (v.length > CDF_POINTS) {
+            double[] q = new double[103];
+            for (int i = 0; i < 100; i++) {
+                q[i] = i;
+            }
+            q[100] = 99.5;
+            q[101] = 99.9;
+            q[102] = 100;
+            double[] x = new double[q.length];
+            double[] y = new double[q.length];
+            for (int i = 0; i < q.length; i++) {
+                y[i] = q[i] / 100;
+                x[i] = v[Math.max(0, (int) Math.ceil(y[i] * v.length) - 1)];
+            }
+            return new Series(name, x, y);
+        }
         double[] x = new double[2 * v.length];
         double[] y = new double[2 * v.length];
         for (int i = 0; i < v.length; i++) {
