@@ -39,6 +39,11 @@ final class ExperimentCommand implements Callable<Integer> {
                 description = "SMaRTT profile: paper, reference (the authors' simulator) or both [default: ${DEFAULT-VALUE}]")
         String profile;
 
+        @Option(names = "--queue", defaultValue = "packet",
+                description = "the receiver's port: packet (the queue's rules at packet level), clocked (the trimming queue's model"
+                        + " at the clock) or rtl (the Verilated trim-queue, real frames; needs Verilator) [default: ${DEFAULT-VALUE}]")
+        String queue;
+
         @Override
         public Integer call() throws Exception {
             boolean[] profiles = switch (profile) {
@@ -51,13 +56,18 @@ final class ExperimentCommand implements Callable<Integer> {
                 System.err.println("hwgen: parameter 'profile' = " + profile + " is not allowed: must be paper, reference or both");
                 return Hwgen.EXIT_BAD_PARAMETER;
             }
+            FatTreeIncast.Queue q = FatTreeIncast.Queue.of(queue);
+            if (q == null) {
+                System.err.println("hwgen: parameter 'queue' = " + queue + " is not allowed: must be packet, clocked or rtl");
+                return Hwgen.EXIT_BAD_PARAMETER;
+            }
             for (int n : senders) {
                 if (n < 1 || n > FatTreeIncast.RECEIVER) {
                     System.err.println("hwgen: parameter 'senders' = " + n + " is not allowed: must be in 1.." + FatTreeIncast.RECEIVER);
                     return Hwgen.EXIT_BAD_PARAMETER;
                 }
             }
-            List<FatTreeIncast.Result> results = FatTreeIncast.experiment(senders, seed, out.toPath(), profiles);
+            List<FatTreeIncast.Result> results = FatTreeIncast.experiment(senders, seed, out.toPath(), q, profiles);
             for (FatTreeIncast.Result r : results) {
                 System.out.print(r.table());
             }

@@ -239,6 +239,26 @@ class NetworkSimulatorTest {
                 "a bad incast degree is refused");
     }
 
+    /**
+     * `hwgen experiment fat-tree-incast --queue clocked` and `--queue rtl` (the receiver's port on
+     * the trimming queue's model at the clock, and on its Verilated RTL) write the same results,
+     * flow for flow; a bad --queue is refused.
+     */
+    @Test
+    void experimentWithTheQueueRtlWritesTheClockedModelsResults() throws Exception {
+        Path out = Path.of("build", "experiments", "test-queue");
+        for (String q : new String[] {"clocked", "rtl"}) {
+            assertEquals(0, uehw.cli.Hwgen.commandLine().execute("experiment", "fat-tree-incast", "--senders", "2", "--profile",
+                    "reference", "--queue", q, "--out", out.resolve(q).toString()), q);
+        }
+        for (String f : new String[] {"summary.csv", "fat-tree-incast-reference-2-flows.csv", "fat-tree-incast-reference-2.csv"}) {
+            assertEquals(java.nio.file.Files.readAllLines(out.resolve("clocked").resolve(f)),
+                    java.nio.file.Files.readAllLines(out.resolve("rtl").resolve(f)), f);
+        }
+        assertEquals(2, uehw.cli.Hwgen.commandLine().execute("experiment", "fat-tree-incast", "--queue", "fifo"),
+                "a bad --queue is refused");
+    }
+
     private static void assertSameTrace(WindowLog model, WindowLog rtl, long seed) {
         for (int i = 0; i < Math.min(model.lines.size(), rtl.lines.size()); i++) {
             assertEquals(model.lines.get(i), rtl.lines.get(i), "seed " + seed + ": trace line " + (i + 1));
@@ -282,14 +302,8 @@ class NetworkSimulatorTest {
     /** The receiver's downlink port at the clock, on the engine given (4 clocks a beat: the switch's speedup). */
     static Port clockedDownlink(Network net, TrimQueueEngine engine) {
         Port port = net.downlinkTo(FatTreeIncast.RECEIVER);
-        port.clocked(engine, CLOCKS_PER_BEAT);
+        port.clocked(engine, FatTreeIncast.CLOCKS_PER_BEAT);
         return port;
-    }
-
-    static final int CLOCKS_PER_BEAT = 4;
-
-    static TrimQueueConfig downlinkQueue() {
-        return TrimQueueEngine.configFor(FatTreeIncast.config().switchPort(), 64);
     }
 
     /**
@@ -302,12 +316,12 @@ class NetworkSimulatorTest {
     @Test
     void trimQueueInTheLoopGivesTheModelsTrace() {
         long seed = Seeds.next();
-        TrimQueueConfig cfg = downlinkQueue();
+        TrimQueueConfig cfg = FatTreeIncast.receiverQueue();
         QueueLog modelLog = new QueueLog("tor31->host127");
         Network model = smallScenario(FatTreeIncast.build(seed, true)).trace(modelLog);
         Port modelPort = clockedDownlink(model, new TrimQueueModelEngine(cfg));
         assertTrue(model.run(100_000_000), "seed " + seed + ": the model run completes");
-        TrimQueueTest.compile(cfg).run("network_hil", seed, sim -> {
+        TrimQueueRtlEngine.simulation(cfg).run("network_hil", seed, sim -> {
             sim.reset(2);
             TrimQueueRtlEngine rtl = new TrimQueueRtlEngine(sim);
             QueueLog rtlLog = new QueueLog("tor31->host127");
@@ -335,7 +349,7 @@ class NetworkSimulatorTest {
     void smarttAndTrimQueueInTheLoopOnTheAuthors8To1Incast() {
         long seed = Seeds.next();
         int senders = 8;
-        TrimQueueConfig cfg = downlinkQueue();
+        TrimQueueConfig cfg = FatTreeIncast.receiverQueue();
         Network model = FatTreeIncast.build(seed, true);
         Port modelPort = clockedDownlink(model, new TrimQueueModelEngine(cfg));
         for (int i = 0; i < senders; i++) {
@@ -344,7 +358,7 @@ class NetworkSimulatorTest {
         long t0 = System.nanoTime();
         assertTrue(model.run(1_000_000_000), "seed " + seed + ": the model run completes");
         double modelSeconds = (System.nanoTime() - t0) / 1e9;
-        TrimQueueTest.compile(cfg).run("network_hil_8", seed, sim -> {
+        TrimQueueRtlEngine.simulation(cfg).run("network_hil_8", seed, sim -> {
             sim.reset(2);
             try (SimWorker<uehw.hw.smartt.Smartt> smartt = new SimWorker<>(SmarttTest.compile(SmarttTest.DEFAULT),
                     "network_hil_8", seed)) {

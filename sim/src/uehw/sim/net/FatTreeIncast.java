@@ -153,10 +153,59 @@ public final class FatTreeIncast {
 
     /** The N:1 incast with SMaRTT in the reference-code profile or the paper's. */
     public static Result run(int senders, long seed, Path csv, boolean referenceProfile) throws IOException {
+        return run(senders, seed, csv, referenceProfile, Queue.PACKET);
+    }
+
+    /** What runs the receiver's port (the incast's bottleneck): the packet-level queue, the trimming queue's model at the clock, or its RTL. */
+    public enum Queue {
+        PACKET("packet"), CLOCKED("clocked"), RTL("rtl");
+
+        public final String id;
+
+        Queue(String id) {
+            this.id = id;
+        }
+
+        public static Queue of(String id) {
+            for (Queue q : values()) {
+                if (q.id.equals(id)) {
+                    return q;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** The receiver's downlink at the clock: 512-bit beats, m_axis ready one clock in 4 (the ToR's 4 uplinks feed it). */
+    public static final int CLOCKS_PER_BEAT = 4;
+
+    /** The trimming queue a clocked receiver port runs (the switch ports' spec, 512-bit beats). */
+    public static uehw.hw.trim.TrimQueueConfig receiverQueue() {
+        return TrimQueueEngine.configFor(config().switchPort(), 64);
+    }
+
+    /** The N:1 incast with the receiver's port on {@code queue} (with RTL: the Verilated trimming queue, reset for this run). */
+    public static Result run(int senders, long seed, Path csv, boolean referenceProfile, Queue queue) throws IOException {
+        if (queue != Queue.RTL) {
+            return run(senders, seed, csv, referenceProfile,
+                    queue == Queue.CLOCKED ? port -> port.clocked(new TrimQueueModelEngine(receiverQueue()), CLOCKS_PER_BEAT) : port -> { });
+        }
+        Result[] result = new Result[1];
+        TrimQueueRtlEngine.simulation(receiverQueue()).run("fat_tree_incast_" + senders, seed, sim -> {
+            sim.reset(2);
+            TrimQueueRtlEngine engine = new TrimQueueRtlEngine(sim);
+            result[0] = run(senders, seed, csv, referenceProfile, port -> port.clocked(engine, CLOCKS_PER_BEAT));
+        });
+        return result[0];
+    }
+
+    private static Result run(int senders, long seed, Path csv, boolean referenceProfile,
+                              java.util.function.Consumer<Port> receiverPort) throws IOException {
         if (senders < 1 || senders > RECEIVER) {
             throw new IllegalArgumentException("senders must be 1.." + RECEIVER);
         }
         Network net = build(seed, referenceProfile);
+        receiverPort.accept(net.downlinkTo(RECEIVER));
         List<Flow> flows = new ArrayList<>();
         for (int i = 0; i < senders; i++) {
             flows.add(net.addFlow(i, RECEIVER, FLOW_BYTES, 0));
@@ -214,6 +263,11 @@ public final class FatTreeIncast {
      * run's completion times over its ideal) and summary.csv (a row a run). Returns the results.
      */
     public static List<Result> experiment(int[] senders, long seed, Path dir, boolean... profiles) throws IOException {
+        return experiment(senders, seed, dir, Queue.PACKET, profiles);
+    }
+
+    /** The same with the receiver's port on {@code queue}. */
+    public static List<Result> experiment(int[] senders, long seed, Path dir, Queue queue, boolean... profiles) throws IOException {
         Files.createDirectories(dir);
         List<Result> results = new ArrayList<>();
         List<Plots.Series> cdfs = new ArrayList<>();
@@ -222,7 +276,7 @@ public final class FatTreeIncast {
             String tag = reference ? "reference-" : "";
             String title = reference ? " (reference-code profile)" : " (paper profile)";
             for (int n : senders) {
-                Result r = run(n, seed, dir.resolve("fat-tree-incast-" + tag + n + ".csv"), reference);
+                Result r = run(n, seed, dir.resolve("fat-tree-incast-" + tag + n + ".csv"), reference, queue);
                 results.add(r);
                 try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(dir.resolve("fat-tree-incast-" + tag + n + "-flows.csv")))) {
                     out.println("flow,fct_ns,ideal_ns,quick_adapts,first_qa_ns,first_qa_cwnd,min_cwnd,final_cwnd,nacks,timeouts");

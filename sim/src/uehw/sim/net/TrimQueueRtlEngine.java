@@ -5,8 +5,10 @@ import java.util.Arrays;
 import java.util.List;
 
 import uehw.hw.trim.TrimQueue;
+import uehw.hw.trim.TrimQueueConfig;
 import uehw.hw.trim.TrimQueueIo;
 import uehw.sim.Axi4StreamPackets;
+import uehw.sim.Simulation;
 import uehw.sim.facade.Sim;
 import uehw.sim.trim.TrimQueueModel;
 
@@ -28,6 +30,13 @@ public final class TrimQueueRtlEngine extends TrimQueueEngine {
     private final byte[] outHead = new byte[HEAD_BYTES];
     private int outLength;
     public long clocks, framesChecked;
+
+    /** The Verilated trimming queue of {@code cfg}, compiled once a configuration (build/sim/TrimQueueRtlEngine/). */
+    public static Simulation<TrimQueue> simulation(TrimQueueConfig cfg) {
+        String name = "w" + cfg.dataBytes() + "_c" + cfg.capacityBytes() + "_k" + cfg.controlBytes() + "_t" + cfg.trimEntries()
+                + "x" + cfg.trimBytes() + "_s" + Long.toHexString(cfg.prngSeed());
+        return Simulation.compile(TrimQueueRtlEngine.class, name, () -> new TrimQueue(cfg));
+    }
 
     /** {@code sim} just reset; the engine lets its RED thresholds be drawn first. */
     public TrimQueueRtlEngine(Sim<TrimQueue> sim) {
