@@ -55,13 +55,7 @@ public final class SimWorker<T extends Component> implements AutoCloseable {
         try {
             return task.get();
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            if (e.getCause() instanceof Error r) {
-                throw r;
-            }
-            throw new IllegalStateException(e.getCause());
+            throw unchecked(e.getCause());
         } catch (InterruptedException | java.util.concurrent.CancellationException e) {
             throw new IllegalStateException("the simulation thread ended: " + failure, e);
         }
@@ -73,17 +67,22 @@ public final class SimWorker<T extends Component> implements AutoCloseable {
             try {
                 return m.invoke(target, args);
             } catch (InvocationTargetException e) {
-                if (e.getCause() instanceof RuntimeException r) {
-                    throw r;
-                }
-                if (e.getCause() instanceof Error r) {
-                    throw r;
-                }
-                throw new IllegalStateException(e.getCause());
+                throw unchecked(e.getCause());
             } catch (IllegalAccessException e) {
                 throw new IllegalStateException(e);
             }
         })));
+    }
+
+    /** {@code t} as it was if unchecked; a checked exception wrapped. */
+    private static RuntimeException unchecked(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(t);
     }
 
     @Override
