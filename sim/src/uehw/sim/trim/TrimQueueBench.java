@@ -193,7 +193,6 @@ public final class TrimQueueBench {
         timingBeatsChecked += c.outputTaken() ? 1 : 0;
     }
 
-
     private void onOutput(Axi4StreamPackets.Packet p) {
         byte[] f = p.data();
         int queue;

@@ -91,7 +91,7 @@ public final class TrimQueueTiming {
     }
 
     /** A packet reader: command FIFO, read pointer, two-clock read pipeline and prefetch FIFO with credits. */
-    private final class Reader {
+    private static final class Reader {
         final int queue;
         final ArrayDeque<int[]> commands = new ArrayDeque<>(); // {beats, skip}
         boolean active;
