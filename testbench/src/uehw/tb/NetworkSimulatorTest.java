@@ -139,7 +139,7 @@ class NetworkSimulatorTest {
         }
     }
 
-    /** A 4:1 incast of 1 MB flows from three pods into host 127 and a cross flow, on the authors' fat tree. */
+    /** A 4:1 incast of 1 MB flows from four pods into host 127 and a cross flow, on the authors' fat tree. */
     private static Network smallScenario(Network net) {
         for (int i = 0; i < 4; i++) {
             net.addFlow(20 * i + 1, 127, 1_000_000, 0);
@@ -299,6 +299,27 @@ class NetworkSimulatorTest {
         }
     }
 
+    /** A digest of every packet leaving one port: time, flow, sequence, bytes, CE and trimmed. */
+    private static final class DepartureDigest implements Network.Trace {
+        final String portName;
+        long digest = 0x243F6A8885A308D3L;
+        long departures;
+
+        DepartureDigest(String portName) {
+            this.portName = portName;
+        }
+
+        @Override
+        public void departed(long timePs, Port port, uehw.sim.net.Packet p) {
+            if (port.name.equals(portName)) {
+                departures++;
+                for (long v : new long[] {timePs, p.flow, p.seq, p.bytes, (p.ce ? 1 : 0) | (p.trimmed ? 2 : 0)}) {
+                    digest = (digest ^ v) * 0x100000001B3L + (digest >>> 29);
+                }
+            }
+        }
+    }
+
     /** The receiver's downlink port at the clock, on the engine given (4 clocks a beat: the switch's speedup). */
     static Port clockedDownlink(Network net, TrimQueueEngine engine) {
         Port port = net.downlinkTo(FatTreeIncast.RECEIVER);
@@ -350,7 +371,8 @@ class NetworkSimulatorTest {
         long seed = Seeds.next();
         int senders = 8;
         TrimQueueConfig cfg = FatTreeIncast.receiverQueue();
-        Network model = FatTreeIncast.build(seed, true);
+        DepartureDigest modelDepartures = new DepartureDigest("tor31->host127");
+        Network model = FatTreeIncast.build(seed, true).trace(modelDepartures);
         Port modelPort = clockedDownlink(model, new TrimQueueModelEngine(cfg));
         for (int i = 0; i < senders; i++) {
             model.addFlow(i, FatTreeIncast.RECEIVER, FatTreeIncast.FLOW_BYTES, 0);
@@ -368,7 +390,9 @@ class NetworkSimulatorTest {
                     return new SmarttRtlWindows(bench, FatTreeIncast.config().flowsPerHost());
                 });
                 TrimQueueRtlEngine queue = new TrimQueueRtlEngine(sim);
-                Network hw = FatTreeIncast.build(seed, (host, flows) -> smartt.proxy(WindowControl.class, windows.forHost(host)));
+                DepartureDigest hwDepartures = new DepartureDigest("tor31->host127");
+                Network hw = FatTreeIncast.build(seed, (host, flows) -> smartt.proxy(WindowControl.class, windows.forHost(host)))
+                        .trace(hwDepartures);
                 Port hwPort = clockedDownlink(hw, queue);
                 for (int i = 0; i < senders; i++) {
                     hw.addFlow(i, FatTreeIncast.RECEIVER, FatTreeIncast.FLOW_BYTES, 0);
@@ -385,6 +409,9 @@ class NetworkSimulatorTest {
                         events / rtlSeconds, queue.clocks / rtlSeconds);
                 assertEquals(model.traceDigest(), hw.traceDigest(), "seed " + seed + ": the RTL run's trace is the model's");
                 assertEquals(modelPort.departures, queue.framesChecked, "the same frames left the bottleneck");
+                assertEquals(modelDepartures.departures, hwDepartures.departures);
+                assertEquals(modelDepartures.digest, hwDepartures.digest, "seed " + seed
+                        + ": every packet left the bottleneck at the same time, CE and trimmed alike");
                 assertEquals(modelPort.marks, hwPort.marks);
                 assertEquals(modelPort.trims, hwPort.trims);
             }

@@ -440,7 +440,7 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
   /**
    * Sec. 2.1 and README (htsim): keep the first max(trim-bytes, headers) bytes, set TRIMMED and
    * TRIM_DSCP, fix the IP and UDP lengths, recompute the IPv4 header checksum and zero the UDP
-   * checksum (IPv4) or recompute it (IPv6). Pushed into the trim FIFO two clocks after the
+   * checksum (IPv4) or recompute it (IPv6). Pushed into the trim FIFO one clock after the
    * admission; a frame with a wrong IPv4 header checksum is never trimmed (never launder it).
    */
   val trim = new Area {

@@ -9,8 +9,8 @@ import uehw.sim.dart.DartDftModel;
 
 /**
  * dart.txt Sec. IV (spatially-localized congestion) on the network simulator, with Sec. VI-A's
- * numbers: the k = 4 fat tree (16 hosts) with 10 Gb/s links of 5 us, 1 KB packets, 225 KB switch
- * ports. Two long flows from the two hosts under ToR 0 to pods 2 and 3 collide by ECMP on ToR 0's
+ * numbers: the k = 4 fat tree (16 hosts) with 10 Gb/s links of 5 us, 1 KB payloads (plus 64 B of
+ * header), 225 KB switch ports. Two long flows from the two hosts under ToR 0 to pods 2 and 3 collide by ECMP on ToR 0's
  * first uplink (their entropies are chosen so) and keep {@link #LONG_WINDOW_PACKETS} packets each
  * in flight, which holds a standing queue there far above the 15 KB deflection threshold. Short
  * 2-8 KB messages (4 deflection tokens, sent whole at line rate) leave the same two hosts for
