@@ -56,7 +56,12 @@ final class ExperimentCommand implements Callable<Integer> {
                 System.err.println("hwgen: parameter 'profile' = " + profile + " is not allowed: must be paper, reference or both");
                 return Hwgen.EXIT_BAD_PARAMETER;
             }
-            FatTreeIncast.Queue q = FatTreeIncast.Queue.of(queue);
+            FatTreeIncast.Queue q = switch (queue) {
+                case "packet" -> FatTreeIncast.Queue.PACKET;
+                case "clocked" -> FatTreeIncast.Queue.CLOCKED;
+                case "rtl" -> FatTreeIncast.Queue.RTL;
+                default -> null;
+            };
             if (q == null) {
                 System.err.println("hwgen: parameter 'queue' = " + queue + " is not allowed: must be packet, clocked or rtl");
                 return Hwgen.EXIT_BAD_PARAMETER;

@@ -157,24 +157,7 @@ public final class FatTreeIncast {
     }
 
     /** What runs the receiver's port (the incast's bottleneck): the packet-level queue, the trimming queue's model at the clock, or its RTL. */
-    public enum Queue {
-        PACKET("packet"), CLOCKED("clocked"), RTL("rtl");
-
-        public final String id;
-
-        Queue(String id) {
-            this.id = id;
-        }
-
-        public static Queue of(String id) {
-            for (Queue q : values()) {
-                if (q.id.equals(id)) {
-                    return q;
-                }
-            }
-            return null;
-        }
-    }
+    public enum Queue { PACKET, CLOCKED, RTL }
 
     /** The receiver's downlink at the clock: 512-bit beats, m_axis ready one clock in 4 (the ToR's 4 uplinks feed it). */
     public static final int CLOCKS_PER_BEAT = 4;
