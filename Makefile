@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # uehw: generators, regression and reports. Run `make help`.
 SHELL := /bin/bash
 MVN ?= mvn -B -q

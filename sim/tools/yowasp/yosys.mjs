@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs YoWASP Yosys on the files of the current folder: `node yosys.mjs <yosys arguments>`.
 // YoWASP works in a virtual file system, so the folder's files go in and the files Yosys
 // writes or changes come back out. Exits with Yosys's status.

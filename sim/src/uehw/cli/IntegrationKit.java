@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package uehw.cli;
 
 import java.io.IOException;
@@ -61,7 +62,7 @@ public final class IntegrationKit {
 
     /** A Verilog instantiation of the top with every port connected to a wire of its name and width. */
     static String instantiation(String top, List<PortInfo> ports) {
-        StringBuilder sb = new StringBuilder("// Instantiation template for ").append(top)
+        StringBuilder sb = new StringBuilder("// SPDX-License-Identifier: Apache-2.0\n// Instantiation template for ").append(top)
                 .append(" (written by hwgen generate). One wire a port, named as the port.\n");
         for (PortInfo p : ports) {
             sb.append(String.format("wire %-9s %s;%n", p.width() > 1 ? "[" + (p.width() - 1) + ":0]" : "", p.name()));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package uehw.tb;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

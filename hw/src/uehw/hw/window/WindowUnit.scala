@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package uehw.hw.window
 
 import spinal.core._

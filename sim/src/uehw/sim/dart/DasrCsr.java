@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package uehw.sim.dart;
 
 /** Byte addresses of the DASR CSRs (checked against the generated C header by HwgenTest). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package uehw.sim.net;
 
 /** A host or a switch: it takes the packets its links deliver. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package uehw.sim.smartt;
 
 /** Byte addresses of the SMaRTT CSRs (checked against the generated C header by HwgenTest). */

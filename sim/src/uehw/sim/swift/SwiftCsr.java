@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package uehw.sim.swift;
 
 /** Byte addresses of the Swift CSRs (checked against the generated C header by HwgenTest). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package uehw.sim.trim;
 
 /** Byte addresses of the trimming queue CSRs (checked against the generated C header by HwgenTest). */
