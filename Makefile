@@ -3,7 +3,9 @@
 SHELL := /bin/bash
 MVN ?= mvn -B -q
 BUILD := build
-JAR := $(BUILD)/maven/uehw-0.1.0.jar
+# The project version, read from pom.xml (the jar, the manifest and the VERSION CSR carry the same).
+VERSION := $(shell sed -n "s:^  <version>\(.*\)</version>:\1:p" pom.xml | head -1)
+JAR := $(BUILD)/maven/uehw-$(VERSION).jar
 HWGEN := java -jar $(JAR)
 BLOCKS := reps dart-dft dart-dasr dasr-limiter smartt swift trim-queue
 # Extra generations that `make rtl` lints: the modes the defaults do not cover.
@@ -33,7 +35,7 @@ help:
 	@echo "make rtl    - generate every block with its default parameters into build/rtl/, then lint"
 	@echo "make test   - the full regression (Verilator cycle simulations against the Java models)"
 	@echo "make lint   - verilator --lint-only -Wall on every generated top (fails on any warning)"
-	@echo "make soak   - the long randomized runs (UEHW_SCALE=10 by default)"
+	@echo "make soak   - only the randomized tests, UEHW_SCALE (10) times longer; prints each test it ran"
 	@echo "make reports - every block's default configuration: UltraScale+ cells and critical path (ns), iCE40 Fmax,"
 	@echo "               next to the reference designs -> build/reports/ (REPORT_BLOCKS=a,b runs only those again)"
 	@echo "make reports-full - every configuration of every block's sweep, and docs/resources.md"
@@ -92,8 +94,19 @@ lint:
 test: tools $(YOWASP_STAMP)
 	mvn -B test
 
-soak: tools
-	mvn -B test -Psoak -Duehw.scale=$${UEHW_SCALE:-10}
+# The randomized tests (JUnit tag "randomized") UEHW_SCALE times longer; then what ran, from Surefire's reports.
+soak: tools $(YOWASP_STAMP)
+	@scale=$${UEHW_SCALE:-10}; echo "soak: the randomized tests, $$scale times their regression length"; \
+	rm -rf $(BUILD)/maven/surefire-reports; \
+	mvn -B test -Psoak -Duehw.scale=$$scale; status=$$?; \
+	echo "soak: ran (scale $$scale):"; \
+	n=0; for x in $(BUILD)/maven/surefire-reports/TEST-*.xml; do \
+	  [ -f "$$x" ] || continue; \
+	  grep -o '<testcase name="[^"]*" classname="[^"]*" time="[^"]*"' "$$x" \
+	    | sed -E 's/<testcase name="([^"]*)" classname="uehw.tb.([^"]*)" time="([^"]*)"/  \2 \1: \3 s/'; \
+	  n=$$((n + $$(grep -c '<testcase ' "$$x"))); \
+	done; echo "soak: $$n randomized tests"; \
+	[ $$n -gt 0 ] || { echo "soak: no test ran"; exit 1; }; exit $$status
 
 # The reports run from a copy of the jar, so a rebuild during a long run does not pull classes from under it.
 REPORTS_CP = $(BUILD)/reports-jar/uehw.jar:$(BUILD)/maven/lib/*

@@ -185,7 +185,7 @@ final class ExperimentCommand implements Callable<Integer> {
     }
 
     @Command(name = "swift-vs-smartt", mixinStandardHelpOptions = true,
-            description = "SMaRTT's 8:1 incast (100 Gb/s star) with Swift's windows next to SMaRTT's: the exact Swift model and its fixed-point law (not yet hardware).")
+            description = "SMaRTT's 8:1 incast (100 Gb/s star) with Swift's windows next to SMaRTT's: the exact Swift model and its fixed-point law, the specification of the swift block's RTL.")
     static final class SwiftVsSmarttCommand implements Callable<Integer> {
         @Option(names = "--seed", defaultValue = "1", description = "seed of the RED draws [default: ${DEFAULT-VALUE}]")
         long seed;

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -82,6 +83,7 @@ class DartDasrTest {
      * around the 2^32 ns wrap). Replies in order, then every counter.
      */
     @ParameterizedTest(name = "{0}: {2} events")
+    @Tag("randomized")
     @MethodSource("randomConfigs")
     void randomTrafficMatchesTheModel(String label, DartDasrConfig cfg, int events, int senders, int groups) {
         withBench(cfg, "random_" + label, (b, seed) -> {

@@ -16,6 +16,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -100,6 +101,7 @@ class DartDftTest {
      * routed port nor (ToR mode) a host port, and when every message has ended the table is empty.
      */
     @ParameterizedTest(name = "E={0} P={1} flow={2} bits, {3} packets")
+    @Tag("randomized")
     @MethodSource("randomConfigs")
     void randomMessagesMatchModel(int entries, int ports, int flowIdWidth, int packets, double idle, double backpressure) {
         DartDftConfig cfg = config(entries, ports, flowIdWidth, 32);
@@ -470,6 +472,7 @@ class DartDftTest {
      * leaves before the next write's cut; it may land on the edges around the hold's end.
      */
     @ParameterizedTest(name = "E={0} P={1}, {4} writes")
+    @Tag("randomized")
     @MethodSource("maskWriteConfigs")
     void maskWritesDuringTrafficUseTheOldOrTheNewTables(int entries, int ports, int flowIdWidth, int metaWidth,
                                                         int writes) {

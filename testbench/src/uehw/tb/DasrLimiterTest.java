@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import uehw.hw.dart.DasrLimiter;
 import uehw.hw.dart.DasrLimiterConfig;
@@ -54,6 +55,7 @@ class DasrLimiterTest {
      * 3, BYTE_TIME changed between phases (large ones saturate the gap), input idle 0 / 30%, `now`
      * advancing 0-3 ns a clock with jumps (past 2^31 ns and the wrap).
      */
+    @Tag("randomized")
     @Test
     void randomEventsMatchTheModel() {
         withBench("random", (b, seed) -> {

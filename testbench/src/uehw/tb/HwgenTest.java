@@ -213,6 +213,12 @@ class HwgenTest {
                 "verilator --lint-only -Wall with the folder's waivers");
 
         String inst = Files.readString(out.resolve(IntegrationKit.instantiationFile(top)));
+        // Every generated Verilog file states its license, and the Verilog the version the manifest gives.
+        String verilog = Files.readString(out.resolve(top + ".v"));
+        String head = verilog.substring(0, verilog.indexOf("module "));
+        assertTrue(head.contains("// SPDX-License-Identifier: Apache-2.0"), "SPDX line in the header: " + head);
+        assertTrue(head.contains("uehw " + m.get("generatorVersion").asText()), "the generator version in the header: " + head);
+        assertTrue(inst.startsWith("// SPDX-License-Identifier: Apache-2.0\n"), "SPDX line in the instantiation template");
         for (JsonNode p : m.get("ports")) {
             String name = p.get("name").asText();
             int width = p.get("width").asInt();

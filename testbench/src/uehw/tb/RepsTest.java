@@ -14,6 +14,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -77,6 +78,7 @@ class RepsTest {
      * equal the model's.
      */
     @ParameterizedTest(name = "{0} N={1} ops={2}")
+    @Tag("randomized")
     @MethodSource("randomConfigs")
     void randomOperationsMatchModel(String mode, int connections, int operations) {
         RepsConfig cfg = config(mode, connections, 400, 6);

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -62,6 +63,7 @@ class SmarttErrorBoundTest {
     }
 
     @ParameterizedTest(name = "{0}")
+    @Tag("randomized")
     @MethodSource("paramSets")
     void fixedPointWithinTheBoundOfTheExactFormulas(String name, SmarttParams p) {
         long seed = Seeds.next();
@@ -152,6 +154,7 @@ class SmarttErrorBoundTest {
      * divided by alpha), plus one LSB where the sum saturates below 1.0. The old truncated u0.10
      * average sat up to 7/1024 = 56 LSBs above the exact one.
      */
+    @Tag("randomized")
     @Test
     void waitToDecreaseAverageWithinItsBoundOfTheExactEwma() {
         long seed = Seeds.next();

@@ -13,6 +13,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -119,6 +120,7 @@ class SmarttTest {
      * request and counter equals the fixed-point model's.
      */
     @ParameterizedTest(name = "N={0}, {1} events")
+    @Tag("randomized")
     @MethodSource("randomConfigs")
     void randomEventsMatchModel(SmarttConfig cfg, int events, double idle) {
         withBench(cfg, "random_n" + cfg.flows(), (b, seed) -> {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import uehw.hw.swift.Swift;
 import uehw.hw.swift.SwiftConfig;
@@ -143,11 +144,13 @@ class SwiftTest {
         });
     }
 
+    @Tag("randomized")
     @Test
     void millionRandomEventsMatchTheModel() {
         randomEventsMatchModel(DEFAULT, 1_000_000 * Seeds.scale(), "random_n1024");
     }
 
+    @Tag("randomized")
     @Test
     void smallConfigurationMatchesTheModel() {
         randomEventsMatchModel(SMALL, 100_000 * Seeds.scale(), "random_n6");

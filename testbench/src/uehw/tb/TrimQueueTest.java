@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -224,6 +225,7 @@ class TrimQueueTest {
      * marks follow the configured line.
      */
     @ParameterizedTest(name = "{0} bytes per beat, {1} frames")
+    @Tag("randomized")
     @MethodSource("randomConfigs")
     void everyFrameIsAccountedForExactlyOnce(int dataBytes, int frames) {
         TrimQueueConfig cfg = small(dataBytes);
@@ -280,6 +282,7 @@ class TrimQueueTest {
      * random input idle and output backpressure that fill, trim, mark and drop at dequeue.
      */
     @ParameterizedTest(name = "{0} bytes per beat, {1} frames")
+    @Tag("randomized")
     @MethodSource("timingConfigs")
     void timingModelPredictsEveryDequeueAndOutputClock(int dataBytes, int frames) {
         TrimQueueConfig cfg = small(dataBytes);
