@@ -58,11 +58,57 @@ public final class XilinxTiming {
     static final double BRAM_SETUP = 0.45;
     static final double LUTRAM_CLK_TO_OUT = 1.00;
     static final double FANOUT_STEP = 0.10;
+    // DSP48E2 with the registers Vivado packs (the second timing of `make reports`): one cell type
+    // per register configuration. Model figures at the slow end of -2, checked against DS923's
+    // FMAX: every internal register-to-register stage is at most 1.29 ns (FMAX 775 MHz), so the
+    // cell's own paths never limit a 3.6 ns clock and only its pin arcs are timed.
+    static final double DSP_IN_TO_REG = 0.30;
+    static final double DSP_IN_TO_MREG = 1.70;
+    static final double DSP_IN_TO_PREG = 2.30;
+    static final double DSP_ALU_TO_PREG = 1.00;
+    static final double DSP_PREG_TO_OUT = 0.40;
+    static final double DSP_MREG_TO_OUT = 1.60;
+    static final double DSP_AREG_TO_OUT = 2.30;
+
+    /** How registers next to a DSP48E2 or a block RAM are timed. */
+    public enum Packing {
+        /**
+         * The netlist as Yosys maps it for UltraScale+ (no register packed), with one packing
+         * reproduced: flip-flops that drive only a DSP's A/B inputs and P bits that drive only
+         * flip-flops make the DSP the 544 MHz two-register multiply.
+         */
+        FABRIC,
+        /**
+         * Every register Vivado would pack, packed: DSP48E2 A/B/C/D, M and P registers by Yosys'
+         * DSP register packer ({@code xilinx_dsp}, run on the netlist before the coarse step),
+         * each register configuration its own cell type; block-RAM output registers absorbed
+         * (a flip-flop that is the only load of a RAM output bit becomes DO_REG).
+         */
+        VIVADO
+    }
 
     /** The figures with their sources, for the documentation. */
     public static List<Figure> figures() {
         String ds923dsp = "DS923 (Virtex UltraScale+ data sheet) Table \"DSP48 Slice Switching Characteristics\", -2 at 0.85 V";
-        return List.of(
+        List<Figure> packed = List.of(
+                new Figure("DSP in -> register", DSP_IN_TO_REG, "Vivado-packed DSP48E2: A/B/C/D pin to its "
+                        + "AREG/BREG/CREG/DREG (a route added)", ds923dsp + " (TDSPDCK setup, model figure)"),
+                new Figure("DSP in -> MREG", DSP_IN_TO_MREG, "Vivado-packed: A/B pin through the multiplier into MREG "
+                        + "(no AREG/BREG)", "model figure; FMAX 775 MHz bounds the registered stage at 1.29 ns"),
+                new Figure("DSP in -> PREG", DSP_IN_TO_PREG, "Vivado-packed: A/B pin through multiplier and ALU into PREG "
+                        + "(no AREG/BREG/MREG)", "model figure; FMAX_MULT_NOMREG 544 MHz less the input register"),
+                new Figure("DSP C/PCIN -> PREG", DSP_ALU_TO_PREG, "Vivado-packed: C, PCIN, OPMODE, ALUMODE, CARRYIN pin "
+                        + "into PREG (no CREG)", "model figure"),
+                new Figure("DSP PREG -> out", DSP_PREG_TO_OUT, "Vivado-packed: clock to P/PCOUT out of PREG",
+                        ds923dsp + " (TDSPCKO_P_PREG, model figure)"),
+                new Figure("DSP MREG -> out", DSP_MREG_TO_OUT, "Vivado-packed: clock through MREG and the ALU to P "
+                        + "(no PREG)", ds923dsp + " (TDSPCKO_P_MREG, model figure at the slow end)"),
+                new Figure("DSP AREG -> out", DSP_AREG_TO_OUT, "Vivado-packed: clock through AREG/BREG, the multiplier "
+                        + "and the ALU to P (no MREG, no PREG)", "model figure"),
+                new Figure("BRAM DO_REG absorbed", BRAM_CLK_TO_OUT_REG, "Vivado-packed: a flip-flop that is the only "
+                        + "load of a block-RAM output bit becomes DO_REG; the path starts at the RAM with this "
+                        + "clock-to-out", "DS923 TRCKO_DO_REG"));
+        List<Figure> all = new ArrayList<>(List.of(
                 new Figure("LUT", LUT_BANDS_NS[1], "LUT plus the route into it; reported as the band "
                         + band() + " ns", "a public Vivado VU9P path of 15 logic levels in 4.17 ns is 0.27 ns a level; "
                         + "0.30 is that, 0.40 a loaded design, 0.55 a congested one"),
@@ -93,7 +139,9 @@ public final class XilinxTiming {
                 new Figure("LUTRAM/SRL clock-to-out", LUTRAM_CLK_TO_OUT, "RAM32M/RAM64M/RAM64X1D/SRL16E write clock to output",
                         "model assumption: SLICEM write-to-out about 1 ns (the Yosys 7-series cell library has 1.47 ns for Artix-7 -1)"),
                 new Figure("fanout", FANOUT_STEP, "added to every output of a cell per doubling of its fanout above 8, "
-                        + "at most 7 steps (0.7 ns at fanout > 512, where Vivado replicates)", "model assumption"));
+                        + "at most 7 steps (0.7 ns at fanout > 512, where Vivado replicates)", "model assumption")));
+        all.addAll(packed);
+        return all;
     }
 
     private static String band() {
@@ -179,10 +227,106 @@ public final class XilinxTiming {
 
     /** Retypes the netlist of {@code top} for timing and writes the library, for one LUT delay. */
     public static Prepared prepare(String netlistJson, String top, double lutNs) throws java.io.IOException {
+        return prepare(netlistJson, top, lutNs, Packing.FABRIC);
+    }
+
+    /** The output ports of a block RAM, per port (A, B), whose flip-flop loads DO_REG would absorb. */
+    private static final String[][] RAM_OUTPUTS = {{"DOUTADOUT", "DOUTPADOUTP"}, {"DOUTBDOUT", "DOUTPBDOUTP"}};
+    private static final String[] RAM_DO_REG = {"DOA_REG", "DOB_REG"};
+
+    /**
+     * Vivado's block-RAM output register: where every used output bit of a RAM port has one load,
+     * the D pin of a flip-flop, and those flip-flops share their clock, enable and reset, the
+     * flip-flops go into the RAM (DO_REG = 1) and the RAM drives their Q nets.
+     */
+    static void absorbRamOutputRegisters(ObjectNode module) {
+        ObjectNode cells = (ObjectNode) module.path("cells");
+        Map<Long, List<Pin>> sinks = new HashMap<>();
+        cells.fields().forEachRemaining(c -> {
+            JsonNode dirs = c.getValue().path("port_directions");
+            c.getValue().path("connections").fields().forEachRemaining(port -> {
+                if (!"output".equals(dirs.path(port.getKey()).asText())) {
+                    for (JsonNode bit : port.getValue()) {
+                        if (bit.isNumber()) {
+                            sinks.computeIfAbsent(bit.asLong(), k -> new ArrayList<>()).add(new Pin(c.getKey(), port.getKey()));
+                        }
+                    }
+                }
+            });
+        });
+        module.path("ports").fields().forEachRemaining(p -> {
+            if ("output".equals(p.getValue().path("direction").asText())) {
+                for (JsonNode bit : p.getValue().path("bits")) {
+                    if (bit.isNumber()) {
+                        sinks.computeIfAbsent(bit.asLong(), k -> new ArrayList<>()).add(new Pin("", "port"));
+                    }
+                }
+            }
+        });
+        List<String> absorbed = new ArrayList<>();
+        cells.fields().forEachRemaining(c -> {
+            if (!c.getValue().path("type").asText().startsWith("RAMB")) {
+                return;
+            }
+            ObjectNode conn = (ObjectNode) c.getValue().path("connections");
+            for (int port = 0; port < 2; port++) {
+                if (registered(c.getValue().path("parameters").path(RAM_DO_REG[port])) == 1) {
+                    continue;
+                }
+                Map<String, String> ffOf = new LinkedHashMap<>();
+                String control = null;
+                boolean ok = true;
+                for (String out : RAM_OUTPUTS[port]) {
+                    for (JsonNode bit : conn.path(out)) { // a port the netlist leaves out iterates as empty
+                        List<Pin> s = bit.isNumber() ? sinks.getOrDefault(bit.asLong(), List.of()) : List.of();
+                        if (s.isEmpty()) {
+                            continue;
+                        }
+                        Pin only = s.get(0);
+                        JsonNode ff = cells.path(only.cell());
+                        ok &= s.size() == 1 && !only.cell().isEmpty() && only.port().equals("D")
+                                && ff.path("type").asText().matches("FD[RS]E");
+                        if (!ok) {
+                            break;
+                        }
+                        JsonNode fc = ff.path("connections");
+                        String ctl = fc.path("C").toString() + fc.path("CE") + fc.path("R") + fc.path("S");
+                        ok &= control == null || control.equals(ctl);
+                        control = ctl;
+                        ffOf.put(out + "/" + bit.asLong(), only.cell());
+                    }
+                }
+                if (!ok || ffOf.isEmpty()) {
+                    continue;
+                }
+                for (String out : RAM_OUTPUTS[port]) {
+                    if (!conn.path(out).isArray()) {
+                        continue;
+                    }
+                    ArrayNode bits = (ArrayNode) conn.path(out);
+                    for (int i = 0; i < bits.size(); i++) {
+                        String ff = bits.get(i).isNumber() ? ffOf.get(out + "/" + bits.get(i).asLong()) : null;
+                        if (ff != null) {
+                            bits.set(i, cells.path(ff).path("connections").path("Q").get(0));
+                            absorbed.add(ff);
+                        }
+                    }
+                }
+                ((ObjectNode) c.getValue().path("parameters")).put(RAM_DO_REG[port], "1");
+            }
+        });
+        absorbed.forEach(cells::remove);
+    }
+
+    /** Retypes the netlist of {@code top} for timing under one packing, for one LUT delay. */
+    public static Prepared prepare(String netlistJson, String top, double lutNs, Packing packing) throws java.io.IOException {
         ObjectMapper om = new ObjectMapper();
         JsonNode module = om.readTree(netlistJson).path("modules").path(top);
         if (module.isMissingNode()) {
             throw new IllegalArgumentException("no module " + top + " in the netlist");
+        }
+        if (packing == Packing.VIVADO) {
+            absorbRamOutputRegisters((ObjectNode) module);
         }
         JsonNode cells = module.path("cells");
         Map<Long, List<Pin>> sinks = new HashMap<>();
@@ -219,7 +363,7 @@ public final class XilinxTiming {
         // this DSP, and every used P bit into flip-flop D pins only.
         Set<String> packedDsps = new LinkedHashSet<>();
         cells.fields().forEachRemaining(c -> {
-            if (!"DSP48E2".equals(typeOf.get(c.getKey()))) {
+            if (packing != Packing.FABRIC || !"DSP48E2".equals(typeOf.get(c.getKey()))) {
                 return;
             }
             JsonNode conn = c.getValue().path("connections");
@@ -285,6 +429,14 @@ public final class XilinxTiming {
                         ? driver.get(conn.path("D").get(0).asLong()) : null;
                 boolean local = d != null && (isSliceLogic(typeOf.get(d.cell())) || packedDsps.contains(d.cell()));
                 t.append(local ? "__dlocal" : "__drouted");
+            } else if (packing == Packing.VIVADO && type.matches("DSP48E[12]")) {
+                // Yosys' packer works on the 7-series DSP48E1 (mapped here at 27x18); timed as a DSP48E2.
+                JsonNode p = c.getValue().path("parameters");
+                t.setLength(0);
+                t.append("DSP48E2__v");
+                for (String reg : new String[] {"AREG", "BREG", "CREG", "DREG", "MREG", "PREG"}) {
+                    t.append(Character.toLowerCase(reg.charAt(0))).append(registered(p.path(reg)));
+                }
             } else if (type.equals("DSP48E2")) {
                 t.append(packedDsps.contains(c.getKey()) ? "__2reg" : "__comb");
             } else if (type.startsWith("RAMB")) {
@@ -297,7 +449,16 @@ public final class XilinxTiming {
             ObjectNode cell = outCells.putObject(c.getKey());
             cell.put("type", newType);
             cell.set("port_directions", dirs);
-            cell.set("connections", conn);
+            // An output bit nothing reads is no path end: sta would take it for one (a RAM port's unused data out).
+            ObjectNode used = om.createObjectNode();
+            conn.fields().forEachRemaining(port -> {
+                boolean out = "output".equals(dirs.path(port.getKey()).asText());
+                ArrayNode bits = used.putArray(port.getKey());
+                for (JsonNode bit : port.getValue()) {
+                    bits.add(out && bit.isNumber() && !sinks.containsKey(bit.asLong()) ? om.getNodeFactory().textNode("x") : bit);
+                }
+            });
+            cell.set("connections", used);
         });
         outModule.set("netnames", module.path("netnames"));
         ObjectNode root = om.createObjectNode();
@@ -361,6 +522,8 @@ public final class XilinxTiming {
                     arcs.add(String.format("$setup(%s, posedge C, %d);", i, ps(FF_SETUP + (routed ? route : 0))));
                 }
             }
+        } else if (b.equals("DSP48E2") && type.contains("__v")) {
+            vivadoPackedDspArcs(type, ins, outs, width, route, fo, arcs);
         } else if (b.equals("DSP48E2")) {
             boolean packed = type.contains("__2reg");
             for (String i : ins) {
@@ -422,6 +585,74 @@ public final class XilinxTiming {
         sb.append(String.join(", ", decl)).append(");\nspecify\n");
         arcs.forEach(a -> sb.append("  ").append(a).append('\n'));
         return sb.append("endspecify\nendmodule\n").toString();
+    }
+
+    private static boolean reg(String type, char r) {
+        int i = type.indexOf("__v");
+        return type.indexOf(r + "1", i) > 0;
+    }
+
+    /**
+     * The pin arcs of a DSP48E2 with the registers Vivado packs ({@code __v} followed by
+     * a/b/c/d/m/p and 0 or 1). Outputs on the P side (P, PCOUT, CARRYOUT, the pattern detector)
+     * come from PREG, else MREG, else the A/B registers (clock arcs), or combinationally from the
+     * inputs that no register stops; inputs set up into the first register they meet.
+     */
+    private static void vivadoPackedDspArcs(String type, List<String> ins, List<String> outs, Map<String, Integer> width,
+                                            double route, double fo, List<String> arcs) {
+        boolean a = reg(type, 'a');
+        boolean b = reg(type, 'b');
+        boolean c = reg(type, 'c');
+        boolean d = reg(type, 'd');
+        boolean m = reg(type, 'm');
+        boolean p = reg(type, 'p');
+        List<String> pSide = outs.stream().filter(o -> !o.equals("ACOUT") && !o.equals("BCOUT")).toList();
+        for (String o : outs) {
+            double clockToOut;
+            if (o.equals("ACOUT") || o.equals("BCOUT")) {
+                clockToOut = (o.equals("ACOUT") ? a : b) ? DSP_PREG_TO_OUT : -1;
+            } else {
+                clockToOut = p ? DSP_PREG_TO_OUT : m ? DSP_MREG_TO_OUT : a || b || d ? DSP_AREG_TO_OUT : -1;
+            }
+            if (clockToOut >= 0) {
+                arcs.add(String.format("(posedge CLK *> (%s : %d'bx)) = %d;", o, width.get(o), ps(clockToOut + fo)));
+            }
+        }
+        for (String i : ins) {
+            if (i.equals("CLK") || i.startsWith("CE") || i.startsWith("RST")) {
+                continue;
+            }
+            boolean multiplierInput = i.equals("A") || i.equals("B") || i.equals("D") || i.equals("ACIN") || i.equals("BCIN");
+            boolean ownRegister = switch (i) {
+                case "A", "ACIN" -> a;
+                case "B", "BCIN" -> b;
+                case "D" -> d;
+                case "C" -> c;
+                default -> false;
+            };
+            double setup;
+            double comb;
+            if (ownRegister) {
+                setup = DSP_IN_TO_REG;
+                comb = -1;
+            } else if (multiplierInput) {
+                setup = m ? DSP_IN_TO_MREG : p ? DSP_IN_TO_PREG : -1;
+                comb = DSP_COMB;
+            } else {
+                setup = p ? DSP_ALU_TO_PREG : -1;
+                comb = DSP_ALU;
+            }
+            if (setup >= 0) {
+                arcs.add(String.format("$setup(%s, posedge CLK, %d);", i, ps(setup + route)));
+            } else {
+                for (String o : pSide) {
+                    arcs.add(String.format("(%s *> %s) = %d;", i, o, ps(route + comb + fo)));
+                }
+            }
+            if (!ownRegister && (i.equals("A") || i.equals("B")) && outs.contains(i.charAt(0) + "COUT")) {
+                arcs.add(String.format("(%s *> %sCOUT) = %d;", i, i, ps(route + DSP_IN_TO_REG + fo)));
+            }
+        }
     }
 
     /** Which read-address inputs of a LUTRAM or SRL drive an output. */

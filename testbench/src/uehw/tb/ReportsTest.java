@@ -114,6 +114,52 @@ class ReportsTest {
         assertEquals(0.10 + 0.30 + 0.20, sta(direct, 0.40).ns(), 0.0015);
     }
 
+    private XilinxTiming.Path staPacked(String netlist, double lut) throws Exception {
+        Reports.checkTools();
+        return Reports.staPath(tmp, netlist, "top", lut, XilinxTiming.outputNetNames(netlist, "top"),
+                XilinxTiming.Packing.VIVADO);
+    }
+
+    private static String dsp(String regs, int a, int p) {
+        return "{\"type\": \"DSP48E1\", \"parameters\": {" + regs + "}, \"port_directions\": {\"CLK\": \"input\", "
+                + "\"A\": \"input\", \"P\": \"output\"}, \"connections\": {\"CLK\": [2], \"A\": [" + a + "], \"P\": [" + p + "]}}";
+    }
+
+    /**
+     * Vivado-packed DSP: FF -> A (no AREG) -> MREG, then P out of MREG (no PREG) -> LUT -> FF.
+     * Into MREG: 0.10 + route 0.30 + 1.70; out of it: 1.60 + LUT 0.40 + setup 0.20 = 2.20, the
+     * larger. With PREG packed as well the path out is 0.40 + 0.40 + 0.20.
+     */
+    @Test
+    void vivadoPackedDspIsTimedByItsRegisters() throws Exception {
+        String mOnly = "\"AREG\": \"0\", \"BREG\": \"0\", \"MREG\": \"1\", \"PREG\": \"0\"";
+        String n = netlist("\"s\": " + String.format(FDRE, 3, 10) + ", \"m\": " + dsp(mOnly, 10, 11)
+                + ", \"a\": " + String.format(LUT2, 11, 11, 12) + ", \"e\": " + String.format(FDRE, 12, 4));
+        XilinxTiming.Path p = staPacked(n, 0.40);
+        assertEquals(1.60 + 0.40 + 0.20, p.ns(), 0.0015);
+        assertEquals("end_reg", p.endNet());
+        String mAndP = "\"AREG\": \"0\", \"BREG\": \"0\", \"MREG\": \"1\", \"PREG\": \"1\"";
+        String n2 = netlist("\"s\": " + String.format(FDRE, 3, 10) + ", \"m\": " + dsp(mAndP, 10, 11)
+                + ", \"a\": " + String.format(LUT2, 11, 11, 12) + ", \"e\": " + String.format(FDRE, 12, 4));
+        assertEquals(0.10 + 0.30 + 1.70, staPacked(n2, 0.40).ns(), 0.0015, "now the path into MREG limits");
+    }
+
+    /**
+     * A block RAM's output bit whose only load is a flip-flop: as mapped the RAM's 1.10 ns
+     * clock-to-out, a route and setup (1.60) limit; Vivado-packed the flip-flop is DO_REG and the
+     * path from it runs 0.33 + LUT 0.40 + setup 0.20.
+     */
+    @Test
+    void vivadoPackedBlockRamAbsorbsItsOutputRegister() throws Exception {
+        String ram = "{\"type\": \"RAMB18E2\", \"parameters\": {\"DOA_REG\": \"0\", \"DOB_REG\": \"0\"}, "
+                + "\"port_directions\": {\"CLKARDCLK\": \"input\", \"ADDRARDADDR\": \"input\", \"DOUTADOUT\": \"output\"}, "
+                + "\"connections\": {\"CLKARDCLK\": [2], \"ADDRARDADDR\": [20], \"DOUTADOUT\": [10]}}";
+        String n = netlist("\"i\": " + String.format(FDRE, 3, 20) + ", \"r\": " + ram + ", \"s\": " + String.format(FDRE, 10, 11)
+                + ", \"a\": " + String.format(LUT2, 11, 11, 12) + ", \"e\": " + String.format(FDRE, 12, 4));
+        assertEquals(1.10 + 0.30 + 0.20, sta(n, 0.40).ns(), 0.0015);
+        assertEquals(0.33 + 0.40 + 0.20, staPacked(n, 0.40).ns(), 0.0015);
+    }
+
     /** The reference designs, one small REPS configuration, JSON and Markdown, with the real tools. */
     @Test
     void smallReportEndToEnd() throws Exception {
@@ -129,7 +175,13 @@ class ReportsTest {
         assertEquals(1000.0 / 544, Reports.nominalNs(refs.get("calibration: registered 27x18 multiply")), 0.0015);
         // Block RAM without its output register (1.10) -> routed D (0.30) -> setup (0.20).
         assertEquals(1.10 + 0.30 + 0.20, Reports.nominalNs(refs.get("calibration: block RAM 1024 x 32, registered read")), 0.0015);
+        // Vivado-packed: A/B, M and P registers in the DSP; P (0.40) -> routed D (0.30) -> setup (0.20).
+        assertEquals(0.40 + 0.30 + 0.20, Reports.packedNs(refs.get("calibration: registered 27x18 multiply")), 0.0015);
+        // Vivado-packed: the read register is DO_REG (0.33 -> routed D 0.30 -> setup 0.20); the write enable's
+        // setup (0.10 + route 0.30 + 0.45) now limits.
+        assertEquals(0.10 + 0.30 + 0.45, Reports.packedNs(refs.get("calibration: block RAM 1024 x 32, registered read")), 0.0015);
         assertTrue(Reports.nominalNs(row) > 0);
+        assertEquals(Math.max(Reports.fabricNs(row), Reports.packedNs(row)), Reports.nominalNs(row));
         @SuppressWarnings("unchecked")
         Map<String, Object> ice = (Map<String, Object>) row.get("ice40");
         assertEquals(Boolean.TRUE, ice.get("fits"));
@@ -140,5 +192,6 @@ class ReportsTest {
         String md = reports.summary(Map.of("reps", List.of(row)));
         assertTrue(md.contains("| ops N=2 |"), md);
         assertTrue(md.contains("DS923"), "the delay model with its sources: " + md);
+        assertTrue(md.contains("Vivado-packed"), "both packings in the summary: " + md);
     }
 }
