@@ -136,6 +136,35 @@ class DasrLimiterTest {
         });
     }
 
+    /**
+     * docs/dasr-limiter.md, "Times": two sends whose gaps saturate, 1 ns apart, push the flow's next
+     * time 33.5 ms ahead, beyond the 16.7 ms the pacer tells from a wrapped clock. The first answer
+     * waits 16.7 ms (2^32 - 1 units); the second is already eligible, and the flow's next send
+     * starts from now: the debt beyond 16.7 ms is dropped. RTL and model agree answer by answer.
+     */
+    @Test
+    void paceDebtBeyondTheLargestGapIsDropped() {
+        withBench("debt", (b, seed) -> {
+            b.clock(t -> t);
+            b.setNow(1000);
+            b.push(Event.ack(3, 65535));
+            b.push(Event.sent(3, 65535));
+            b.drain();
+            assertFalse(b.lastAnswer.eligible(), "one saturated gap: the flow waits");
+            assertEquals(1000 + (((1L << 32) - 1) >> 8), b.lastAnswer.nextNs(), "next = now + (2^32 - 1) x 2^-8 ns");
+            b.setNow(1001);
+            b.push(Event.sent(3, 65535));
+            b.drain();
+            assertTrue(b.lastAnswer.eligible(), "two saturated gaps: 33.5 ms ahead reads as eligible");
+            b.push(Event.sent(3, 64));
+            b.drain();
+            // From now: 65535 x 64 B x 5243 x 2^-16 ns = 335539.6 ns, rounded down to 2^-8 ns, answered in ns.
+            assertEquals(1001 + 65535L * 64 * 5243 / 65536, b.lastAnswer.nextNs(), "the next send starts from now");
+            assertEquals(2, b.read(DasrLimiterCsr.GAP_SATURATED));
+            assertCounters(b);
+        });
+    }
+
     /** One event per clock: 20000 back-to-back events, sends of one flow on consecutive clocks, all taken. */
     @Test
     void oneEventPerClock() {

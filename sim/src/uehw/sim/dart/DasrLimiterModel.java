@@ -11,8 +11,9 @@ package uehw.sim.dart;
  *
  * <p>The specification of the {@code dasr-limiter} block, bit for bit: `now` in ns modulo 2^32,
  * the pacer's times in ns x 2^-8 modulo 2^40, BYTE_TIME in ns x 2^-16 (u8.16), the gap saturating
- * at 2^32 - 1 (16.7 ms). A flow's next time more than 2^32 units (16.7 ms) ahead of now is one
- * left from long ago (the clock wrapped): the flow is eligible.
+ * at 2^32 - 1 (16.7 ms). A flow's next time more than 2^32 units (16.7 ms) ahead of now reads as
+ * eligible: one left from before the clock wrapped, or one that sends pushed beyond 16.7 ms (two
+ * saturated gaps); the debt beyond 16.7 ms is dropped (docs/dasr-limiter.md).
  */
 public final class DasrLimiterModel {
     public static final long TIME_MASK = (1L << 40) - 1;
