@@ -404,7 +404,10 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     private val fsIndexFull = Mux(event.isInit, derived.initIndex, s.fabricIndex)
     val fsShift = fsMsb(5 downto 1)                                                    // msb / 2
     private val rsqrtRom = Mem(UInt(rsqrtValue bits), (rsqrtTable(0) ++ rsqrtTable(1)).map(v => U(v, rsqrtValue bits)))
-    val rsqrt = rsqrtRom.readSync((fsMsb(0) ## fsIndexFull(I - 1 downto I - rsqrtIndex)).asUInt)    // data at S2
+    // The address registered first and the data a clock later (S3, where alpha x 1/sqrt is taken): the
+    // forwarded state's select, the address and the table in one clock was Swift's critical path.
+    private val rsqrtAddress = RegNext((fsMsb(0) ## fsIndexFull(I - 1 downto I - rsqrtIndex)).asUInt)     // S2
+    val rsqrt = rsqrtRom.readSync(rsqrtAddress)                                                     // data at S3
   }
 
   /** S2: the window products; the fabric factor's compare; the windows read, for their reciprocals. */
@@ -423,7 +426,7 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val fabricIncreaseProduct = RegNext(event.aiAcked * RegNext(s1.s.fabric.recip))
     val endpointIncreaseProduct = RegNext(event.aiAcked * RegNext(s1.s.endpoint.recip))
     val endpointProductFull = RegNext(s.endpoint.cwnd * event.endpointFactor)
-    val rsqrt = RegNext(s1.rsqrt)
+    val rsqrt = s1.rsqrt                                                               // S3
     // the windows this event reads (INIT: the initial window), their leading ones for S3's table read
     private val isInit = at(event.isInit, Stage.S1, Stage.S2)
     private val fabricWindowFull = Mux(isInit, derived.initWindow, s.fabric.cwnd)
