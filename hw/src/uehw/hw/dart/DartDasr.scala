@@ -317,6 +317,9 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
    * events 2 and more before left it (from W, W1 or the read), slot k's flags and idle test as they
    * left them, and the compares against the event now in X (W in X), whose own result comes in X.
    */
+  /** X's window start, read by R's window tests. */
+  private val windowStartForR = UInt(T bits)
+
   val r = new Area {
     val valid = RegNext(h.valid) init (False)
     val e = RegNext(withoutSender(h.e))   // the event without its sender (id and inRange below)
@@ -327,7 +330,10 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     val hint = RegNext(h.hint)
     // the event now in X: its sender, sweep slot, time, group, and the slot it keeps or takes
     val xK = UInt(SB bits); val xNow = UInt(T bits); val xGroup = UInt(DartDasr.groupBits bits)
-    val xSlot0 = UInt(SB bits); val xTaken = UInt(SB bits)
+    val xSlot0 = UInt(SB bits)
+    // the slot the event in X takes (if it adds) against the hint and k: compared in X on each
+    // candidate of the free list's head, then picked (a pick then a compare was 8 LUTs, 3.9 ns)
+    val hintIsXTaken = Bool(); val kIsXTaken = Bool()
     h.sameAsR := RegNext(valid && inRange && id === h.id)
     val fromX = h.sameAsR && inRange
     private def idle(last: UInt) = (now - last) > csr.idleTimeout
@@ -354,12 +360,12 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     private def ofSource(f: UInt => Bool) = Mux(fromW, f(w.slot), Mux(fromW1, f(w1.slot), f(hint)))
     val otherSlotIsK = ofSource(_ === k)
     val otherSlotIsXK = ofSource(_ === xK)    // evicted by the event in X if it evicts
-    val hintIsXSlot0 = xSlot0 === hint; val hintIsXTaken = xTaken === hint  // held by the event in X
+    val hintIsXSlot0 = xSlot0 === hint  // held by the event in X
 
     // Slot k for the sweep, as the events before the one in X left it.
     val kOccupied = Mux(held(w.hasSlot, w.slot, k), w.memberAfter, Mux(held(w1.hasSlot, w1.slot, k), w1.memberAfter, h.kOccupied))
     val kQueued = h.kQueued && !(w.added && w.slot === k) && !(w1.added && w1.slot === k)
-    val kIsXSlot0 = xSlot0 === k; val kIsXTaken = xTaken === k
+    val kIsXSlot0 = xSlot0 === k
     val kIdleX = idle(xNow)                   // if the event in X wrote slot k's time
     val kIdle = Mux(w.lastWrite && w.slot === k, idle(w.now), Mux(w1.lastWrite && w1.slot === k, idle(w1.now), idle(h.timeRead)))
 
@@ -368,6 +374,16 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     val groupSeenNewest = groupHits.dropRight(1).orR
     val groupSeenOldest = groupHits.last
     val groupIsX = xGroup === e.group
+
+    // Fig. 5's window tests a clock early, on each window start the event in X may leave: the one
+    // it keeps, the next one (it closes its window) or its own time (it skips). X picks with what
+    // that event did (the subtract and compare chains and the state's pick in one clock were the
+    // block's critical path, 3.9 ns). WINDOW is sampled here, and X's update uses the same value.
+    val window = csr.window
+    private def tests(elapsed: UInt): Vec[Bool] = Vec(elapsed >= window, elapsed >= (window @@ U(0, 1 bits)))
+    val windowIfKept = tests(now - windowStartForR)
+    val windowIfClosed = tests(now - windowStartForR - window)
+    val windowIfSkipped = tests(now - xNow)
   }
 
   /** X: the event applied (the model's order: window, sweep, the event). */
@@ -417,12 +433,15 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     // or not the event in X takes one (rd goes up at most one a clock).
     private val pair = rd(SB - 1 downto 1)
     private val banks = Seq(freeRam(0).readSync(pair + rd(0).asUInt), freeRam(1).readSync(pair))
-    private val headRead = Mux(rd(0), banks(1), banks(0))
-    private val head = Mux(w.pushed && w.pushPos === rd, w.k, Mux(w1.pushed && w1.pushPos === rd, w1.k, headRead))
+    private val headFromW = w.pushed && w.pushPos === rd
+    private val headFromW1 = w1.pushed && w1.pushPos === rd
+    private def ofTaken[T <: Data](f: UInt => T): T =
+      Mux(freeEmpty, f(k), Mux(headFromW, f(w.k), Mux(headFromW1, f(w1.k), Mux(rd(0), f(banks(1)), f(banks(0))))))
     private val nonEmpty = !freeEmpty || push
-    val taken = Mux(freeEmpty, k, head)   // an empty list gets this event's own k first
+    val taken = ofTaken(v => v)   // an empty list gets this event's own k first
     r.xSlot0 := slot0
-    r.xTaken := taken
+    r.kIsXTaken := ofTaken(_ === r.k)
+    r.hintIsXTaken := ofTaken(_ === r.hint)
 
     // The look-ahead's groups (Sec. III-D): the last 16 remembered. Compared in R with the groups as
     // the events 2 and more before left them (updated in X); the event in W may have remembered one
@@ -458,11 +477,16 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     // Fig. 5 at the end of the throughput window; an empty window passed too ends any congestion.
     val state = Reg(UInt(2 bits)) init (DartDasr.State.NO_CONGESTION)
     val windowStart = Reg(UInt(T bits)) init (0)
+    windowStartForR := windowStart
     val windowBytes = Reg(UInt(32 bits)) init (0)
     val windowEcn = RegInit(False)
-    private val elapsed = now - windowStart
-    private val close = elapsed >= csr.window
-    private val skip = elapsed >= (csr.window @@ U(0, 1 bits))
+    private val window = RegNext(r.window)
+    // What the event before (now in W) did to the window start: R's tests of that case apply.
+    private val beforeClosed = RegInit(False)
+    private val beforeSkipped = RegInit(False)
+    private def picked(i: Int) = Mux(beforeSkipped, q(r.windowIfSkipped(i)), Mux(beforeClosed, q(r.windowIfClosed(i)), q(r.windowIfKept(i))))
+    private val close = picked(0)   // now - windowStart >= WINDOW
+    private val skip = picked(1)    // now - windowStart >= 2 x WINDOW
     private val closing = Mux(!windowEcn, U(DartDasr.State.NO_CONGESTION, 2 bits),
       Mux(windowBytes >= csr.lineRateBytes, U(DartDasr.State.RECEIVER_CONGESTION, 2 bits), U(DartDasr.State.NON_RECEIVER_CONGESTION, 2 bits)))
     private val changes = (close && closing =/= state).asUInt.resize(2) +
@@ -486,10 +510,12 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
       }
       when(close) { state := closing }
       when(skip) { state := DartDasr.State.NO_CONGESTION }
-      windowStart := Mux(skip, now, Mux(close, windowStart + csr.window, windowStart))
+      windowStart := Mux(skip, now, Mux(close, windowStart + window, windowStart))
       windowBytes := Mux(bytesSum(32), U(0xFFFFFFFFL, 32 bits), bytesSum(31 downto 0))
       windowEcn := (windowEcn && !close) || (isPacket && e.ecn)
     }
+    beforeClosed := valid && close && !skip
+    beforeSkipped := valid && skip
 
     w.valid := valid
     w.inRange := valid && inRange
