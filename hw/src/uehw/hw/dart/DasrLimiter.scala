@@ -211,10 +211,11 @@ class DasrLimiter(val cfg: DasrLimiterConfig) extends Component with RegisterDoc
     // The gap saturates when the sum reaches 2^40 (2^32 units of 2^-8 ns): some product has a bit at
     // or above 2^40, or the sum of the parts below 2^40 carries out. The first test runs beside the
     // 40-bit sum, so only its carry and one select follow the carry chain.
-    private val low = partials.map { case (p, shift) => (p.resize(57) |<< shift)(39 downto 0).resize(42) }.reduce(_ + _)
-    private val high = partials.map { case (p, shift) => (p.resize(57) |<< shift)(56 downto 40) }.map(_ =/= 0).orR
-    val saturated = high || low(41 downto 40) =/= 0
-    val gap = Mux(saturated, U(DasrLimiter.gapMax, 32 bits), low(39 downto 8))
+    private val partsFull = Vec(partials.map { case (p, shift) => p.resize(57) |<< shift })
+    private val lowFull = partsFull.map(_(39 downto 0).resize(42)).reduce(_ + _)   // its 8 low bits are below 1 unit
+    private val high = partsFull.map(_(56 downto 40) =/= 0).orR
+    val saturated = high || lowFull(41 downto 40) =/= 0
+    val gap = Mux(saturated, U(DasrLimiter.gapMax, 32 bits), lowFull(39 downto 8))
   }
 
   /**

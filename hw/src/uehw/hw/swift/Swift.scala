@@ -48,7 +48,8 @@ case class SwiftWindowState() extends Bundle {
 case class SwiftFlowState(cfg: SwiftConfig) extends Bundle {
   val fabric = SwiftWindowState()
   val endpoint = SwiftWindowState()
-  val fabricIndex = UInt(Swift.recipIndex bits) // the 10 bits below the leading one of the fabric window the last event read
+  /** Flow scaling's table value t_p[i] of the fabric window the last event read (i its 8 bits below the leading one, p the parity). */
+  val fabricRsqrt = UInt(Swift.rsqrtValue bits)
   val fs = UInt(16 bits)                        // Sec. 3.5 flow scaling (ns) of the fabric window the event before read
   val retx = UInt(3 bits)                       // retransmit_cnt
   val rtt = UInt(cfg.delayWidth bits)           // the last ACK's RTT (timeouts' once-per-RTT, the pacing delay)
@@ -195,6 +196,11 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val PACING_SATURATED = counter("Updates whose pacing delay saturated at 2^32 - 1 ns")
   }
 
+  private val rsqrtRom = Mem(UInt(rsqrtValue bits), (rsqrtTable(0) ++ rsqrtTable(1)).map(v => U(v, rsqrtValue bits)))
+  /** The 1/sqrt table's address of a window with leading one `msb` and reciprocal index `index`: the parity of the leading one of 2 fcwnd (an even number of fraction bits) and the top 8 index bits. */
+  private def rsqrtAddress(msb: UInt, index: UInt): UInt =
+    ((msb(0) ^ Bool((cwndFrac & 1) == 1)) ## index(I - 1 downto I - rsqrtIndex)).asUInt
+
   // ------------------------------------------- values derived from the CSRs (registered)
   val derived = new Area {
     val beta = RegNext(csr.beta.min(U(gainOne, 16 bits))) init (SwiftDefaults.beta)
@@ -208,9 +214,10 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val initWindow = RegNext(RegNext(csr.initCwnd.min(maxCwnd)).max(minCwnd)) init (SwiftDefaults.initWindow)
     // The initial window's leading one and index, for an INIT's reciprocal and flow scaling.
     private val initLeading = RegNext(leadingOne(initWindow, minWindowLog2))
-    private val initPicked = WindowArith.recipIndex(initWindow.resize(CW - 1), initLeading, minWindowLog2, I)
-    val initIndex = RegNext(initPicked._1) init (SwiftDefaults.initIndex)
-    val initMsb = RegNext(initPicked._2.resize(5)) init (SwiftDefaults.initMsb)
+    // (its index's 2 low bits are below the 1/sqrt table's 8: *Full)
+    private val (initIndexFull, initMsbPicked) = WindowArith.recipIndex(initWindow.resize(CW - 1), initLeading, minWindowLog2, I)
+    val initMsb = RegNext(initMsbPicked.resize(5)) init (SwiftDefaults.initMsb)
+    val initRsqrt = RegNext(rsqrtRom.readSync(RegNext(rsqrtAddress(initMsbPicked, initIndexFull)))) init (SwiftDefaults.initRsqrt)
     val fsBeta = RegNext(csr.fsBetaReg.asSInt)
     /** fs = clamp(raw + beta, 0, range): raw < -beta gives 0, raw > range - beta gives range. */
     val fsZeroBelow = RegNext(-fsBeta.resize(fsWidth))
@@ -400,14 +407,13 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val fsBetaStoredFull = RegNext(read.stored.fs * event.g)
     // flow scaling of the fabric window the last event read: its 1/sqrt (INIT: of the initial window)
     // of 2 fcwnd when the fraction bits are odd (an even number of them for the square root): its leading one is one up
-    private val fsMsb = Mux(event.isInit, derived.initMsb, s.fabric.msb) +^ U(cwndFrac & 1, 1 bits)
-    private val fsIndexFull = Mux(event.isInit, derived.initIndex, s.fabricIndex)
-    val fsShift = fsMsb(5 downto 1)                                                    // msb / 2
-    private val rsqrtRom = Mem(UInt(rsqrtValue bits), (rsqrtTable(0) ++ rsqrtTable(1)).map(v => U(v, rsqrtValue bits)))
-    // The address registered first and the data a clock later (S3, where alpha x 1/sqrt is taken): the
-    // forwarded state's select, the address and the table in one clock was Swift's critical path.
-    private val rsqrtAddress = RegNext((fsMsb(0) ## fsIndexFull(I - 1 downto I - rsqrtIndex)).asUInt)     // S2
-    val rsqrt = rsqrtRom.readSync(rsqrtAddress)                                                     // data at S3
+    private val fsMsbFull = Mux(event.isInit, derived.initMsb, s.fabric.msb) +^ U(cwndFrac & 1, 1 bits)
+    val fsShift = fsMsbFull(5 downto 1)                                                // msb / 2
+    // alpha x 1/sqrt: the table value kept in the state by the event that read the window (INIT: the
+    // initial window's), registered here (the DSP's A register), then the DSP's M and P registers, so
+    // that S4's shift, add and clamp start at P (from M they took 4.66 ns Vivado-packed).
+    private val rsqrtIn = RegNext(Mux(event.isInit, derived.initRsqrt, s.fabricRsqrt))                // S2
+    val fsProductAlphaFull = RegNext(RegNext(csr.fsAlphaReg * rsqrtIn))                               // S4
   }
 
   /** S2: the window products; the fabric factor's compare; the windows read, for their reciprocals. */
@@ -426,7 +432,6 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val fabricIncreaseProduct = RegNext(event.aiAcked * RegNext(s1.s.fabric.recip))
     val endpointIncreaseProduct = RegNext(event.aiAcked * RegNext(s1.s.endpoint.recip))
     val endpointProductFull = RegNext(s.endpoint.cwnd * event.endpointFactor)
-    val rsqrt = s1.rsqrt                                                               // S3
     // the windows this event reads (INIT: the initial window), their leading ones for S3's table read
     private val isInit = at(event.isInit, Stage.S1, Stage.S2)
     private val fabricWindowFull = Mux(isInit, derived.initWindow, s.fabric.cwnd)
@@ -456,11 +461,11 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     private val aiAckedTwice = (at(event.aiAcked, Stage.S2, Stage.S3) << 1).resize(38)
     val fabricIncrease = RegNext(Mux(s2.fabricAtLeastOne, fabricShiftedFull(37 downto 0), aiAckedTwice))
     val endpointIncrease = RegNext(Mux(s2.endpointAtLeastOne, endpointShiftedFull(37 downto 0), aiAckedTwice))
-    val fsProductAlphaFull = RegNext(csr.fsAlphaReg * s2.rsqrt)                                  // S4: alpha x 1/sqrt
     // the reciprocal of each window read (kept for the next event's increase)
     private val (fabricIndex, fabricMsb) = WindowArith.recipIndex(s2.fabricReadFull.resize(CW - 1), s2.fabricLeading, minWindowLog2, I)
     private val (endpointIndex, endpointMsb) = WindowArith.recipIndex(s2.endpointReadFull.resize(CW - 1), s2.endpointLeading, minWindowLog2, I)
     val fabricRecip = recipRom.readSync(fabricIndex)                                          // data at S4
+    val fabricRsqrt = rsqrtRom.readSync(rsqrtAddress(fabricMsb, fabricIndex))                 // data at S4: kept for the next event's fs
     val endpointRecip = recipRom.readSync(endpointIndex)
     // headroom to the limits, for S4's increases
     private def headroom(cwnd: UInt): Headroom = {
@@ -480,7 +485,6 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val endpointReset = RegNext(clampOf(derived.minCwnd, s.endpoint.cwnd, endpointHeadroomNow))
     val fabricHeadroom = RegNext(fabricHeadroomNow)
     val endpointHeadroom = RegNext(endpointHeadroomNow)
-    val fabricReadIndex = RegNext(fabricIndex)
     val fabricReadMsb = RegNext(fabricMsb.resize(5))
     val endpointReadMsb = RegNext(endpointMsb.resize(5))
   }
@@ -517,7 +521,7 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     // the shift by msb / 2 as a one-hot pick (the selects registered in S3): a barrel shifter before the clamp's compares does not fit
     private val fsShifts = 0 until 14                                                 // msb / 2 of a 26-bit window (+ 1)
     private val fsShiftSelect = RegNext(Vec(fsShifts.map(k => at(s1.fsShift, Stage.S1, Stage.S3) === k)))
-    private val fsProduct = s3.fsProductAlphaFull
+    private val fsProduct = s1.fsProductAlphaFull
     private def fsShifted(k: Int) = fsProduct(fsProduct.getWidth - 1 downto k + rsqrtValue - (cwndFrac + (cwndFrac & 1)) / 2)
     private val fsRawFull = oneHotPick(fsShifts.map(k => (fsShiftSelect(k), fsShifted(k).resize(fsWidth))), fsWidth) // below 2^25
     private val fsRaw = (False ## fsRawFull(fsWidth - 2 downto 0)).asSInt
@@ -576,7 +580,7 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val next = SwiftFlowState(cfg)
     next.fabric := windowNext(s.fabric, fabricNew, s3.fabricRecip, s3.fabricReadMsb)
     next.endpoint := windowNext(s.endpoint, endpointNew, s3.endpointRecip, s3.endpointReadMsb)
-    next.fabricIndex := s3.fabricReadIndex
+    next.fabricRsqrt := s3.fabricRsqrt
     next.fs := s4.fs
     next.retx := at(s1.retx1, Stage.S1, Stage.S4)
     next.rtt := Mux(isAck, at(event.rtt, Stage.S1, Stage.S4), s.rtt)
@@ -596,7 +600,7 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
       w.recip := SwiftDefaults.initRecip
       w.msb := SwiftDefaults.initMsb
     }
-    initState.fabricIndex := SwiftDefaults.initIndex
+    initState.fabricRsqrt := SwiftDefaults.initRsqrt
     initState.fs := SwiftDefaults.initFs
     initState.retx := 0
     initState.rtt := 0

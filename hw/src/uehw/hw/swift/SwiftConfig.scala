@@ -28,7 +28,7 @@ case class SwiftConfig(flows: Int = 1024, flowIdWidth: Int = 16, delayWidth: Int
   /** Main state (SwiftFlowState) plus the EWMA's own RAM. */
   def stateBitsPerFlow: Int = {
     val window = Swift.cwndBits + timeWidth + 1 + Swift.recipValue + 5
-    2 * window + 10 + 16 + 3 + delayWidth + ewmaWidth
+    2 * window + Swift.rsqrtValue + 16 + 3 + delayWidth + ewmaWidth
   }
 }
 
@@ -74,6 +74,8 @@ object SwiftDefaults {
     (if (msbOf >= recipIndex) below >> (msbOf - recipIndex) else below << (recipIndex - msbOf)).toInt
   }
   val initRecip: BigInt = WindowArith.reciprocalTable(recipIndex, recipValue)(initIndex)
+  /** Flow scaling's 1/sqrt table value of it (the state's fabricRsqrt after INIT or the reset sweep). */
+  val initRsqrt: BigInt = rsqrtTable((msbOf + (cwndFrac & 1)) & 1)(initIndex >> (recipIndex - rsqrtIndex))
   /** Sec. 3.5 flow scaling of it (SwiftFixedModel.flowScalingNs). */
   val initFs: BigInt = {
     val odd = cwndFrac & 1
