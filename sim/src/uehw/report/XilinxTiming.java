@@ -239,10 +239,10 @@ public final class XilinxTiming {
      * the D pin of a flip-flop, and those flip-flops share their clock, enable and reset, the
      * flip-flops go into the RAM (DO_REG = 1) and the RAM drives their Q nets.
      */
-    static void absorbRamOutputRegisters(ObjectNode module) {
-        ObjectNode cells = (ObjectNode) module.path("cells");
+    /** Every net bit's loads: cell input pins, and the module's output ports (as a pin of cell ""). */
+    private static Map<Long, List<Pin>> sinksOf(JsonNode module) {
         Map<Long, List<Pin>> sinks = new HashMap<>();
-        cells.fields().forEachRemaining(c -> {
+        module.path("cells").fields().forEachRemaining(c -> {
             JsonNode dirs = c.getValue().path("port_directions");
             c.getValue().path("connections").fields().forEachRemaining(port -> {
                 if (!"output".equals(dirs.path(port.getKey()).asText())) {
@@ -263,6 +263,12 @@ public final class XilinxTiming {
                 }
             }
         });
+        return sinks;
+    }
+
+    static void absorbRamOutputRegisters(ObjectNode module) {
+        ObjectNode cells = (ObjectNode) module.path("cells");
+        Map<Long, List<Pin>> sinks = sinksOf(module);
         List<String> absorbed = new ArrayList<>();
         cells.fields().forEachRemaining(c -> {
             if (!c.getValue().path("type").asText().startsWith("RAMB")) {
@@ -329,34 +335,21 @@ public final class XilinxTiming {
             absorbRamOutputRegisters((ObjectNode) module);
         }
         JsonNode cells = module.path("cells");
-        Map<Long, List<Pin>> sinks = new HashMap<>();
+        Map<Long, List<Pin>> sinks = sinksOf(module);
         Map<Long, Pin> driver = new HashMap<>();
         Map<String, String> typeOf = new HashMap<>();
         cells.fields().forEachRemaining(c -> {
             typeOf.put(c.getKey(), c.getValue().path("type").asText());
             JsonNode dirs = c.getValue().path("port_directions");
             c.getValue().path("connections").fields().forEachRemaining(port -> {
-                boolean out = "output".equals(dirs.path(port.getKey()).asText());
-                for (JsonNode bit : port.getValue()) {
-                    if (bit.isNumber()) {
-                        Pin pin = new Pin(c.getKey(), port.getKey());
-                        if (out) {
-                            driver.put(bit.asLong(), pin);
-                        } else {
-                            sinks.computeIfAbsent(bit.asLong(), k -> new ArrayList<>()).add(pin);
+                if ("output".equals(dirs.path(port.getKey()).asText())) {
+                    for (JsonNode bit : port.getValue()) {
+                        if (bit.isNumber()) {
+                            driver.put(bit.asLong(), new Pin(c.getKey(), port.getKey()));
                         }
                     }
                 }
             });
-        });
-        module.path("ports").fields().forEachRemaining(p -> {
-            if ("output".equals(p.getValue().path("direction").asText())) {
-                for (JsonNode bit : p.getValue().path("bits")) {
-                    if (bit.isNumber()) {
-                        sinks.computeIfAbsent(bit.asLong(), k -> new ArrayList<>()).add(new Pin("", "port"));
-                    }
-                }
-            }
         });
 
         // DSPs whose registers Vivado would pack: every A/B bit from a flip-flop that drives only
