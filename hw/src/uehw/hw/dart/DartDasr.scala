@@ -317,8 +317,9 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
    * events 2 and more before left it (from W, W1 or the read), slot k's flags and idle test as they
    * left them, and the compares against the event now in X (W in X), whose own result comes in X.
    */
-  /** X's window start, read by R's window tests. */
+  /** X's window start and the WINDOW its update adds, read by R's window tests. */
   private val windowStartForR = UInt(T bits)
+  private val windowOfXForR = UInt(31 bits)
 
   val r = new Area {
     val valid = RegNext(h.valid) init (False)
@@ -382,7 +383,7 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     val window = csr.window
     private def tests(elapsed: UInt): Vec[Bool] = Vec(elapsed >= window, elapsed >= (window @@ U(0, 1 bits)))
     val windowIfKept = tests(now - windowStartForR)
-    val windowIfClosed = tests(now - windowStartForR - window)
+    val windowIfClosed = tests(now - windowStartForR - windowOfXForR)   // the start X's event moves on by its WINDOW
     val windowIfSkipped = tests(now - xNow)
   }
 
@@ -481,6 +482,7 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     val windowBytes = Reg(UInt(32 bits)) init (0)
     val windowEcn = RegInit(False)
     private val window = RegNext(r.window)
+    windowOfXForR := window
     // What the event before (now in W) did to the window start: R's tests of that case apply.
     private val beforeClosed = RegInit(False)
     private val beforeSkipped = RegInit(False)
