@@ -234,11 +234,6 @@ public final class XilinxTiming {
     private static final String[][] RAM_OUTPUTS = {{"DOUTADOUT", "DOUTPADOUTP"}, {"DOUTBDOUT", "DOUTPBDOUTP"}};
     private static final String[] RAM_DO_REG = {"DOA_REG", "DOB_REG"};
 
-    /**
-     * Vivado's block-RAM output register: where every used output bit of a RAM port has one load,
-     * the D pin of a flip-flop, and those flip-flops share their clock, enable and reset, the
-     * flip-flops go into the RAM (DO_REG = 1) and the RAM drives their Q nets.
-     */
     /** Every net bit's loads: cell input pins, and the module's output ports (as a pin of cell ""). */
     private static Map<Long, List<Pin>> sinksOf(JsonNode module) {
         Map<Long, List<Pin>> sinks = new HashMap<>();
@@ -266,6 +261,11 @@ public final class XilinxTiming {
         return sinks;
     }
 
+    /**
+     * Vivado's block-RAM output register: where every used output bit of a RAM port has one load,
+     * the D pin of a flip-flop, and those flip-flops share their clock, enable and reset, the
+     * flip-flops go into the RAM (DO_REG = 1) and the RAM drives their Q nets.
+     */
     static void absorbRamOutputRegisters(ObjectNode module) {
         ObjectNode cells = (ObjectNode) module.path("cells");
         Map<Long, List<Pin>> sinks = sinksOf(module);
@@ -427,8 +427,8 @@ public final class XilinxTiming {
                 JsonNode p = c.getValue().path("parameters");
                 t.setLength(0);
                 t.append("DSP48E2__v");
-                for (String reg : new String[] {"AREG", "BREG", "CREG", "DREG", "MREG", "PREG"}) {
-                    t.append(Character.toLowerCase(reg.charAt(0))).append(registered(p.path(reg)));
+                for (String reg : DSP_REGISTERS) {
+                    t.append(registered(p.path(reg)));
                 }
             } else if (type.equals("DSP48E2")) {
                 t.append(packedDsps.contains(c.getKey()) ? "__2reg" : "__comb");
@@ -580,25 +580,27 @@ public final class XilinxTiming {
         return sb.append("endspecify\nendmodule\n").toString();
     }
 
-    private static boolean reg(String type, char r) {
-        int i = type.indexOf("__v");
-        return type.indexOf(r + "1", i) > 0;
+    /** The packed DSP's registers, in the order of the flags after {@code __v} in its type name. */
+    private static final List<String> DSP_REGISTERS = List.of("AREG", "BREG", "CREG", "DREG", "MREG", "PREG");
+
+    private static boolean reg(String type, String register) {
+        return type.charAt(type.indexOf("__v") + 3 + DSP_REGISTERS.indexOf(register)) == '1';
     }
 
     /**
-     * The pin arcs of a DSP48E2 with the registers Vivado packs ({@code __v} followed by
-     * a/b/c/d/m/p and 0 or 1). Outputs on the P side (P, PCOUT, CARRYOUT, the pattern detector)
+     * The pin arcs of a DSP48E2 with the registers Vivado packs ({@code __v} followed by a 0 or 1
+     * for each of {@link #DSP_REGISTERS}). Outputs on the P side (P, PCOUT, CARRYOUT, the pattern detector)
      * come from PREG, else MREG, else the A/B registers (clock arcs), or combinationally from the
      * inputs that no register stops; inputs set up into the first register they meet.
      */
     private static void vivadoPackedDspArcs(String type, List<String> ins, List<String> outs, Map<String, Integer> width,
                                             double route, double fo, List<String> arcs) {
-        boolean a = reg(type, 'a');
-        boolean b = reg(type, 'b');
-        boolean c = reg(type, 'c');
-        boolean d = reg(type, 'd');
-        boolean m = reg(type, 'm');
-        boolean p = reg(type, 'p');
+        boolean a = reg(type, "AREG");
+        boolean b = reg(type, "BREG");
+        boolean c = reg(type, "CREG");
+        boolean d = reg(type, "DREG");
+        boolean m = reg(type, "MREG");
+        boolean p = reg(type, "PREG");
         List<String> pSide = outs.stream().filter(o -> !o.equals("ACOUT") && !o.equals("BCOUT")).toList();
         for (String o : outs) {
             double clockToOut;

@@ -80,8 +80,7 @@ object SwiftDefaults {
   val initFs: BigInt = {
     val odd = cwndFrac & 1
     val msb = msbOf + odd
-    val r = rsqrtTable(msb & 1)(initIndex >> (recipIndex - rsqrtIndex))
-    val term = ((BigInt(fsAlpha) * r) >> (rsqrtValue + msb / 2 - (cwndFrac + odd) / 2)) + fsBeta
+    val term = ((BigInt(fsAlpha) * initRsqrt) >> (rsqrtValue + msb / 2 - (cwndFrac + odd) / 2)) + fsBeta
     term.max(0).min(fsRangeNs)
   }
 }
