@@ -106,6 +106,11 @@ public final class Hwgen implements Callable<Integer> {
                 .description("output folder (created)").build());
         spec.addOption(OptionSpec.builder("--clock-mhz").paramLabel("MHZ").type(Double.class)
                 .defaultValue("250").description("clock for the constraint files [default: 250]").build());
+        spec.addOption(OptionSpec.builder("--prefix").paramLabel("NAME").type(String.class)
+                .description("the top module's name, which every other generated module's name begins with "
+                        + "(a Verilog identifier) [default: uehw_<block>_ and 6 hex digits of the parameters' SHA-256]").build());
+        spec.addOption(OptionSpec.builder("--rom-files").arity("0")
+                .description("write ROM contents as $readmemb files beside the Verilog instead of inline").build());
         return new CommandLine(spec);
     }
 
@@ -190,13 +195,27 @@ public final class Hwgen implements Callable<Integer> {
             System.err.println("hwgen: parameter 'clock-mhz' = " + clockMhz + " is not allowed: must be in (0, 1000]");
             return EXIT_BAD_PARAMETER;
         }
+        String prefix = parsed.matchedOptionValue("--prefix", "");
         try {
-            Manifest.generateInto(block, values, out, clockMhz);
+            if (!prefix.isEmpty()) {
+                uehw.hw.Generator.checkPrefix(prefix);
+            }
+        } catch (ParameterException e) {
+            System.err.println("hwgen: " + e.getMessage());
+            return EXIT_BAD_PARAMETER;
+        }
+        try {
+            Manifest.generateInto(block, values, out, clockMhz,
+                    new uehw.hw.GenerationOptions(prefix, parsed.hasMatchedOption("--rom-files")));
         } catch (Exception e) {
             System.err.println("hwgen: generation of " + block.name() + " failed: " + e);
             return 1;
         }
         System.out.println("hwgen: " + block.name() + " written to " + out);
+        String warning = Constraints.clockWarning(block.name(), clockMhz, given(block, parsed).isEmpty());
+        if (warning != null) {
+            System.err.println(warning);
+        }
         return 0;
     }
 }

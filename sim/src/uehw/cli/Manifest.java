@@ -4,19 +4,19 @@ package uehw.cli;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import uehw.hw.BlockSpec;
+import uehw.hw.GenerationOptions;
 import uehw.hw.Generated;
+import uehw.hw.Generator;
 import uehw.hw.PortInfo;
 import uehw.hw.common.ParamValues;
 
@@ -27,11 +27,16 @@ public final class Manifest {
 
     public static Generated generateInto(BlockSpec block, ParamValues values, File out, double clockMhz)
             throws IOException {
+        return generateInto(block, values, out, clockMhz, new GenerationOptions("", false));
+    }
+
+    public static Generated generateInto(BlockSpec block, ParamValues values, File out, double clockMhz,
+                                         GenerationOptions options) throws IOException {
         Files.createDirectories(out.toPath());
-        Generated g = block.generate(values, out);
-        Constraints.write(g.topModule(), clockMhz, out.toPath());
+        Generated g = block.generate(values, out, options);
+        Constraints.write(g.fileBase(), g.topModule(), clockMhz, out.toPath());
         IntegrationKit.write(block.name(), g, out.toPath(), clockMhz);
-        String manifest = g.topModule() + ".manifest.json";
+        String manifest = g.fileBase() + ".manifest.json";
         writeManifest(block, values, g, out.toPath().resolve(manifest), clockMhz,
                 IntegrationKit.sha256(out.toPath(), manifest));
         return g;
@@ -44,6 +49,7 @@ public final class Manifest {
         m.put("topModule", g.topModule());
         m.put("verilog", g.verilog().getName());
         m.put("parameters", values.asJava());
+        m.put("parametersSha256", Generator.parametersSha256(block.name(), values));
         m.put("clockMhz", clockMhz);
         List<Map<String, Object>> ports = new java.util.ArrayList<>();
         for (PortInfo p : g.ports()) {
@@ -73,25 +79,8 @@ public final class Manifest {
         }
     }
 
-    /** The checkout's commit (with "-dirty" for local changes), or "unknown" outside a git work tree. */
+    /** The generator's commit, baked in at build time (uehw.hw.common.BlockVersion.commit). */
     public static String gitHash() {
-        try {
-            String hash = run("git", "rev-parse", "HEAD");
-            if (hash.isEmpty()) {
-                return "unknown";
-            }
-            return run("git", "status", "--porcelain", "--untracked-files=no").isEmpty() ? hash : hash + "-dirty";
-        } catch (IOException | InterruptedException e) {
-            return "unknown";
-        }
-    }
-
-    private static String run(String... cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(false).start();
-        byte[] outBytes = p.getInputStream().readAllBytes();
-        if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            return "";
-        }
-        return new String(outBytes, StandardCharsets.UTF_8).trim();
+        return uehw.hw.common.BlockVersion.commit();
     }
 }

@@ -38,6 +38,8 @@ public final class VerilogBench {
     }
 
     private final String top;
+    /** The manifest's Verilog file (uehw_<block>.v; the module in it is `top`). */
+    private final String verilog;
     private final List<Port> ports = new ArrayList<>();
     private final List<long[]> csrWrites = new ArrayList<>();
     private final Map<String, List<String>> inputFields = new LinkedHashMap<>();
@@ -52,6 +54,7 @@ public final class VerilogBench {
     public VerilogBench(Path manifest) throws IOException {
         JsonNode m = new ObjectMapper().readTree(manifest.toFile());
         top = m.get("topModule").asText();
+        verilog = m.get("verilog").asText();
         m.get("ports").forEach(p -> ports.add(new Port(p.get("name").asText(), p.get("direction").asText(), p.get("width").asInt())));
     }
 
@@ -320,7 +323,7 @@ public final class VerilogBench {
 
     /** Runs the bench with Icarus; returns the log lines. */
     public List<String> runIcarus(Path dir) throws IOException, InterruptedException {
-        run(dir, 300, "iverilog", "-g2012", "-o", "tb.vvp", "-s", "tb", "tb.v", top + ".v");
+        run(dir, 300, "iverilog", "-g2012", "-o", "tb.vvp", "-s", "tb", "tb.v", verilog);
         run(dir, 600, "vvp", "-n", "tb.vvp", "-fst");
         return Files.readAllLines(dir.resolve("icarus.log"));
     }
@@ -328,7 +331,7 @@ public final class VerilogBench {
     /** Runs the bench with Verilator (--binary --timing); returns the log lines. */
     public List<String> runVerilator(Path dir) throws IOException, InterruptedException {
         run(dir, 900, "verilator", "--binary", "--timing", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--top-module", "tb",
-                "-Mdir", "tb_obj", "tb.v", top + ".v");
+                "-Mdir", "tb_obj", "tb.v", verilog);
         run(dir, 600, dir.toAbsolutePath().resolve("tb_obj").resolve("Vtb").toString());
         return Files.readAllLines(dir.resolve("verilator.log"));
     }

@@ -51,13 +51,14 @@ class HwgenTest {
         Path out = tmp.resolve("reps");
         assertEquals(0, run("generate", "reps", "--connections", "256", "--mode", "reps-lite", "--out", out.toString(),
                 "--clock-mhz", "300"));
-        for (String f : new String[] {"uehw_reps.v", "uehw_reps.xdc", "uehw_reps.sdc", "uehw_reps.ice40.py",
+        for (String f : new String[] {"uehw_reps.v", "uehw_reps.xdc", "uehw_reps_ooc.xdc", "uehw_reps.sdc", "uehw_reps.ice40.py",
                 "uehw_reps_regs.h", "uehw_reps_regs.html", "uehw_reps_regs.json"}) {
             assertTrue(Files.size(out.resolve(f)) > 0, f);
         }
         JsonNode m = new ObjectMapper().readTree(out.resolve("uehw_reps.manifest.json").toFile());
         assertEquals("reps", m.get("block").asText());
-        assertEquals("uehw_reps", m.get("topModule").asText());
+        assertTrue(m.get("topModule").asText().matches("uehw_reps_[0-9a-f]{6}"), "the top's name carries the parameters' hash");
+        assertEquals(m.get("parametersSha256").asText().substring(0, 6), m.get("topModule").asText().substring(10));
         assertEquals("256", m.get("parameters").get("connections").asText());
         assertEquals("reps-lite", m.get("parameters").get("mode").asText());
         assertEquals(RepsConfig.params().size(), m.get("parameters").size(), "every parameter value is recorded");
@@ -69,8 +70,189 @@ class HwgenTest {
             }
         }
         assertTrue(sawSendConn, "port list with widths");
-        assertTrue(Files.readString(out.resolve("uehw_reps.xdc")).contains("-period 3.333"));
-        assertTrue(Files.readString(out.resolve("uehw_reps.v")).contains("module uehw_reps"));
+        assertTrue(Files.readString(out.resolve("uehw_reps_ooc.xdc")).contains("create_clock -name clk -period 3.333 [get_ports clk]"));
+        assertTrue(Files.readString(out.resolve("uehw_reps.sdc")).contains("-period 3.333"));
+        String scoped = Files.readString(out.resolve("uehw_reps.xdc"));
+        assertTrue(scoped.contains("read_xdc -ref " + m.get("topModule").asText() + " uehw_reps.xdc"), "scoped to the top");
+        assertFalse(scoped.lines().anyMatch(l -> !l.startsWith("#") && l.contains("create_clock")),
+                "inside a design the clock comes from the design: the scoped XDC creates none");
+        assertTrue(Files.readString(out.resolve("uehw_reps.v")).contains("module " + m.get("topModule").asText() + " ("));
+    }
+
+    /**
+     * ROM contents are inline by default (no file beside the Verilog to lose or to clash); with
+     * --rom-files they are $readmemb files named after the top's module. A bad --prefix exits 2.
+     */
+    @Test
+    void romContentsAreInlineUnlessFilesAreAskedFor() throws Exception {
+        Path inline = tmp.resolve("inline");
+        assertEquals(0, run("generate", "swift", "--flows", "16", "--out", inline.toString()));
+        try (Stream<Path> files = Files.list(inline)) {
+            assertFalse(files.anyMatch(f -> f.toString().endsWith(".bin")), "no ROM file by default");
+        }
+        assertFalse(Files.readString(inline.resolve("uehw_swift.v")).contains("$readmem"));
+        Path withFiles = tmp.resolve("files");
+        assertEquals(0, run("generate", "swift", "--flows", "16", "--prefix", "nic_swift", "--rom-files", "--out", withFiles.toString()));
+        List<String> bins = new ArrayList<>();
+        try (Stream<Path> files = Files.list(withFiles)) {
+            files.map(f -> f.getFileName().toString()).filter(f -> f.endsWith(".bin")).forEach(bins::add);
+        }
+        assertEquals(2, bins.size(), "the reciprocal and 1/sqrt tables: " + bins);
+        String verilog = Files.readString(withFiles.resolve("uehw_swift.v"));
+        for (String bin : bins) {
+            assertTrue(bin.contains("nic_swift"), bin + " carries the top's name");
+            assertTrue(verilog.contains("$readmemb(\"" + bin + "\""), "the Verilog reads " + bin);
+        }
+        assertEquals(2, run("generate", "swift", "--prefix", "2swift", "--out", tmp.resolve("bad").toString()));
+        assertFalse(Files.exists(tmp.resolve("bad")), "a bad prefix writes nothing");
+    }
+
+    /**
+     * --clock-mhz warns when the block's reported critical path (docs/resources.md, default
+     * parameters) does not fit the period, or fits without the 0.4 ns margin; silent when it fits.
+     */
+    @Test
+    void clockFasterThanTheReportedPathWarns() throws Exception {
+        double reps = uehw.cli.Constraints.reportedDefaultNs("reps").orElseThrow();
+        assertTrue(reps > 1000.0 / 322, "REPS is reported above 3.1 ns (" + reps + "), so 322 MHz must warn");
+        String at322 = stderrOf("generate", "reps", "--clock-mhz", "322", "--out", tmp.resolve("r322").toString());
+        assertTrue(at322.contains("hwgen: warning: --clock-mhz 322") && at322.contains("does not fit"), at322);
+        String at200 = stderrOf("generate", "reps", "--clock-mhz", "200", "--out", tmp.resolve("r200").toString());
+        assertFalse(at200.contains("warning"), at200);
+        double dft = uehw.cli.Constraints.reportedDefaultNs("dart-dft").orElseThrow();
+        double mhz = Math.floor(1000.0 / (dft + 0.2));          // fits, with less than 0.4 ns to spare
+        String tight = stderrOf("generate", "dart-dft", "--clock-mhz", String.valueOf((long) mhz), "--out", tmp.resolve("d").toString());
+        assertTrue(tight.contains("without the 0.4 ns margin"), mhz + " MHz: " + tight);
+    }
+
+    private String stderrOf(String... args) {
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true));
+        try {
+            assertEquals(0, run(args));
+        } finally {
+            System.setErr(oldErr);
+        }
+        return err.toString();
+    }
+
+    /**
+     * Any set of blocks and sizes shares one design: trim-queue at two widths, dart-dft and REPS,
+     * instantiated in one top, compile in Icarus and lint clean in Verilator with MODDUP an error.
+     * The same four with both trim queues given one --prefix must fail in both tools (the check can fail).
+     */
+    @Test
+    void fourBlocksAndSizesCompileIntoOneDesign() throws Exception {
+        String[][] gens = {
+            {"trim-queue"},
+            {"trim-queue", "--data-bytes", "8", "--capacity-bytes", "32768", "--control-bytes", "4096", "--trim-bytes", "96"},
+            {"dart-dft"},
+            {"reps"}};
+        Path unique = tmp.resolve("unique");
+        Path clash = tmp.resolve("clash");
+        List<String> uniqueFiles = new ArrayList<>();
+        List<String> clashFiles = new ArrayList<>();
+        List<JsonNode> uniqueManifests = new ArrayList<>();
+        List<JsonNode> clashManifests = new ArrayList<>();
+        for (int i = 0; i < gens.length; i++) {
+            for (boolean shared : new boolean[] {false, true}) {
+                Path dir = (shared ? clash : unique).resolve("g" + i);
+                List<String> args = new ArrayList<>(List.of("generate"));
+                args.addAll(List.of(gens[i]));
+                args.addAll(List.of("--out", dir.toString()));
+                if (shared && gens[i][0].equals("trim-queue")) {
+                    args.addAll(List.of("--prefix", "port_queue"));
+                }
+                assertEquals(0, run(args.toArray(new String[0])));
+                String base = "uehw_" + gens[i][0].replace('-', '_');
+                (shared ? clashFiles : uniqueFiles).add(dir.resolve(base + ".v").toString());
+                (shared ? clashManifests : uniqueManifests).add(
+                        new ObjectMapper().readTree(dir.resolve(base + ".manifest.json").toFile()));
+            }
+        }
+        assertEquals(uniqueManifests.size(), uniqueManifests.stream().map(m -> m.get("topModule").asText()).distinct().count(),
+                "four tops, four names");
+        for (var c : List.of(Map.entry(unique, uniqueFiles), Map.entry(clash, clashFiles))) {
+            Path dir = c.getKey();
+            Files.writeString(dir.resolve("four_blocks.v"), oneTop(dir == unique ? uniqueManifests : clashManifests));
+            List<String> iverilog = new ArrayList<>(List.of("iverilog", "-g2012", "-o", "four.vvp", "-s", "four_blocks", "four_blocks.v"));
+            iverilog.addAll(c.getValue());
+            List<String> verilator = new ArrayList<>(List.of("verilator", "--lint-only", "-Wall", "-Werror-MODDUP",
+                    "--top-module", "four_blocks", Path.of(System.getProperty("user.dir"), "hw/lint/spinal-waivers.vlt").toString(),
+                    "four_blocks.v"));
+            verilator.addAll(c.getValue());
+            if (dir == unique) {
+                assertEquals(0, tool(dir, iverilog.toArray(new String[0])), "Icarus compiles the four blocks in one design");
+                assertEquals(0, tool(dir, verilator.toArray(new String[0])), "Verilator lints the four blocks in one design");
+            } else {
+                assertTrue(tool(dir, iverilog.toArray(new String[0])) != 0, "one name twice: Icarus must refuse it");
+                assertTrue(tool(dir, verilator.toArray(new String[0])) != 0, "one name twice: Verilator must refuse it");
+            }
+        }
+    }
+
+    /**
+     * Provenance: hwgen run inside someone else's git repository stamps the generator's own commit
+     * (baked in at build time), never that repository's: in the manifest, the Verilog's header and
+     * hwgen -V. The generator here is built from this checkout, so its commit is this HEAD.
+     */
+    @Test
+    void generationFromAForeignRepositoryCarriesTheGeneratorsCommit() throws Exception {
+        Path foreign = tmp.resolve("their-repo");
+        Files.createDirectories(foreign);
+        Files.writeString(foreign.resolve("top.v"), "module top; endmodule\n");
+        for (String[] cmd : new String[][] {{"git", "init", "-q"}, {"git", "add", "top.v"},
+                {"git", "-c", "user.name=user", "-c", "user.email=user@example.com", "commit", "-q", "-m", "theirs"}}) {
+            assertEquals(0, tool(foreign, cmd), String.join(" ", cmd));
+        }
+        String theirs = output(foreign, "git", "rev-parse", "HEAD");
+        String ours = output(Path.of(System.getProperty("user.dir")), "git", "rev-parse", "HEAD");
+        assertTrue(ours.matches("[0-9a-f]{40}") && theirs.matches("[0-9a-f]{40}") && !ours.equals(theirs), ours + " / " + theirs);
+
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String cp = System.getProperty("java.class.path");
+        assertEquals(0, tool(foreign, java, "-cp", cp, "uehw.cli.Hwgen", "generate", "reps", "--connections", "16",
+                "--out", "rtl"), "hwgen generate in a foreign repository");
+        JsonNode m = new ObjectMapper().readTree(foreign.resolve("rtl/uehw_reps.manifest.json").toFile());
+        String stamp = m.get("gitHash").asText();
+        assertTrue(stamp.equals(ours) || stamp.equals(ours + "-dirty"), "the generator's commit " + ours + ", not " + stamp);
+        String verilog = Files.readString(foreign.resolve("rtl/uehw_reps.v"));
+        String head = verilog.substring(0, verilog.indexOf("module "));
+        assertTrue(head.contains("commit " + stamp + " "), "the commit in the Verilog header: " + head);
+        assertTrue(head.contains("Parameters SHA-256 " + m.get("parametersSha256").asText()), "the parameters' SHA in the header");
+        assertTrue(output(foreign, java, "-cp", cp, "uehw.cli.Hwgen", "-V").contains("(" + stamp + ")"), "hwgen -V");
+    }
+
+    private static String output(Path dir, String... cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes()).trim();
+        assertEquals(0, p.waitFor(), String.join(" ", cmd) + ": " + out);
+        return out;
+    }
+
+    /** A top with one instance per manifest, every port of it a port of the top named u<i>_<port>. */
+    private static String oneTop(List<JsonNode> manifests) {
+        List<String> ports = new ArrayList<>(List.of("input wire clk", "input wire reset"));
+        StringBuilder body = new StringBuilder();
+        for (int i = 0; i < manifests.size(); i++) {
+            JsonNode m = manifests.get(i);
+            body.append("  ").append(m.get("topModule").asText()).append(" u").append(i).append(" (\n");
+            List<String> conns = new ArrayList<>();
+            for (JsonNode p : m.get("ports")) {
+                String name = p.get("name").asText();
+                int w = p.get("width").asInt();
+                if (name.equals("clk") || name.equals("reset")) {
+                    conns.add("    ." + name + "(" + name + ")");
+                    continue;
+                }
+                ports.add(p.get("direction").asText() + " wire " + (w > 1 ? "[" + (w - 1) + ":0] " : "") + "u" + i + "_" + name);
+                conns.add("    ." + name + "(u" + i + "_" + name + ")");
+            }
+            body.append(String.join(",\n", conns)).append("\n  );\n");
+        }
+        return "// four uehw generations in one design\n`timescale 1ns / 1ps\nmodule four_blocks (\n  " + String.join(",\n  ", ports) + "\n);\n"
+                + body + "endmodule\n";
     }
 
     @Test
@@ -305,7 +487,7 @@ class HwgenTest {
     }
 
     static Stream<String> defaultBlocks() {
-        return Stream.of("reps", "smartt", "trim-queue", "dart-dft", "dart-dasr", "dasr-limiter");
+        return Stream.of("reps", "smartt", "swift", "trim-queue", "dart-dft", "dart-dasr", "dasr-limiter");
     }
 
     private static int tool(Path dir, String... cmd) throws Exception {

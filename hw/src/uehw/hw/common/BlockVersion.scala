@@ -12,15 +12,29 @@ import spinal.lib.bus.regif._
 object BlockVersion {
   val address = 0xFC
 
-  /** "major.minor.patch" of the project. */
-  lazy val text: String = {
+  private lazy val properties: java.util.Properties = {
     val in = getClass.getResourceAsStream("/uehw-version.properties")
     require(in != null, "uehw-version.properties is not on the class path: the generator version is unknown")
     try {
       val p = new java.util.Properties()
       p.load(in)
-      p.getProperty("version", "")
+      p
     } finally in.close()
+  }
+
+  /** "major.minor.patch" of the project. */
+  lazy val text: String = properties.getProperty("version", "")
+
+  /**
+   * The generator's own commit, baked in when it was built (pom.xml: git-commit-id-maven-plugin),
+   * with "-dirty" when its tracked files differed from that commit; "unknown" when it was built
+   * outside a git work tree. Never the commit of the directory it runs in.
+   */
+  lazy val commit: String = {
+    val hash = properties.getProperty("commit", "")
+    if (!hash.matches("[0-9a-f]{40}")) "unknown"
+    else if (properties.getProperty("dirty", "false") == "true") hash + "-dirty"
+    else hash
   }
 
   /** (major, minor, patch), each 0..255. */
