@@ -131,6 +131,10 @@ public final class Hwgen implements Callable<Integer> {
         CommandSpec spec = paramOptions(block);
         spec.addOption(OptionSpec.builder("--out", "-o").paramLabel("DIR").type(File.class)
                 .defaultValue("build/reports").description("report folder [default: build/reports]").build());
+        spec.addOption(OptionSpec.builder("--clock-mhz").paramLabel("MHZ").type(Double.class)
+                .description("also say whether the critical path fits this clock, and with the 0.4 ns margin").build());
+        spec.addOption(OptionSpec.builder("--install-yowasp").arity("0")
+                .description("install the pinned YoWASP Yosys into the user cache (npm ci) when it is not found").build());
         return new CommandLine(spec);
     }
 
@@ -163,7 +167,15 @@ public final class Hwgen implements Callable<Integer> {
             return EXIT_BAD_PARAMETER;
         }
         File out = parsed.matchedOptionValue("--out", new File("build/reports"));
+        Double clockMhz = parsed.matchedOptionValue("--clock-mhz", null);
+        if (clockMhz != null && !(clockMhz > 0 && clockMhz <= 1000)) {
+            System.err.println("hwgen: parameter 'clock-mhz' = " + clockMhz + " is not allowed: must be in (0, 1000]");
+            return EXIT_BAD_PARAMETER;
+        }
         try {
+            if (uehw.report.YowaspTool.find() == null && parsed.hasMatchedOption("--install-yowasp")) {
+                uehw.report.YowaspTool.install(System.out);
+            }
             uehw.report.Reports.checkTools();
             uehw.report.Reports reports = new uehw.report.Reports(out.toPath(), System.out);
             String label = given(block, parsed).isEmpty() ? block.name() + " (default)"
@@ -171,6 +183,9 @@ public final class Hwgen implements Callable<Integer> {
             var row = reports.report(block, label, values);
             reports.writeBlock(block.name() + "-single", java.util.List.of(row));
             System.out.print(reports.summary(Map.of(block.name(), java.util.List.of(row))));
+            if (clockMhz != null) {
+                System.out.println(uehw.report.Reports.clockVerdict(label, row, clockMhz));
+            }
             return 0;
         } catch (IllegalStateException e) {
             System.err.println("hwgen: " + e.getMessage());

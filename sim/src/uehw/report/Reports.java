@@ -33,9 +33,8 @@ public final class Reports {
     public static final String ICE40_DEVICE = "hx8k";
     public static final String ICE40_PACKAGE = "ct256";
     private static final double PNR_TARGET_MHZ = 100;
-    /** The Node runner of the pinned YoWASP Yosys that `make yowasp` installs. */
-    public static final Path YOWASP_RUNNER = Path.of(System.getProperty("uehw.yowasp", "build/yowasp/yosys.mjs"))
-            .toAbsolutePath();
+    /** The Node runner of the pinned YoWASP Yosys (YowaspTool: the property, build/yowasp, the user cache). */
+    private static Path yowaspRunner;
     /** NIC clocks the verdicts are given for: Corundum's 250 MHz core clock, the 322 MHz CMAC clock. */
     public static final double[] NIC_CLOCKS_MHZ = {250, 322};
     /** The margin a block keeps under the 4.0 ns of 250 MHz against the mapping noise (0.2-0.8 ns between mappings). */
@@ -107,9 +106,9 @@ public final class Reports {
     }
 
     public static void checkTools() {
-        if (!Files.isRegularFile(YOWASP_RUNNER)) {
-            throw new IllegalStateException("YoWASP Yosys is missing (" + YOWASP_RUNNER + "): run `make yowasp` "
-                    + "(npm ci of the pinned @yowasp/yosys into build/yowasp; needs node and npm)");
+        yowaspRunner = YowaspTool.find();
+        if (yowaspRunner == null) {
+            throw new IllegalStateException(YowaspTool.missingMessage());
         }
         for (String tool : new String[] {"yosys", "nextpnr-ice40", "node"}) {
             try {
@@ -265,7 +264,7 @@ public final class Reports {
                 + "write_json xilinx-packed.netlist.json\n";
         Files.writeString(dir.resolve("xilinx.ys"), script);
         Files.writeString(dir.resolve("xilinx-packed.ys"), packed);
-        int rc = run(dir, "xilinx.yosys.log", "node", YOWASP_RUNNER.toString(), "-q", "-l", "xilinx.full.log", "-s", "xilinx.ys");
+        int rc = run(dir, "xilinx.yosys.log", "node", yowaspRunner.toString(), "-q", "-l", "xilinx.full.log", "-s", "xilinx.ys");
         Map<String, Object> r = new LinkedHashMap<>();
         if (rc != 0) {
             r.put("error", "yosys exited " + rc + ", see " + dir.resolve("xilinx.yosys.log"));
@@ -276,7 +275,7 @@ public final class Reports {
         r.put("cells", cells);
         try {
             timing(dir, "xilinx.netlist.json", top, XilinxTiming.Packing.FABRIC, r);
-            rc = run(dir, "xilinx-packed.yosys.log", "node", YOWASP_RUNNER.toString(), "-q", "-l", "xilinx-packed.full.log",
+            rc = run(dir, "xilinx-packed.yosys.log", "node", yowaspRunner.toString(), "-q", "-l", "xilinx-packed.full.log",
                     "-s", "xilinx-packed.ys");
             if (rc != 0) {
                 throw new IllegalStateException("yosys (DSP-packed) exited " + rc + ", see " + dir.resolve("xilinx-packed.yosys.log"));
@@ -356,7 +355,7 @@ public final class Reports {
         Files.writeString(dir.resolve("sta-" + tag + ".json"), p.netlistJson());
         Files.writeString(dir.resolve("sta-" + tag + ".v"), p.libraryVerilog());
         Files.deleteIfExists(dir.resolve("sta-" + tag + ".log"));
-        int rc = run(dir, "sta-" + tag + ".out", "node", YOWASP_RUNNER.toString(), "-q", "-l", "sta-" + tag + ".log", "-p",
+        int rc = run(dir, "sta-" + tag + ".out", "node", yowaspRunner.toString(), "-q", "-l", "sta-" + tag + ".log", "-p",
                 "read_verilog -specify -lib sta-" + tag + ".v; read_json sta-" + tag + ".json; sta");
         Files.deleteIfExists(dir.resolve("sta-" + tag + ".json"));
         if (rc != 0) {
@@ -400,6 +399,17 @@ public final class Reports {
     private static double nominal(Map<String, Object> timing) {
         Map<String, Double> ns = timing == null ? null : (Map<String, Double>) timing.get("criticalPathNs");
         return ns == null ? Double.NaN : ns.getOrDefault(String.format(Locale.ROOT, "%.2f", XilinxTiming.LUT_NOMINAL_NS), Double.NaN);
+    }
+
+    /** One line: the block's critical path against a clock, with and without the 0.4 ns margin. */
+    public static String clockVerdict(String label, Map<String, Object> row, double clockMhz) {
+        double period = 1e3 / clockMhz;
+        double ns = nominalNs(row);
+        String verdict = ns <= period - MARGIN_NS ? "fits, with the " + MARGIN_NS + " ns margin"
+                : ns <= period ? "fits without the " + MARGIN_NS + " ns margin" : "does not fit";
+        return String.format(Locale.ROOT, "%s at %s MHz (%.3f ns): critical path %.2f ns at LUT 0.40 (as mapped %.2f, "
+                + "Vivado-packed %.2f): %s", label, clockMhz == Math.rint(clockMhz) ? String.valueOf((long) clockMhz)
+                : String.valueOf(clockMhz), period, ns, fabricNs(row), packedNs(row), verdict);
     }
 
     /** The critical path at the nominal LUT delay as Yosys maps the design (no register packed but the 2-register DSP), or NaN. */

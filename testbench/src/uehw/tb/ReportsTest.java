@@ -32,6 +32,24 @@ class ReportsTest {
     }
 
     /** Yosys 0.23 synth_xilinx -family xcup of the 32-bit accumulator wrapped by Rtl.ffIo. */
+    /**
+     * hwgen report from the jar alone: the jar carries the pinned YoWASP package (its version the one
+     * YowaspTool installs into the user cache), and a missing YoWASP names the install command.
+     */
+    @Test
+    void theJarCarriesThePinnedYowaspPackage() throws IOException {
+        String pinned = Files.readString(Path.of("sim/tools/yowasp/package.json"));
+        assertTrue(pinned.contains("\"@yowasp/yosys\": \"" + uehw.report.YowaspTool.VERSION + "\""), pinned);
+        for (String f : new String[] {"package.json", "package-lock.json", "yosys.mjs"}) {
+            try (InputStream in = ReportsTest.class.getResourceAsStream("/yowasp/" + f)) {
+                assertTrue(in != null, "/yowasp/" + f + " on the class path");
+                assertEquals(Files.readString(Path.of("sim/tools/yowasp", f)), new String(in.readAllBytes(), StandardCharsets.UTF_8), f);
+            }
+        }
+        assertTrue(uehw.report.YowaspTool.candidates().contains(uehw.report.YowaspTool.userCache().resolve("yosys.mjs")));
+        assertTrue(uehw.report.YowaspTool.missingMessage().contains("--install-yowasp"));
+    }
+
     @Test
     void parsesYosysStat() throws IOException {
         Map<String, Long> cells = ToolOutput.yosysCells(fixture("ref-acc32.xcup.stat"));
