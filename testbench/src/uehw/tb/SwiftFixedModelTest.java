@@ -137,16 +137,58 @@ class SwiftFixedModelTest {
         for (int k = 0; k < 10; k++) {
             m.ack(0, 12_000, 0, 0, ACK_ONE, now += 1_000);
         }
-        // each ACK divides by the window the ACK before it read (the law's one-update lag, docs/swift.md)
+        // each ACK divides by the window it reads (line 8)
         double expected = 10;
-        double read = 10;
         for (int k = 0; k < 10; k++) {
-            double grown = expected + P.ai / read;
-            read = expected;
-            expected = grown;
+            expected += P.ai / expected;
         }
         // each step's 1/cwnd within 2^-11 of the exact one: 10 x 0.1 x 2^-11 at most
         assertEquals(expected, packets(m.flow(0).fabric.cwnd), 1e-3);
+    }
+
+    /**
+     * No ACK adds more than Alg. 1 would add from the window the ACK reads (lines 7-10): ai x acked / cwnd
+     * from one packet up, ai x acked below it, within the reciprocal table's error and one LSB. Directed:
+     * a window climbing from 0.001 packets goes 0.001 -> 1.001 -> about 2.0 (with a divisor lagging one
+     * update it went to MAX_CWND, 73 packets here, in the second ACK). Then random windows with random
+     * decreases and increases between the ACKs.
+     */
+    /** The reciprocal table's largest relative excess over 1/x: half a bin (2^-11) and the value's rounding (0.5 / 2^13). */
+    private static final double TABLE_ERROR = Math.pow(2, -11) + Math.pow(2, -14);
+
+    @Test
+    void noAckAddsMoreThanAlg1FromTheWindowItReads() {
+        SwiftFixedModel m = new SwiftFixedModel(1, FP.withLimits(SwiftFixedModel.cwnd(0.001), SwiftFixedModel.cwnd(73)));
+        m.setWindows(0, SwiftFixedModel.cwnd(0.001), SwiftFixedModel.cwnd(0.001));
+        m.ack(0, 12_000, 0, 0, ACK_ONE, 1_000);
+        assertEquals(1.001, packets(m.flow(0).fabric.cwnd), 1e-5, "below one packet: ai undivided");
+        m.ack(0, 12_000, 0, 0, ACK_ONE, 2_000);
+        assertEquals(1.001 + 1 / 1.001, packets(m.flow(0).fabric.cwnd), 1e-3, "from 1.001 packets: + 1 / 1.001");
+
+        long seed = Seeds.next();
+        SplittableRandom r = new SplittableRandom(seed);
+        SwiftFixedModel w = new SwiftFixedModel(1, FP);
+        w.setWindows(0, randomWindow(r), randomWindow(r));
+        long now = 0;
+        for (int k = 0; k < 200_000; k++) {
+            now += 1 + r.nextLong(100_000);
+            if (r.nextInt(8) == 0) {
+                w.ack(0, 200_000, 0, 0, ACK_ONE, now);                 // far above the target: a decrease when allowed
+                continue;
+            }
+            if (r.nextInt(64) == 0) {
+                w.setWindows(0, randomWindow(r), randomWindow(r));
+            }
+            long acked = 1 + r.nextLong(8L << SwiftFixedModel.ACKED_FRAC);
+            long before = w.flow(0).fabric.cwnd;
+            w.ack(0, 12_000, 0, 0, acked, now);                          // below the target: an increase
+            long added = w.flow(0).fabric.cwnd - before;
+            double aiAcked = P.ai * acked / (double) (1 << SwiftFixedModel.ACKED_FRAC);
+            double alg1 = packets(before) >= 1 ? aiAcked / packets(before) : aiAcked;
+            assertTrue(packets(added) <= alg1 * (1 + TABLE_ERROR) + packets(1),
+                    "seed " + seed + ", ACK " + k + ": from " + packets(before) + " packets added " + packets(added)
+                    + ", Alg. 1 adds " + alg1);
+        }
     }
 
     /** Lines 11-14: one decrease per RTT however many ACKs are above the target, and the max_mdf floor. */

@@ -228,6 +228,19 @@ class SwiftTest {
             assertEquals(Math.min(last.fabricCwnd(), last.endpointCwnd()), last.cwnd());
             assertEquals(Change.INCREASE, last.fabric());
             assertEquals(last.cwnd(), b.queryCwnd(4), "the query port gives the effective window");
+            // No ACK adds more than Alg. 1 from the window it reads: 0.001 -> 1.001 -> about 2.0 packets,
+            // back to back (a divisor lagging one update gave MAX_CWND, 73 packets, at the second ACK)
+            SwiftFixedModel.Params p = SwiftBench.resetParams();
+            b.writeParams(new Params(p.ai(), p.beta(), p.maxMdf(), SwiftFixedModel.cwnd(0.001), SwiftFixedModel.cwnd(73),
+                    SwiftFixedModel.cwnd(0.001), p.retxResetThreshold(), p.baseTargetNs(), p.perHopNs(), p.fsRangeNs(), p.fsAlpha(),
+                    p.fsBeta(), p.endpointTargetNs(), p.endpointEwmaShift(), false));
+            b.push(of(5, Kind.INIT));
+            b.push(ack(5, 12_000, 0, 0, ACK_ONE));
+            b.push(ack(5, 12_000, 0, 0, ACK_ONE));
+            b.drain();
+            last = b.updates.lastMatched();
+            assertEquals(1.001 + 1 / 1.001, last.fabricCwnd() / (double) ONE, 1e-3, "0.001 -> 1.001 -> 2.0, on the RTL");
+            b.writeParams(SwiftBench.resetParams());
             b.assertCounters();
         });
     }
@@ -261,10 +274,10 @@ class SwiftTest {
 
     /**
      * One event per clock across flows: 20000 back-to-back events over 64 flows in rotation take
-     * 20000 clocks plus the latency. One flow back to back: an event every four clocks.
+     * 20000 clocks plus the latency. One flow back to back: an event every Swift.sameFlowSpacing = 6 clocks.
      */
     @Test
-    void oneEventPerClockAcrossFlowsOneEveryFourClocksForOneFlow() {
+    void oneEventPerClockAcrossFlowsOneEverySixClocksForOneFlow() {
         withBench(DEFAULT, "line_rate", (b, seed) -> {
             Random r = new Random(seed);
             int n = 20000;

@@ -40,17 +40,26 @@ case class SwiftWindowState() extends Bundle {
   val cwnd = UInt(Swift.cwndBits bits)     // packets u9.17
   val last = UInt(Swift.timeBits bits)     // t_last_decrease, ns modulo 2^32
   val decreased = Bool()                   // a decrease happened (else any time may decrease)
-  val recip = UInt(Swift.recipValue bits)  // 1/w ~ recip / 2^(14 + msb), w the window the last event read
-  val msb = UInt(5 bits)
+}
+
+/**
+ * What the flow's next event needs of the windows an event wrote, found after the update loop
+ * (SwiftLaw.tables) and kept in a RAM of its own: 1/w ~ recip / 2^(14 + msb) of both windows, and
+ * flow scaling's table value t_p[i] of the fabric window (i its 8 bits below the leading one, p the parity).
+ */
+case class SwiftWindowTables() extends Bundle {
+  val fabricRecip = UInt(Swift.recipValue bits)
+  val fabricMsb = UInt(5 bits)
+  val endpointRecip = UInt(Swift.recipValue bits)
+  val endpointMsb = UInt(5 bits)
+  val fabricRsqrt = UInt(Swift.rsqrtValue bits)
 }
 
 /** The per-flow state in block RAM. */
 case class SwiftFlowState(cfg: SwiftConfig) extends Bundle {
   val fabric = SwiftWindowState()
   val endpoint = SwiftWindowState()
-  /** Flow scaling's table value t_p[i] of the fabric window the last event read (i its 8 bits below the leading one, p the parity). */
-  val fabricRsqrt = UInt(Swift.rsqrtValue bits)
-  val fs = UInt(16 bits)                        // Sec. 3.5 flow scaling (ns) of the fabric window the event before read
+  val fs = UInt(16 bits)                        // Sec. 3.5 flow scaling (ns) of the fabric window the last event read
   val retx = UInt(3 bits)                       // retransmit_cnt
   val rtt = UInt(cfg.delayWidth bits)           // the last ACK's RTT (timeouts' once-per-RTT, the pacing delay)
 }
@@ -80,8 +89,11 @@ object Swift {
   val pacingStages = 8
   /** Clock edges from an event's acceptance to its update (no same-flow wait): W + the pacing stages. */
   val latency: Int = loopStart + 4 + pacingStages + 1
-  /** Minimum same-flow spacing in clocks (the four-clock update loop). */
-  val sameFlowSpacing = 4
+  /**
+   * Minimum same-flow spacing in clocks: the four-clock update loop, then two clocks that find the
+   * reciprocals and 1/sqrt of the windows written (SwiftLaw.tables), for the next event.
+   */
+  val sameFlowSpacing = 6
 
   /** 1/sqrt(2^(p & 1) (1 + (i + 1/2) / 2^8)) in u0.14 per parity of the leading one (SwiftFixedModel.rsqrtTables). */
   val rsqrtTable: Seq[Seq[BigInt]] = (0 until 2).map { odd =>
@@ -109,6 +121,7 @@ class SwiftSpec(val cfg: SwiftConfig) extends WindowLawSpec[SwiftEvent, SwiftFlo
   def updateType = SwiftUpdate(cfg)
   def queryWidth = Swift.cwndBits
   def loopStart = Swift.loopStart
+  override def sameFlowSpacing: Int = Swift.sameFlowSpacing
   def build(unit: WindowUnit[SwiftEvent, SwiftFlowState, SwiftUpdate]) = new SwiftLaw(cfg, unit)
 }
 
@@ -389,8 +402,57 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     c
   }
 
+  /**
+   * The reciprocals and leading ones of both windows an event writes, and the fabric window's 1/sqrt
+   * table value, for the flow's next event (Alg. 1 line 8 divides by the window that event reads;
+   * Sec. 3.5 scales its target by it). Found after the loop: W the leading ones and table indexes,
+   * X1 = W + 1 the ROM reads, X2 = W + 2 the values, written to their own RAM at X2. An event reads them at S1 - 1
+   * (data at S1); the same flow's previous event is at least `sameFlowSpacing` = 6 clocks ahead, so
+   * at X2 (forwarded from the tables' outputs), at X3 (from their register) or written.
+   */
+  val tables = new Area {
+    private val w = written.state
+    // W: the leading ones and table indexes of the windows written (registered: X1 addresses the ROMs)
+    private def indexOf(cwnd: UInt): (UInt, UInt) = {
+      val (index, msb) = WindowArith.recipIndex(cwnd.resize(CW - 1), leadingOne(cwnd, minWindowLog2), minWindowLog2, I)
+      (RegNext(index), RegNext(msb.resize(5)))
+    }
+    private val (fabricIndex, fabricMsb) = indexOf(w.fabric.cwnd)                              // X1
+    private val (endpointIndex, endpointMsb) = indexOf(w.endpoint.cwnd)
+    private val writeX1 = RegNext(written.write) init (False)
+    private val addrX1 = RegNext(written.addr)
+    /** X2: the tables' values for the windows written. */
+    val found = SwiftWindowTables()
+    found.fabricRecip := recipRom.readSync(fabricIndex)
+    found.endpointRecip := recipRom.readSync(endpointIndex)
+    found.fabricRsqrt := rsqrtRom.readSync(rsqrtAddress(fabricMsb, fabricIndex))
+    found.fabricMsb := RegNext(fabricMsb)
+    found.endpointMsb := RegNext(endpointMsb)
+    private val writeX2 = RegNext(writeX1) init (False)
+    private val addrX2 = RegNext(addrX1)
+    private val foundX3 = RegNext(found)
+    /** The post-reset sweep's values: those of the initial window at the CSRs' reset values (as INIT's). */
+    val initTables = SwiftWindowTables()
+    initTables.fabricRecip := SwiftDefaults.initRecip
+    initTables.fabricMsb := SwiftDefaults.initMsb
+    initTables.endpointRecip := SwiftDefaults.initRecip
+    initTables.endpointMsb := SwiftDefaults.initMsb
+    initTables.fabricRsqrt := SwiftDefaults.initRsqrt
+    val ram = Mem(SwiftWindowTables(), unit.spec.ramWords)
+    ram.write(Mux(unit.sweep.active, unit.sweep.addr, addrX2), Mux(unit.sweep.active, initTables, found), unit.sweep.active || writeX2)
+    private val addrRead = at(unit.stage1.addr, 1, Stage.S1 - 1)
+    private val ramData = ram.readSync(addrRead)
+    private val fromX2 = RegNext(writeX1 && addrX1 === addrRead) init (False)          // that event is at X2 when this one is at S1
+    private val fromX3 = RegNext(writeX2 && addrX2 === addrRead) init (False)
+    /** S1: the values of the windows this event reads. */
+    val read = SwiftWindowTables()
+    read.assignFromBits(Mux(fromX2, found.asBits, Mux(fromX3, foundX3.asBits, ramData.asBits)))
+  }
+
   /** S1: the state as read or forwarded; compares and the fs x (beta / delay) products. */
   val s1 = new Area {
+    // same-flow events six clocks apart: the flow's previous event is past W (FlowStateLoop forwards
+    // it from W + 1 when the data comes), so the state needs no select at S1
     val s = read.state
     // Alg. 1 lines 6-10 against 11-14: delay < eventTarget + fs (a delay of 0 is below any target)
     val fabricIncrease = event.delayZero || event.diffNegative || !event.diffBig && s.fs > event.diffLow
@@ -402,71 +464,54 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     private val retxFull = Mux(event.isTimeout, Mux(retxPlus > csr.retxResetThreshold, csr.retxResetThreshold.resize(4), retxPlus), U(0, 4 bits))
     val retx1 = retxFull(2 downto 0)                                                   // at most the 3-bit threshold
     val reset = event.isTimeout && retx1 >= csr.retxResetThreshold                     // line 17
-    // fs x beta / delay for both windows the state may be (registers into DSPs)
-    val fsBetaWrittenFull = RegNext(written.state.fs * event.g)
-    val fsBetaStoredFull = RegNext(read.stored.fs * event.g)
-    // flow scaling of the fabric window the last event read: its 1/sqrt (INIT: of the initial window)
+    // fs x beta / delay (registers into a DSP)
+    val fsBetaFull = RegNext(s.fs * event.g)
+    // flow scaling of the fabric window this event reads, for the next event: its 1/sqrt (INIT: of the initial window)
     // of 2 fcwnd when the fraction bits are odd (an even number of them for the square root): its leading one is one up
-    private val fsMsbFull = Mux(event.isInit, derived.initMsb, s.fabric.msb) +^ U(cwndFrac & 1, 1 bits)
+    private val fsMsbFull = Mux(event.isInit, derived.initMsb, tables.read.fabricMsb) +^ U(cwndFrac & 1, 1 bits)
     val fsShift = fsMsbFull(5 downto 1)                                                // msb / 2
-    // alpha x 1/sqrt: the table value kept in the state by the event that read the window (INIT: the
+    // alpha x 1/sqrt: the table value found for the window after the event that wrote it (INIT: the
     // initial window's), registered here (the DSP's A register), then the DSP's M and P registers, so
     // that S4's shift, add and clamp start at P (from M they took 4.66 ns Vivado-packed).
-    private val rsqrtIn = RegNext(Mux(event.isInit, derived.initRsqrt, s.fabricRsqrt))                // S2
+    private val rsqrtIn = RegNext(Mux(event.isInit, derived.initRsqrt, tables.read.fabricRsqrt))        // S2
     val fsProductAlphaFull = RegNext(RegNext(csr.fsAlphaReg * rsqrtIn))                               // S4
   }
 
-  /** S2: the window products; the fabric factor's compare; the windows read, for their reciprocals. */
+  /** S2: the window products; the fabric factor's compare. */
   val s2 = new Area {
     val s = RegNext(carried(s1.s))
-    val fromWritten = RegNext(read.fromWritten)
     val floor = derived.floor
     val fabricFactorProductFull = RegNext(s.fabric.cwnd * event.fabricFactor)           // cwnd x cE
     val fabricFloorProductFull = RegNext(s.fabric.cwnd * floor)                         // cwnd x (1 - max_mdf)
     private def m(p: UInt) = p(32 downto 16)                                             // (fs x g) >> 16 (< 2^17 when it is used)
-    val fabricFsWrittenFull = RegNext(s.fabric.cwnd * m(s1.fsBetaWrittenFull))
-    val fabricFsStoredFull = RegNext(s.fabric.cwnd * m(s1.fsBetaStoredFull))
+    val fabricFsFull = RegNext(s.fabric.cwnd * m(s1.fsBetaFull))
     // max(cE + m, floor) = cE + m iff m > floor - cE
     private def above(p: UInt) = m(p).resize(19).asSInt > event.floorMinusFactor
-    val fabricAboveFloor = RegNext(Mux(fromWritten, above(s1.fsBetaWrittenFull), above(s1.fsBetaStoredFull)))
-    val fabricIncreaseProduct = RegNext(event.aiAcked * RegNext(s1.s.fabric.recip))
-    val endpointIncreaseProduct = RegNext(event.aiAcked * RegNext(s1.s.endpoint.recip))
+    val fabricAboveFloor = RegNext(above(s1.fsBetaFull))
+    // ai x acked x 1/w of the window this event reads (Alg. 1 line 8)
+    val fabricIncreaseProduct = RegNext(event.aiAcked * RegNext(tables.read.fabricRecip))
+    val endpointIncreaseProduct = RegNext(event.aiAcked * RegNext(tables.read.endpointRecip))
     val endpointProductFull = RegNext(s.endpoint.cwnd * event.endpointFactor)
-    // the windows this event reads (INIT: the initial window), their leading ones for S3's table read
-    private val isInit = at(event.isInit, Stage.S1, Stage.S2)
-    private val fabricWindowFull = Mux(isInit, derived.initWindow, s.fabric.cwnd)
-    private val endpointWindowFull = Mux(isInit, derived.initWindow, s.endpoint.cwnd)
-    val fabricReadFull = RegNext(fabricWindowFull)
-    val endpointReadFull = RegNext(endpointWindowFull)
-    val fabricLeading = RegNext(leadingOne(fabricWindowFull, minWindowLog2))
-    val endpointLeading = RegNext(leadingOne(endpointWindowFull, minWindowLog2))
     // from one packet up the increase divides by the window (Alg. 1 line 8), below it does not (line 10)
     val fabricAtLeastOne = RegNext(s.fabric.cwnd >= one)
     val endpointAtLeastOne = RegNext(s.endpoint.cwnd >= one)
   }
 
-  /** S3: the decreases and increases summed and shifted; the reciprocals of the windows read; fs's product. */
+  /** S3: the decreases and increases summed and shifted. */
   val s3 = new Area {
     val s = RegNext(s2.s)
-    private val fromWritten = RegNext(s2.fromWritten)
-    private val fsProduct = Mux(fromWritten, s2.fabricFsWrittenFull, s2.fabricFsStoredFull)
+    private val fsProduct = s2.fabricFsFull
     private val sumFull = s2.fabricFactorProductFull.resize(CW + 18) + fsProduct.resize(CW + 18)
     private def dropGain(p: UInt): UInt = p(p.getWidth - 1 downto gainFrac)
     val fabricLoss = RegNext(dropGain(s2.fabricFloorProductFull))                      // cwnd x (1 - max_mdf) >> 15
     val fabricDecrease = RegNext(Mux(s2.fabricAboveFloor, dropGain(sumFull), dropGain(s2.fabricFloorProductFull).resize(CW + 3)))
     val endpointDecrease = RegNext(dropGain(s2.endpointProductFull))
     // (aiAcked x recip) >> (msb - 4) from one packet up (msb >= 7: below 2^38); aiAcked x 2 below
-    private val fabricShiftedFull = (s2.fabricIncreaseProduct << increaseOffset) >> at(s1.s.fabric.msb, Stage.S1, Stage.S3)
-    private val endpointShiftedFull = (s2.endpointIncreaseProduct << increaseOffset) >> at(s1.s.endpoint.msb, Stage.S1, Stage.S3)
+    private val fabricShiftedFull = (s2.fabricIncreaseProduct << increaseOffset) >> at(tables.read.fabricMsb, Stage.S1, Stage.S3)
+    private val endpointShiftedFull = (s2.endpointIncreaseProduct << increaseOffset) >> at(tables.read.endpointMsb, Stage.S1, Stage.S3)
     private val aiAckedTwice = (at(event.aiAcked, Stage.S2, Stage.S3) << 1).resize(38)
     val fabricIncrease = RegNext(Mux(s2.fabricAtLeastOne, fabricShiftedFull(37 downto 0), aiAckedTwice))
     val endpointIncrease = RegNext(Mux(s2.endpointAtLeastOne, endpointShiftedFull(37 downto 0), aiAckedTwice))
-    // the reciprocal of each window read (kept for the next event's increase)
-    private val (fabricIndex, fabricMsb) = WindowArith.recipIndex(s2.fabricReadFull.resize(CW - 1), s2.fabricLeading, minWindowLog2, I)
-    private val (endpointIndex, endpointMsb) = WindowArith.recipIndex(s2.endpointReadFull.resize(CW - 1), s2.endpointLeading, minWindowLog2, I)
-    val fabricRecip = recipRom.readSync(fabricIndex)                                          // data at S4
-    val fabricRsqrt = rsqrtRom.readSync(rsqrtAddress(fabricMsb, fabricIndex))                 // data at S4: kept for the next event's fs
-    val endpointRecip = recipRom.readSync(endpointIndex)
     // headroom to the limits, for S4's increases
     private def headroom(cwnd: UInt): Headroom = {
       val h = Headroom()
@@ -485,8 +530,6 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val endpointReset = RegNext(clampOf(derived.minCwnd, s.endpoint.cwnd, endpointHeadroomNow))
     val fabricHeadroom = RegNext(fabricHeadroomNow)
     val endpointHeadroom = RegNext(endpointHeadroomNow)
-    val fabricReadMsb = RegNext(fabricMsb.resize(5))
-    val endpointReadMsb = RegNext(endpointMsb.resize(5))
   }
 
   /** S4: each candidate clamped, the rule's pick, the new state. */
@@ -568,19 +611,16 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val endpointNew = pick(endpointSelect, Seq(endpointHeld, endpointIncrease, endpointDecrease, endpointDecrease, endpointReset))
     private val now = at(event.now, Stage.S1, Stage.S4)
 
-    private def windowNext(old: CarriedWindow, c: Candidate, recip: UInt, msb: UInt): SwiftWindowState = {
+    private def windowNext(old: CarriedWindow, c: Candidate): SwiftWindowState = {
       val w = SwiftWindowState()
       w.cwnd := c.cwnd
       w.last := Mux(c.decrease, now, old.last)                                              // line 27
       w.decreased := old.decreased || c.decrease
-      w.recip := recip
-      w.msb := msb
       w
     }
     val next = SwiftFlowState(cfg)
-    next.fabric := windowNext(s.fabric, fabricNew, s3.fabricRecip, s3.fabricReadMsb)
-    next.endpoint := windowNext(s.endpoint, endpointNew, s3.endpointRecip, s3.endpointReadMsb)
-    next.fabricRsqrt := s3.fabricRsqrt
+    next.fabric := windowNext(s.fabric, fabricNew)
+    next.endpoint := windowNext(s.endpoint, endpointNew)
     next.fs := s4.fs
     next.retx := at(s1.retx1, Stage.S1, Stage.S4)
     next.rtt := Mux(isAck, at(event.rtt, Stage.S1, Stage.S4), s.rtt)
@@ -597,10 +637,7 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
       w.cwnd := SwiftDefaults.initWindow
       w.last := 0
       w.decreased := False
-      w.recip := SwiftDefaults.initRecip
-      w.msb := SwiftDefaults.initMsb
     }
-    initState.fabricRsqrt := SwiftDefaults.initRsqrt
     initState.fs := SwiftDefaults.initFs
     initState.retx := 0
     initState.rtt := 0

@@ -61,8 +61,13 @@ abstract class WindowLawSpec[E <: Bundle with WindowEvent, S <: Bundle, U <: Bun
    * event and the CSRs, the state is read at S1-2 and its data is there at S1-1.
    */
   def loopStart: Int
-  /** Stages of the update loop, S1..S4: also the minimum same-flow spacing in clocks. */
+  /** Stages of the update loop, S1..S4. */
   def loopLength: Int = 4
+  /**
+   * Clocks between two events of one flow entering stage 1, at least: the loop's length, or more
+   * when the law finds something of the window an event writes after the loop, for the next event.
+   */
+  def sameFlowSpacing: Int = loopLength
   def build(unit: WindowUnit[E, S, U]): WindowLaw[S, U]
 }
 
@@ -195,7 +200,8 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
 
   /** Stage 0: one event waits here while a same-flow event is in the update loop (never dropped or reordered). */
   val hold = new Area {
-    private val L = spec.loopLength
+    private val L = spec.sameFlowSpacing
+    require(L >= spec.loopLength, s"${spec.busName}: the same-flow spacing ($L) is shorter than the update loop (${spec.loopLength})")
     val valid = RegInit(False)
     val event = Reg(spec.eventType())
     val now = Reg(UInt(spec.timeWidth bits))
@@ -310,15 +316,20 @@ class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: In
    * READ reads; READ + 1 has the data. Updates that are not in it yet are forwarded: the ones in W
    * and one clock after W at READ + 1, as the data is registered; the one in W at S1, as S1 starts.
    * Which, is decided at READ from the addresses in S3, S4 and W, which are then one clock from
-   * where they are forwarded.
+   * where they are forwarded. The flow's previous event is `sameFlowSpacing` clocks ahead or more:
+   * in W at S1 only at 4, in W when the data comes only at 5 or less, so a law whose events are
+   * further apart has neither path.
    */
   val read = new Area {
+    private val spacing = unit.spec.sameFlowSpacing
     private val addr = at(stage1.addr, 1, READ)
-    private val loopAddr = at(stage1.addr, 1, S3)
-    private val loopOkS3 = stageValid(S3) && at(stage1.inRange, 1, S3)
-    private val loopAddrS4 = RegNext(loopAddr); private val loopOkS4 = RegNext(loopOkS3) init (False)
     private def hit(ok: Bool, a: UInt) = RegNext(ok && a === addr) init (False)
-    private val fromWrittenAtData = hit(loopOkS4, loopAddrS4)          // in W when the data comes
+    // the event in S3 at READ: 5 clocks ahead when the data comes (in W then), 4 at S1 (in W then)
+    private val loopAddr = if (spacing <= 5) at(stage1.addr, 1, S3) else null
+    private val loopOkS3 = if (spacing <= 5) stageValid(S3) && at(stage1.inRange, 1, S3) else null
+    private val loopAddrS4 = if (spacing <= 5) RegNext(loopAddr) else null
+    private val loopOkS4 = if (spacing <= 5) RegNext(loopOkS3) init (False) else null
+    private val fromWrittenAtData = if (spacing <= 5) hit(loopOkS4, loopAddrS4) else False // in W when the data comes
     private val fromBeforeAtData = hit(written.write, written.addr)     // one clock after W when the data comes
     private val ramData = stateRam.readSync(addr)
     private val noneAtData = !(fromWrittenAtData || fromBeforeAtData)
@@ -328,8 +339,8 @@ class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: In
       .map { case (sel, s) => Mux(sel, s.asBits, spinal.core.B(0, s.getBitsWidth bits)) }.reduce(_ | _))
     val stored = RegNext(atData)
     /** S1 takes the update in W (the flow's event four clocks before). */
-    val fromWritten = RegNext(hit(loopOkS3, loopAddr)) init (False)
-    val state = Mux(fromWritten, written.state, stored)
+    val fromWritten: Bool = if (spacing <= 4) RegNext(hit(loopOkS3, loopAddr)) init (False) else null
+    val state = if (spacing <= 4) Mux(fromWritten, written.state, stored) else stored
   }
 
   /** The RAM's write port: W's update, or the sweep's initial value. */

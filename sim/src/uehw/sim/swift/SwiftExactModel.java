@@ -13,13 +13,9 @@ public final class SwiftExactModel {
     public static final class Window {
         public double cwnd;
         public long tLastDecrease = Long.MIN_VALUE / 2;
-        /** The window the last event read (SwiftParams.hardwareLag divides by it). */
-        public double lastRead;
 
-        /** Sets the window as if the last event had read it too. */
         public void set(double w) {
             cwnd = w;
-            lastRead = w;
         }
     }
 
@@ -30,7 +26,7 @@ public final class SwiftExactModel {
         public int retransmitCount;
         public double endpointDelayNs;
         public double rttNs;
-        /** The fabric window the event before the last one read (SwiftParams.hardwareLag scales the target by it). */
+        /** The fabric window the last event read (SwiftParams.hardwareLag scales the target by it). */
         public double fsWindow;
 
         public double cwnd() {
@@ -72,8 +68,7 @@ public final class SwiftExactModel {
         switch (e) {
             case ACK -> {
                 if (delayNs < targetNs) {                        // lines 6-10: AI
-                    double divisor = p.hardwareLag ? w.lastRead : cwnd;
-                    cwnd = cwnd >= 1 ? cwnd + p.ai / divisor * numAcked : cwnd + p.ai * numAcked;
+                    cwnd = cwnd >= 1 ? cwnd + p.ai / cwnd * numAcked : cwnd + p.ai * numAcked;
                 } else if (canDecrease) {                        // lines 11-14: MD, once per RTT
                     cwnd = Math.max(1 - p.beta * (delayNs - targetNs) / delayNs, 1 - p.maxMdf) * cwnd;
                 }
@@ -95,7 +90,6 @@ public final class SwiftExactModel {
         if (p.line27AsPrinted ? cwnd <= prev : cwnd < prev) {   // line 27 (SwiftParams.line27AsPrinted)
             w.tLastDecrease = nowNs;
         }
-        w.lastRead = prev;
         w.cwnd = cwnd;
         return cwnd;
     }
@@ -108,7 +102,7 @@ public final class SwiftExactModel {
         f.endpointDelayNs = f.endpointDelayNs + p.endpointEwma * (endpointDelayNs - f.endpointDelayNs); // Sec. 3.3
         double fabricDelay = rttNs - endpointDelayNs;
         double target = p.fabricTargetNs(hops, p.hardwareLag ? f.fsWindow : f.fabric.cwnd);
-        f.fsWindow = f.fabric.lastRead;
+        f.fsWindow = f.fabric.cwnd;
         step(f.fabric, Event.ACK, false, fabricDelay, target, rttNs, numAcked, nowNs);
         step(f.endpoint, Event.ACK, false, f.endpointDelayNs, p.endpointTargetNs, rttNs, numAcked, nowNs);
         return f.cwnd();
@@ -120,7 +114,7 @@ public final class SwiftExactModel {
         f.retransmitCount++;
         boolean reset = f.retransmitCount >= p.retxResetThreshold;
         double rtt = f.rttNs;
-        f.fsWindow = f.fabric.lastRead;
+        f.fsWindow = f.fabric.cwnd;
         step(f.fabric, Event.TIMEOUT, reset, 0, 0, rtt, 0, nowNs);
         step(f.endpoint, Event.TIMEOUT, reset, 0, 0, rtt, 0, nowNs);
         return f.cwnd();
@@ -131,7 +125,7 @@ public final class SwiftExactModel {
         Flow f = flows[i];
         f.retransmitCount = 0;
         double rtt = f.rttNs;
-        f.fsWindow = f.fabric.lastRead;
+        f.fsWindow = f.fabric.cwnd;
         step(f.fabric, Event.FAST_RECOVERY, false, 0, 0, rtt, 0, nowNs);
         step(f.endpoint, Event.FAST_RECOVERY, false, 0, 0, rtt, 0, nowNs);
         return f.cwnd();

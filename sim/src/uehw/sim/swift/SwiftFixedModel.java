@@ -18,11 +18,11 @@ import uehw.sim.smartt.SmarttFixedModel;
  * <p>Two choices make the law fit a four-clock update loop with no leading-one search in it
  * (docs/swift.md, "Arithmetic"):
  * <ul>
- * <li>The increase divides by the window the flow's <em>previous</em> event read, not by the one
- * this event reads (each event finds 1/w of the window it reads, for the next), and the fabric
- * target's flow-scaling term is of the window the event before that read. After an event that
- * changed the window, the next increase divides by the window before that change (an ACK after a
- * halving adds half its share) and the target lags two updates.</li>
+ * <li>The reciprocal, leading one and 1/sqrt of each window an event writes are found after the
+ * loop, for the flow's next event (same-flow events are {@code Swift.sameFlowSpacing} clocks apart):
+ * the increase divides by the window the event reads, as Alg. 1 line 8 does. The fabric target's
+ * flow-scaling term is of the window the flow's <em>previous</em> event read (each event computes it
+ * for the next): the target lags one update.</li>
  * <li>The decrease factor max(1 - beta (delay - target) / delay, 1 - max_mdf) is computed as
  * (1 - beta + beta x base / delay) + fs x (beta / delay), the first term from the event alone, so
  * that only fs x (beta / delay) and products with the window run in the loop.</li>
@@ -72,6 +72,12 @@ public final class SwiftFixedModel {
                     Math.round(p.endpointTargetNs), shift, p.line27AsPrinted);
         }
 
+        /** The same with other window limits (MIN_CWND, MAX_CWND). */
+        public Params withLimits(long min, long max) {
+            return new Params(ai, beta, maxMdf, min, max, initCwnd, retxResetThreshold, baseTargetNs, perHopNs, fsRangeNs,
+                    fsAlpha, fsBeta, endpointTargetNs, endpointEwmaShift, line27AsPrinted);
+        }
+
         public Params withLine27AsPrinted(boolean asPrinted) {
             return new Params(ai, beta, maxMdf, minCwnd, maxCwnd, initCwnd, retxResetThreshold, baseTargetNs, perHopNs, fsRangeNs,
                     fsAlpha, fsBeta, endpointTargetNs, endpointEwmaShift, asPrinted);
@@ -110,13 +116,9 @@ public final class SwiftFixedModel {
         public long tLastDecrease;
         /** No decrease yet: any time may decrease. */
         public boolean decreased;
-        /** The window the flow's last event read: the next increase divides by it. */
-        public long lastRead;
 
-        /** Sets the window as if the flow's last event had read it too. */
         public void set(long w) {
             cwnd = w;
-            lastRead = w;
         }
     }
 
@@ -127,7 +129,7 @@ public final class SwiftFixedModel {
         public int retransmitCount;
         public long endpointDelay;     // ns x 2^-EWMA_FRAC
         public long rttNs;
-        /** Sec. 3.5 flow scaling (ns) of the fabric window the event before the last one read. */
+        /** Sec. 3.5 flow scaling (ns) of the fabric window the last event read. */
         public long fsNs;
 
         public long cwnd() {
@@ -193,7 +195,7 @@ public final class SwiftFixedModel {
         flows[i] = f;
     }
 
-    /** Sets a flow's windows as if its last event had read them (for directed tests). */
+    /** Sets a flow's windows, and its flow scaling as if its last event had read the fabric one (for directed tests). */
     public void setWindows(int i, long fabric, long endpoint) {
         Flow f = flows[i];
         f.fabric.set(fabric);
@@ -269,11 +271,11 @@ public final class SwiftFixedModel {
         return (cwnd * factor) >> GAIN_FRAC;
     }
 
-    /** Alg. 1 lines 6-10: the additive increase, divided by the window the flow's last event read. */
+    /** Alg. 1 lines 6-10: the additive increase, divided by the window the event reads (line 8). */
     private static long increase(Window w, long aiAcked) {
-        int msb = msb(w.lastRead);
+        int msb = msb(w.cwnd);
         return w.cwnd >= ONE
-                ? shiftRight(aiAcked * RECIP[index(w.lastRead, msb, RECIP_INDEX)], RECIP_VALUE + msb - (2 * CWND_FRAC - AI_FRAC - ACKED_FRAC))
+                ? shiftRight(aiAcked * RECIP[index(w.cwnd, msb, RECIP_INDEX)], RECIP_VALUE + msb - (2 * CWND_FRAC - AI_FRAC - ACKED_FRAC))
                 : shiftRight(aiAcked, AI_FRAC + ACKED_FRAC - CWND_FRAC);
     }
 
@@ -281,7 +283,7 @@ public final class SwiftFixedModel {
         return !w.decreased || ((nowNs - w.tLastDecrease) & TIME_MASK) >= rttNs;      // line 3
     }
 
-    /** Lines 26-27 and the window's next reciprocal: clamp, record a decrease, keep 1/(window read). */
+    /** Lines 26-27: clamp, record a decrease. */
     private Change finish(Window w, long next, Change change, long nowNs) {
         long prev = w.cwnd;
         long cwnd = p.clamp(next);                                                 // line 26
@@ -292,7 +294,6 @@ public final class SwiftFixedModel {
             w.tLastDecrease = nowNs & TIME_MASK;
             w.decreased = true;
         }
-        w.lastRead = prev;
         w.cwnd = cwnd;
         return change;
     }
@@ -317,14 +318,14 @@ public final class SwiftFixedModel {
             case TIMEOUT -> {                                                      // lines 15-21
                 f.retransmitCount = Math.min(f.retransmitCount + 1, p.retxResetThreshold);
                 boolean reset = f.retransmitCount >= p.retxResetThreshold;
-                long fs = flowScalingNs(f.fabric.lastRead);
+                long fs = flowScalingNs(f.fabric.cwnd);
                 fabric = loss(f.fabric, reset, f.rttNs, e.nowNs());
                 endpoint = loss(f.endpoint, reset, f.rttNs, e.nowNs());
                 f.fsNs = fs;
             }
             default -> {                                                           // NACK: fast recovery, lines 22-25
                 f.retransmitCount = 0;
-                long fs = flowScalingNs(f.fabric.lastRead);
+                long fs = flowScalingNs(f.fabric.cwnd);
                 fabric = loss(f.fabric, false, f.rttNs, e.nowNs());
                 endpoint = loss(f.endpoint, false, f.rttNs, e.nowNs());
                 f.fsNs = fs;
@@ -364,7 +365,7 @@ public final class SwiftFixedModel {
         long aiAcked = p.ai * acked;
         long floor = p.floorFactor();
         // The fabric window: delay rtt - endpoint delay against base + hops x per_hop + fs (Sec. 3.3, 3.5).
-        long fs = flowScalingNs(f.fabric.lastRead);
+        long fs = flowScalingNs(f.fabric.cwnd);
         long delay = Math.max(0, rttNs - endpointDelayNs);
         long eventTarget = p.baseTargetNs + Math.min(hops, MAX_HOPS) * p.perHopNs;
         Change fabric;

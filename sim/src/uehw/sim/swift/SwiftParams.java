@@ -30,9 +30,9 @@ public final class SwiftParams implements Cloneable {
      */
     public boolean line27AsPrinted = false;
     /**
-     * The swift block's lags (SwiftFixedModel): the increase divides by the window the flow's
-     * previous event read, the fabric target's flow scaling is of the window the event before that
-     * read. Off: Alg. 1 as printed.
+     * The swift block's lag (SwiftFixedModel): the fabric target's flow-scaling term is of the window
+     * the flow's previous event read, not of the one this event reads. Off: Alg. 1 as printed. (The
+     * increase divides by the window the event reads either way.)
      */
     public boolean hardwareLag = false;
 
