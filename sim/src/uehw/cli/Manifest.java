@@ -36,6 +36,11 @@ public final class Manifest {
         Generated g = block.generate(values, out, options);
         Constraints.write(g.fileBase(), g.topModule(), clockMhz, out.toPath());
         IntegrationKit.write(block.name(), g, out.toPath(), clockMhz);
+        List<String> packaged = new java.util.ArrayList<>(List.of(g.verilog().getName(), Constraints.scopedXdc(g.fileBase())));
+        try (java.util.stream.Stream<Path> s = Files.list(out.toPath())) {
+            s.map(f -> f.getFileName().toString()).filter(f -> f.endsWith(".bin")).sorted().forEach(packaged::add);
+        }
+        Packaging.write(block.name(), block.description(), g, out.toPath(), generatorVersion(), packaged);
         String manifest = g.fileBase() + ".manifest.json";
         writeManifest(block, values, g, out.toPath().resolve(manifest), clockMhz,
                 IntegrationKit.sha256(out.toPath(), manifest));

@@ -108,6 +108,125 @@ class HwgenTest {
     }
 
     /**
+     * Packaging: every generated folder has a FuseSoC CAPI2 core and an IP-XACT 1685-2014 component.
+     * The component parses as strict namespace-aware XML, has the standard's top-level elements in
+     * the standard's order, one model port per manifest port (direction, width), and bus interfaces
+     * (clock, reset, AXI4-Lite, AXI4-Stream) whose port maps name real ports with the AMBA signal
+     * names; the core parses as YAML with CAPI2's structure, naming files that are in the folder.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("defaultBlocks")
+    void folderCarriesAFuseSocCoreAndAnIpXactComponent(String block) throws Exception {
+        Path out = tmp.resolve(block);
+        assertEquals(0, run("generate", block, "--out", out.toString()));
+        String base = "uehw_" + block.replace('-', '_');
+        JsonNode m = new ObjectMapper().readTree(out.resolve(base + ".manifest.json").toFile());
+        String top = m.get("topModule").asText();
+        Map<String, JsonNode> ports = new HashMap<>();
+        m.get("ports").forEach(p -> ports.put(p.get("name").asText(), p));
+
+        var factory = javax.xml.parsers.DocumentBuilderFactory.newInstance();
+        factory.setNamespaceAware(true);
+        var builder = factory.newDocumentBuilder();
+        builder.setErrorHandler(new org.xml.sax.helpers.DefaultHandler() {
+            @Override
+            public void error(org.xml.sax.SAXParseException e) throws org.xml.sax.SAXException {
+                throw e;
+            }
+        });
+        org.w3c.dom.Element root = builder.parse(out.resolve("component.xml").toFile()).getDocumentElement();
+        String ns = uehw.cli.Packaging.IPXACT_NS;
+        assertEquals(ns, root.getNamespaceURI());
+        assertEquals("component", root.getLocalName());
+        // componentType's sequence (component.xsd): versionedIdentifier, busInterfaces, ..., model, ..., fileSets, ..., description
+        List<String> order = List.of("vendor", "library", "name", "version", "busInterfaces", "indirectInterfaces", "channels",
+                "remapStates", "addressSpaces", "memoryMaps", "model", "componentGenerators", "choices", "fileSets",
+                "whiteboxElements", "cpus", "otherClockDrivers", "resetTypes", "description", "parameters", "assertions",
+                "vendorExtensions");
+        List<String> children = elementChildren(root).stream().map(e -> e.getLocalName()).toList();
+        assertEquals(List.of("vendor", "library", "name", "version"), children.subList(0, 4), "VLNV first");
+        for (int i = 1; i < children.size(); i++) {
+            assertTrue(order.indexOf(children.get(i - 1)) < order.indexOf(children.get(i)), "element order: " + children);
+        }
+        assertEquals(top, child(root, "name").getTextContent());
+        assertEquals(m.get("generatorVersion").asText(), child(root, "version").getTextContent());
+        org.w3c.dom.Element model = child(root, "model");
+        List<org.w3c.dom.Element> modelPorts = elementChildren(child(model, "ports"));
+        assertEquals(ports.size(), modelPorts.size(), "one model port per manifest port");
+        for (org.w3c.dom.Element p : modelPorts) {
+            JsonNode mp = ports.get(child(p, "name").getTextContent());
+            assertTrue(mp != null, "a manifest port: " + child(p, "name").getTextContent());
+            org.w3c.dom.Element wire = child(p, "wire");
+            assertEquals(mp.get("direction").asText().equals("input") ? "in" : "out", child(wire, "direction").getTextContent());
+            var vectors = wire.getElementsByTagNameNS(ns, "left");
+            assertEquals(mp.get("width").asInt() - 1, vectors.getLength() == 0 ? 0 : Integer.parseInt(vectors.item(0).getTextContent()));
+        }
+        assertEquals(top, model.getElementsByTagNameNS(ns, "moduleName").item(0).getTextContent());
+        Map<String, String> busOf = new HashMap<>();
+        for (org.w3c.dom.Element bus : elementChildren(child(root, "busInterfaces"))) {
+            String name = child(bus, "name").getTextContent();
+            busOf.put(name, child(bus, "busType").getAttribute("name"));
+            var maps = bus.getElementsByTagNameNS(ns, "portMap");
+            for (int i = 0; i < maps.getLength(); i++) {
+                org.w3c.dom.Element pm = (org.w3c.dom.Element) maps.item(i);
+                String logical = child(child(pm, "logicalPort"), "name").getTextContent();
+                String physical = child(child(pm, "physicalPort"), "name").getTextContent();
+                assertTrue(ports.containsKey(physical), name + " maps " + physical);
+                assertTrue(logical.matches("CLK|RST|(AW|AR)(VALID|READY|ADDR|PROT)|W(VALID|READY|DATA|STRB)|B(VALID|READY|RESP)"
+                        + "|R(VALID|READY|DATA|RESP)|T(VALID|READY|DATA|KEEP|LAST|USER)"), "an AMBA / Vivado signal name: " + logical);
+            }
+        }
+        assertEquals("clock", busOf.get("clk"));
+        assertEquals("reset", busOf.get("reset"));
+        assertEquals("aximm", busOf.get("ctrl"), "the CSR port is AXI4-Lite");
+        if (block.equals("trim-queue")) {
+            assertEquals("axis", busOf.get("s_axis"));
+            assertEquals("axis", busOf.get("m_axis"));
+        }
+        var files = root.getElementsByTagNameNS(ns, "file");
+        for (int i = 0; i < files.getLength(); i++) {
+            String f = child((org.w3c.dom.Element) files.item(i), "name").getTextContent();
+            assertTrue(Files.exists(out.resolve(f)), "component.xml names " + f);
+        }
+
+        String coreText = Files.readString(out.resolve(base + ".core"));
+        assertTrue(coreText.startsWith("CAPI=2:\n"), "a CAPI2 core starts with CAPI=2:");
+        JsonNode core = new ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readTree(coreText);
+        assertEquals("uehw:uehw:" + top + ":" + m.get("generatorVersion").asText(), core.get("name").asText(), "VLNV name");
+        assertTrue(core.get("description").asText().length() > 10);
+        for (var it = core.get("filesets").fields(); it.hasNext(); ) {
+            var fs = it.next();
+            for (JsonNode f : fs.getValue().get("files")) {
+                String name = f.isTextual() ? f.asText() : f.fieldNames().next();
+                assertTrue(Files.exists(out.resolve(name)), "fileset " + fs.getKey() + " names " + name);
+            }
+            assertTrue(fs.getValue().has("file_type"), "fileset " + fs.getKey() + " has a file_type");
+        }
+        for (String target : new String[] {"default", "lint"}) {
+            JsonNode t = core.get("targets").get(target);
+            assertEquals(top, t.get("toplevel").asText(), target);
+            t.get("filesets").forEach(f -> assertTrue(core.get("filesets").has(f.asText()), target + " uses fileset " + f.asText()));
+        }
+        assertEquals("verilator", core.get("targets").get("lint").get("default_tool").asText());
+        assertTrue(m.get("files").has("component.xml") && m.get("files").has(base + ".core"), "the manifest's SHA-256 cover both");
+    }
+
+    private static List<org.w3c.dom.Element> elementChildren(org.w3c.dom.Element e) {
+        List<org.w3c.dom.Element> r = new ArrayList<>();
+        for (org.w3c.dom.Node n = e.getFirstChild(); n != null; n = n.getNextSibling()) {
+            if (n instanceof org.w3c.dom.Element el) {
+                r.add(el);
+            }
+        }
+        return r;
+    }
+
+    private static org.w3c.dom.Element child(org.w3c.dom.Element e, String localName) {
+        return elementChildren(e).stream().filter(c -> c.getLocalName().equals(localName)).findFirst()
+                .orElseThrow(() -> new AssertionError(e.getLocalName() + " has no " + localName));
+    }
+
+    /**
      * --clock-mhz warns when the block's reported critical path (docs/resources.md, default
      * parameters) does not fit the period, or fits without the 0.4 ns margin; silent when it fits.
      */
