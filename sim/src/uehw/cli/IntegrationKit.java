@@ -47,8 +47,8 @@ public final class IntegrationKit {
             if (in == null) {
                 throw new IOException("the jar lacks /docs/" + PortTable.page(block));
             }
-            Files.writeString(dir.resolve(portsFile(base)),
-                    PortTable.csv(PortTable.rows(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)), g.ports()));
+            String page = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            Files.writeString(dir.resolve(portsFile(base)), PortTable.csv(PortTable.rows(page), g.ports(), PortTable.fieldTables(page)));
         }
         try (InputStream in = IntegrationKit.class.getResourceAsStream(WAIVERS_RESOURCE)) {
             if (in == null) {

@@ -106,8 +106,88 @@ public final class PortTable {
         return r;
     }
 
+    /** The AXI4-Lite CSR port's signals (AMBA AXI4-Lite names), by the suffix after `ctrl_`. */
+    private static final Map<String, String> AXI_LITE = Map.ofEntries(
+            Map.entry("awvalid", "AWVALID: write address valid"), Map.entry("awready", "AWREADY: write address ready"),
+            Map.entry("awaddr", "AWADDR: write byte address (8 bits; registers at multiples of 4, bits 1:0 ignored)"),
+            Map.entry("awprot", "AWPROT: protection type, ignored"), Map.entry("wvalid", "WVALID: write data valid"),
+            Map.entry("wready", "WREADY: write data ready"), Map.entry("wdata", "WDATA: write data (32 bits)"),
+            Map.entry("wstrb", "WSTRB: write byte strobes"), Map.entry("bvalid", "BVALID: write response valid"),
+            Map.entry("bready", "BREADY: write response ready"), Map.entry("bresp", "BRESP: write response"),
+            Map.entry("arvalid", "ARVALID: read address valid"), Map.entry("arready", "ARREADY: read address ready"),
+            Map.entry("araddr", "ARADDR: read byte address (8 bits; registers at multiples of 4, bits 1:0 ignored)"),
+            Map.entry("arprot", "ARPROT: protection type, ignored"), Map.entry("rvalid", "RVALID: read data valid"),
+            Map.entry("rready", "RREADY: read data ready"), Map.entry("rdata", "RDATA: read data (32 bits)"),
+            Map.entry("rresp", "RRESP: read response"));
+
+    /** The AXI4-Stream signals (AMBA AXI4-Stream names), by the suffix after `s_axis_` / `m_axis_`. */
+    private static final Map<String, String> AXI_STREAM = Map.of("tdata", "TDATA: the beat's bytes",
+            "tkeep", "TKEEP: which bytes of the beat are valid", "tvalid", "TVALID: a beat is valid",
+            "tready", "TREADY: the receiver takes the beat", "tlast", "TLAST: the frame's last beat",
+            "tuser", "TUSER: per-lane side band");
+
+    /**
+     * The field tables of a page: a paragraph that starts with the group in bold and backticks-free
+     * (`**io_dequeue**`) followed by a `| field | meaning |` table; group -> field -> meaning.
+     */
+    public static Map<String, Map<String, String>> fieldTables(String page) {
+        Map<String, Map<String, String>> r = new LinkedHashMap<>();
+        Matcher m = Pattern.compile("\\n\\*\\*(\\w+)\\*\\*[^\\n]*\\n\\n\\| field \\| meaning \\|\\n").matcher(page);
+        while (m.find()) {
+            Map<String, String> fields = new LinkedHashMap<>();
+            for (String line : page.substring(m.end()).split("\n")) {
+                if (!line.startsWith("|")) {
+                    break;
+                }
+                String[] cells = line.split("\\|", 3);
+                if (cells.length < 3 || cells[1].contains("---")) {
+                    continue;
+                }
+                Matcher tick = Pattern.compile("`([^`]+)`").matcher(cells[1]);
+                String meaning = cells[2].substring(0, cells[2].lastIndexOf('|') < 0 ? cells[2].length() : cells[2].lastIndexOf('|'))
+                        .trim().replace("`", "");
+                while (tick.find()) {
+                    fields.put(tick.group(1), meaning);
+                }
+            }
+            r.put(m.group(1), fields);
+        }
+        return r;
+    }
+
+    /**
+     * A port's own meaning: the AXI4-Lite and AXI4-Stream signals by their AMBA names, a field of a
+     * group with a field table by its row, and the valid, ready or payload field of a row that
+     * names several ports by its role before the row's meaning.
+     */
+    static String portMeaning(String port, String rowMeaning, Map<String, Map<String, String>> fieldTables) {
+        if (port.startsWith("ctrl_") && AXI_LITE.containsKey(port.substring(5))) {
+            return "CSR port, AXI4-Lite " + AXI_LITE.get(port.substring(5));
+        }
+        for (String axis : new String[] {"s_axis_", "m_axis_"}) {
+            if (port.startsWith(axis) && AXI_STREAM.containsKey(port.substring(axis.length()))) {
+                return "AXI4-Stream " + AXI_STREAM.get(port.substring(axis.length())) + "; " + rowMeaning;
+            }
+        }
+        Matcher m = Pattern.compile("(\\w+?)_(valid|ready|payload_(\\w+))").matcher(port);
+        if (m.matches()) {
+            Map<String, String> fields = fieldTables.get(m.group(1));
+            String field = m.group(3);
+            if (fields != null && field != null && fields.containsKey(field)) {
+                return field + ": " + fields.get(field);
+            }
+            return (field != null ? field : m.group(2)) + ": " + rowMeaning;
+        }
+        return rowMeaning;
+    }
+
     /** CSV: name, direction, width, clock, meaning; one line a port, in the top's order. */
     public static String csv(List<Row> rows, List<PortInfo> ports) {
+        return csv(rows, ports, Map.of());
+    }
+
+    /** The same, with the page's field tables for the ports of groups that have one. */
+    public static String csv(List<Row> rows, List<PortInfo> ports, Map<String, Map<String, String>> fieldTables) {
         Map<String, String> meaning = meanings(rows, ports);
         StringBuilder sb = new StringBuilder("name,direction,width,clock,meaning\n");
         for (PortInfo p : ports) {
@@ -115,6 +195,9 @@ public final class PortTable {
                     : meaning.get(p.name());
             if (m == null) {
                 throw new IllegalStateException("the doc page's port table lacks port " + p.name());
+            }
+            if (!p.name().equals("clk") && !p.name().equals("reset")) {
+                m = portMeaning(p.name(), m, fieldTables);
             }
             sb.append(p.name()).append(',').append(p.direction()).append(',').append(p.width()).append(',')
               .append(p.name().equals("clk") ? "" : "clk").append(",\"").append(m.replace("\"", "\"\"")).append("\"\n");

@@ -447,6 +447,21 @@ class HwgenTest {
             assertTrue(header.matches("(?s).*#define\\s+" + prefix + "_" + f.getName() + "\\s+" + hex + ".*"),
                     prefix + "_" + f.getName() + " at " + hex + " in the C header");
         }
+        // INFO's and VERSION's fields are named: in the JSON map, and with SHIFT / MASK defines in both headers
+        String svh = Files.readString(out.resolve(headerFile.replace(".h", ".svh")));
+        assertTrue(header.matches("(?s).*#define\\s+" + prefix + "_INFO_ID_SHIFT\\s+0\\n.*"), "INFO.ID's shift in the C header");
+        assertTrue(header.matches("(?s).*#define\\s+" + prefix + "_INFO_ID_MASK\\s+0x000000ff .*"), "INFO.ID's mask in the C header");
+        assertTrue(header.matches("(?s).*#define\\s+" + prefix + "_VERSION_MAJOR_MASK\\s+0x00ff0000 .*"), "VERSION.MAJOR's mask");
+        assertTrue(svh.matches("(?s).*`define\\s+" + prefix + "_INFO_ID_MASK\\s+'h000000ff .*"), "INFO.ID's mask in the SV header");
+        JsonNode regs = new ObjectMapper().readTree(out.resolve(headerFile.replace(".h", ".json")).toFile());
+        for (JsonNode slice : regs.get("slices")) {
+            if (slice.get("name").asText().endsWith("_INFO") || slice.get("name").asText().endsWith("_VERSION")) {
+                for (JsonNode field : slice.get("fields")) {
+                    assertTrue(field.get("access").asText().equals("NA") || field.get("name").asText().matches("[A-Z][A-Z0-9_]*"),
+                            slice.get("name").asText() + " has an unnamed field: " + field);
+                }
+            }
+        }
     }
 
     /**
@@ -543,6 +558,14 @@ class HwgenTest {
             assertEquals(p.get("name").asText().equals("clk") ? "" : "clk", cells[3]);
             assertTrue(cells[4].length() > 3, "a meaning for " + cells[0]);
         }
+        // each port its own meaning, not its group's text copied (the CSR port by AMBA signal names)
+        Map<String, String> seen = new HashMap<>();
+        for (String line : csv.subList(1, csv.size())) {
+            String[] cells = line.split(",", 5);
+            String before = seen.put(cells[4], cells[0]);
+            assertTrue(before == null, cells[0] + " and " + before + " have the same meaning: " + cells[4]);
+        }
+        assertTrue(csv.stream().anyMatch(l -> l.startsWith("ctrl_awaddr,") && l.contains("AWADDR")), "ctrl_awaddr is AWADDR");
 
         JsonNode files = m.get("files");
         assertTrue(files.has(top + ".v") && files.has(IntegrationKit.waiversFile(top)) && files.has(top + "_regs.svh")

@@ -51,8 +51,8 @@ object BlockVersion {
 
   def addRegister(busif: BusIf): Unit = {
     val r = busif.newRegAt(address, doc = "Generator version (read-only), as the manifest's generatorVersion")(SymbolName("VERSION"))
-    r.field(Bits(8 bits), AccessType.ROV, BigInt(parts._3), doc = "Patch")(SymbolName("PATCH"))
-    r.field(Bits(8 bits), AccessType.ROV, BigInt(parts._2), doc = "Minor")(SymbolName("MINOR"))
-    r.field(Bits(8 bits), AccessType.ROV, BigInt(parts._1), doc = "Major")(SymbolName("MAJOR"))
+    RegisterDocs.constField(r, Bits(8 bits), BigInt(parts._3), "Patch", "PATCH")
+    RegisterDocs.constField(r, Bits(8 bits), BigInt(parts._2), "Minor", "MINOR")
+    RegisterDocs.constField(r, Bits(8 bits), BigInt(parts._1), "Major", "MAJOR")
   }
 }

@@ -55,11 +55,48 @@ trait RegisterDocs {
 }
 
 object RegisterDocs {
+  /**
+   * A read-only constant field (ROV) named in the register map: regif 1.14.2 drops the symbol name
+   * of an ROV field (its C header calls it rov_0, its JSON ""), so the field is renamed after it is made.
+   */
+  def constField[T <: BaseType](reg: RegInst, t: HardType[T], value: BigInt, doc: String, name: String): T = {
+    val f = reg.field(t, AccessType.ROV, value, doc = doc)(SymbolName(name))
+    val field = reg.getFields().last
+    field.setName(name)
+    constants.getOrElseUpdate(reg, scala.collection.mutable.ListBuffer[Field]()) += field
+    f
+  }
+  private val constants = scala.collection.mutable.WeakHashMap[RegInst, scala.collection.mutable.ListBuffer[Field]]()
+
   def emit(busif: BusIf, fileName: String, prefix: String): Unit = {
     busif.accept(DocCHeader(fileName, prefix))
     busif.accept(DocHtml(fileName))
     busif.accept(DocJson(fileName))
     busif.accept(DocSVHeader(fileName, prefix))
     busif.accept(DocRalf(fileName))
+    // regif's C and SystemVerilog headers give ROV fields no SHIFT / MASK defines: add them, named
+    // as regif names those of the other fields (<BUS>_<REGISTER>_<FIELD>_SHIFT / _MASK)
+    val fields: Seq[(RegInst, Field)] = busif.regSlicesNotReuse.collect { case r: RegInst => r }
+      .flatMap(r => constants.get(r).toSeq.flatten.map(f => (r, f)))
+    val lines: Seq[(String, Int, String, String)] = fields.map { case (reg, field) =>
+      val base = s"${reg.getName().toUpperCase}_${field.getName().toUpperCase}"            // the register name has the bus prefix
+      val lsb = field.getSection().min
+      val mask = ((BigInt(1) << field.getWidth()) - 1) << lsb
+      (base, lsb, f"$mask%08x", s"${field.getName()}, ROV, ${field.getWidth()} bit${if (field.getWidth() == 1) "" else "s"}, value ${field.getResetValue()}")
+    }
+    if (lines.nonEmpty) {
+      val dir = new java.io.File(GlobalData.get.phaseContext.config.targetDirectory)
+      def patch(file: String, define: String, hex: String, endif: String): Unit = {
+        val f = new java.io.File(dir, file)
+        val text = new String(java.nio.file.Files.readAllBytes(f.toPath), "UTF-8")
+        val block = lines.map { case (base, lsb, mask, note) =>
+          s"$define ${(base + "_SHIFT").padTo(44, ' ')} $lsb\n$define ${(base + "_MASK").padTo(44, ' ')} $hex$mask /* $note */\n"
+        }.mkString("/* Read-only constant fields (ROV) */\n", "", "\n")
+        val at = text.lastIndexOf(endif)
+        java.nio.file.Files.write(f.toPath, (text.substring(0, at) + block + text.substring(at)).getBytes("UTF-8"))
+      }
+      patch(fileName + ".h", "#define", "0x", "#endif")
+      patch(fileName + ".svh", "`define", "'h", "`endif")
+    }
   }
 }

@@ -99,12 +99,12 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
       reg(name, address, doc).field(t(), AccessType.RO, doc = doc)(SymbolName("VALUE"))
 
     private val info = reg("INFO", 0x00, "Generation parameters (read-only)")
-    info.field(Bits(8 bits), AccessType.ROV, BigInt(0x41), doc = "Block id 0x41 ('A', apportioning)")(SymbolName("ID"))
-    info.field(Bits(8 bits), AccessType.ROV, BigInt(ID), doc = "Sender id bits")(SymbolName("SENDER_ID_BITS"))
-    info.field(Bits(8 bits), AccessType.ROV, BigInt(SB), doc = "log2(capacity)")(SymbolName("SLOT_BITS"))
-    info.field(Bits(8 bits), AccessType.ROV, BigInt(MB), doc = "Message count bits")(SymbolName("MESSAGE_BITS"))
+    RegisterDocs.constField(info, Bits(8 bits), BigInt(0x41), "Block id 0x41 ('A', apportioning)", "ID")
+    RegisterDocs.constField(info, Bits(8 bits), BigInt(ID), "Sender id bits", "SENDER_ID_BITS")
+    RegisterDocs.constField(info, Bits(8 bits), BigInt(SB), "log2(capacity)", "SLOT_BITS")
+    RegisterDocs.constField(info, Bits(8 bits), BigInt(MB), "Message count bits", "MESSAGE_BITS")
     BlockVersion.addRegister(busif)
-    reg("CAPACITY", 0x04, "S, senders the set holds (read-only)").field(Bits(13 bits), AccessType.ROV, BigInt(S), doc = "Slots")(SymbolName("VALUE"))
+    RegisterDocs.constField(reg("CAPACITY", 0x04, "S, senders the set holds (read-only)"), Bits(13 bits), BigInt(S), "Slots", "VALUE")
     val idleTimeout = value("IDLE_TIMEOUT", 0x08, "A sender idle longer than this is evicted (Sec. III-B: about 2 s)", UInt(32 bits),
       cfg.idleTimeoutNs, "ns")
     val window = value("WINDOW", 0x0C, "The receive throughput is measured over windows this long (Fig. 5)", UInt(31 bits),

@@ -169,13 +169,12 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
     // Fixed addresses: the map is the same in every mode (SEED is absent in reps-lite).
     private def reg(name: String, address: Int, doc: String) = busif.newRegAt(address, doc = doc)(SymbolName(name))
     private val info = reg("INFO", 0x00, "Generation parameters (read-only)")
-    info.field(Bits(8 bits), AccessType.ROV, BigInt(0x52), doc = "Block id 0x52 ('R')")(SymbolName("ID"))
-    info.field(Bits(4 bits), AccessType.ROV, BigInt(modeCode), doc = "Mode: 0 reps, 1 reps-lite, 2 ops")(SymbolName("MODE"))
-    info.field(Bits(6 bits), AccessType.ROV, BigInt(B), doc = "Buffer entries B")(SymbolName("BUFFER_ENTRIES"))
-    info.field(Bits(5 bits), AccessType.ROV, BigInt(cfg.evWidth), doc = "EV width e")(SymbolName("EV_WIDTH"))
+    RegisterDocs.constField(info, Bits(8 bits), BigInt(0x52), "Block id 0x52 ('R')", "ID")
+    RegisterDocs.constField(info, Bits(4 bits), BigInt(modeCode), "Mode: 0 reps, 1 reps-lite, 2 ops", "MODE")
+    RegisterDocs.constField(info, Bits(6 bits), BigInt(B), "Buffer entries B", "BUFFER_ENTRIES")
+    RegisterDocs.constField(info, Bits(5 bits), BigInt(cfg.evWidth), "EV width e", "EV_WIDTH")
     BlockVersion.addRegister(busif)
-    reg("CONNECTIONS", 0x04, "Number of connections N (read-only)")
-      .field(Bits(17 bits), AccessType.ROV, BigInt(N), doc = "N; connection ids >= N are counted and ignored")(SymbolName("N"))
+    RegisterDocs.constField(reg("CONNECTIONS", 0x04, "Number of connections N (read-only)"), Bits(17 bits), BigInt(N), "N; connection ids >= N are counted and ignored", "N")
 
     val freezingTimeout = reg("FREEZING_TIMEOUT", 0x08, "FREEZING_TIMEOUT (reps.txt Alg. 1 l.24)")
       .field(UInt(cfg.timeWidth bits), AccessType.RW, BigInt(cfg.freezingTimeout), doc = "Freezing duration in `now` units")(SymbolName("VALUE"))

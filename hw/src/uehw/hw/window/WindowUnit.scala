@@ -144,11 +144,10 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
   // ---------------------------------------------------------------- CSRs, the common part
   val busif = AxiLite4BusInterface(io.ctrl, SizeMapping(0, 256), spec.busName)
   private val info = busif.newRegAt(0x00, doc = "Generation parameters (read-only)")(SymbolName("INFO"))
-  info.field(Bits(8 bits), AccessType.ROV, BigInt(spec.blockId),
-    doc = f"Block id 0x${spec.blockId}%02X ('${spec.blockId.toChar}')")(SymbolName("ID"))
-  for ((name, value, doc) <- spec.infoFields) info.field(Bits(8 bits), AccessType.ROV, BigInt(value), doc = doc)(SymbolName(name))
+  RegisterDocs.constField(info, Bits(8 bits), BigInt(spec.blockId), f"Block id 0x${spec.blockId}%02X ('${spec.blockId.toChar}')", "ID")
+  for ((name, value, doc) <- spec.infoFields) RegisterDocs.constField(info, Bits(8 bits), BigInt(value), doc, name)
   BlockVersion.addRegister(busif)
-  busif.newRegAt(0x04, doc = "N (read-only)")(SymbolName("FLOWS")).field(Bits(17 bits), AccessType.ROV, BigInt(N), doc = "Flows")(SymbolName("VALUE"))
+  RegisterDocs.constField(busif.newRegAt(0x04, doc = "N (read-only)")(SymbolName("FLOWS")), Bits(17 bits), BigInt(N), "Flows", "VALUE")
 
   /** The post-reset sweep: every flow's state gets the law's initial state, one a clock. */
   val sweep = new Area {
