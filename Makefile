@@ -29,12 +29,13 @@ DEB_NODE := nodejs npm
 YOWASP := $(BUILD)/yowasp
 YOWASP_STAMP := $(YOWASP)/node_modules/@yowasp/yosys/package.json
 
-.PHONY: help tools yowasp rtl lint test soak clean cli reports reports-full reports-jar experiments
+.PHONY: help tools yowasp rtl lint test consumer soak clean cli reports reports-full reports-jar experiments
 
 help:
 	@echo "make rtl    - generate every block with its default parameters into build/rtl/, then lint"
 	@echo "make test   - the full regression (Verilator cycle simulations against the Java models)"
 	@echo "make lint   - verilator --lint-only -Wall on every generated top (fails on any warning)"
+	@echo "make consumer - mvn install, then docs/examples/consumer built offline against it (uehw brings SpinalHDL alone)"
 	@echo "make soak   - only the randomized tests, UEHW_SCALE (10) times longer; prints each test it ran"
 	@echo "make reports - every block's default configuration: UltraScale+ cells and critical path (ns), iCE40 Fmax,"
 	@echo "               next to the reference designs -> build/reports/ (REPORT_BLOCKS=a,b runs only those again)"
@@ -93,6 +94,22 @@ lint:
 
 test: tools $(YOWASP_STAMP)
 	mvn -B test
+	@$(MAKE) --no-print-directory consumer
+
+# The library route (docs/integration.md): install uehw into the local Maven repository, build the
+# consumer example offline against it, elaborate its top (two uehw blocks inside) and check that
+# uehw brought SpinalHDL (with SpinalHDL's own dependencies) and the Scala library only.
+CONSUMER := docs/examples/consumer
+consumer: tools
+	mvn -B -q install -DskipTests
+	cd $(CONSUMER) && mvn -B -q -o compile dependency:build-classpath -Dmdep.outputFile=target/classpath.txt \
+	  dependency:list -DoutputFile=target/dependencies.txt -DincludeScope=runtime
+	@if grep -Eiq 'picocli|xchart|jackson|junit|pdfbox|vectorgraphics|gif-lib' $(CONSUMER)/target/dependencies.txt; then \
+	  echo "consumer: uehw brought more than SpinalHDL:"; cat $(CONSUMER)/target/dependencies.txt; exit 1; fi
+	cd $(CONSUMER) && java -cp "target/classes:$$(cat target/classpath.txt)" example.SwitchPort target/rtl > target/elaborate.log 2>&1 \
+	  || { cat $(CONSUMER)/target/elaborate.log; exit 1; }
+	@grep -c '^module' $(CONSUMER)/target/rtl/SwitchPort.v | xargs echo "consumer: SwitchPort.v elaborated offline, modules:"
+	@echo "consumer: uehw's dependencies:"; grep -E ':(compile|runtime)' $(CONSUMER)/target/dependencies.txt | sed 's/^ */  /'
 
 # The randomized tests (JUnit tag "randomized") UEHW_SCALE times longer; then what ran, from Surefire's reports.
 soak: tools $(YOWASP_STAMP)

@@ -227,6 +227,35 @@ class HwgenTest {
     }
 
     /**
+     * docs/integration.md: each block's configuration case class has one field per generation
+     * parameter, named in camelCase (`--capacity-bytes` -> `capacityBytes`), holding the value hwgen
+     * generates with (the parameter's default when none is given).
+     */
+    @Test
+    void configFieldsAreTheGenerationParametersInCamelCase() {
+        for (uehw.hw.BlockSpec block : Blocks.allJava()) {
+            uehw.hw.common.ParamValues values = block.check(Map.of());
+            Object cfg = ((uehw.hw.ConfiguredBlock<?>) block).config(values);
+            scala.Product product = (scala.Product) cfg;
+            Map<String, String> fields = new HashMap<>();
+            for (int i = 0; i < product.productArity(); i++) {
+                fields.put(product.productElementName(i), String.valueOf(product.productElement(i)));
+            }
+            for (uehw.hw.common.ParamSpec p : block.paramsJava()) {
+                String[] parts = p.name().split("-");
+                StringBuilder camel = new StringBuilder(parts[0]);
+                for (int i = 1; i < parts.length; i++) {
+                    camel.append(Character.toUpperCase(parts[i].charAt(0))).append(parts[i].substring(1));
+                }
+                assertTrue(fields.containsKey(camel.toString()), block.name() + ": no config field " + camel + " for --" + p.name()
+                        + " (fields " + fields.keySet() + ")");
+                assertEquals(values.string(p.name()), fields.get(camel.toString()), block.name() + "." + camel);
+            }
+            assertEquals(block.paramsJava().size(), product.productArity(), block.name() + ": a config field per parameter, no more");
+        }
+    }
+
+    /**
      * --clock-mhz warns when the block's reported critical path (docs/resources.md, default
      * parameters) does not fit the period, or fits without the 0.4 ns margin; silent when it fits.
      */
