@@ -118,9 +118,8 @@ class HwgenTest {
     @MethodSource("defaultBlocks")
     void folderCarriesAFuseSocCoreAndAnIpXactComponent(String block) throws Exception {
         Path out = tmp.resolve(block);
-        assertEquals(0, run("generate", block, "--out", out.toString()));
+        JsonNode m = generateDefault(block, out);
         String base = "uehw_" + block.replace('-', '_');
-        JsonNode m = new ObjectMapper().readTree(out.resolve(base + ".manifest.json").toFile());
         String top = m.get("topModule").asText();
         Map<String, JsonNode> ports = new HashMap<>();
         m.get("ports").forEach(p -> ports.put(p.get("name").asText(), p));
@@ -549,9 +548,8 @@ class HwgenTest {
     @MethodSource("defaultBlocks")
     void generatedFolderIsSelfContained(String block) throws Exception {
         Path out = tmp.resolve(block);
-        assertEquals(0, run("generate", block, "--out", out.toString()));
+        JsonNode m = generateDefault(block, out);
         String top = "uehw_" + block.replace('-', '_');
-        JsonNode m = new ObjectMapper().readTree(out.resolve(top + ".manifest.json").toFile());
         assertTrue(Files.size(out.resolve("README.txt")) > 0);
 
         assertEquals(0, tool(out, "verilator", "--lint-only", "-Wall", IntegrationKit.waiversFile(top), top + ".v"),
@@ -636,9 +634,7 @@ class HwgenTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("blockPages")
     void portTableOfTheBlockPageMatchesTheManifest(String block, String page) throws Exception {
-        Path out = tmp.resolve(block);
-        assertEquals(0, run("generate", block, "--out", out.toString()));
-        JsonNode m = new ObjectMapper().readTree(out.resolve("uehw_" + block.replace('-', '_') + ".manifest.json").toFile());
+        JsonNode m = generateDefault(block, tmp.resolve(block));
         List<String> ports = new ArrayList<>();
         m.get("ports").forEach(p -> ports.add(p.get("name").asText()));
 
@@ -659,6 +655,12 @@ class HwgenTest {
 
     static Stream<String> defaultBlocks() {
         return Stream.of("reps", "smartt", "swift", "trim-queue", "dart-dft", "dart-dasr", "dasr-limiter");
+    }
+
+    /** Generates the block at its defaults into out; its manifest. */
+    private JsonNode generateDefault(String block, Path out) throws Exception {
+        assertEquals(0, run("generate", block, "--out", out.toString()));
+        return new ObjectMapper().readTree(out.resolve("uehw_" + block.replace('-', '_') + ".manifest.json").toFile());
     }
 
     private static int tool(Path dir, String... cmd) throws Exception {
