@@ -323,7 +323,7 @@ class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: In
     private val spacing = unit.spec.sameFlowSpacing
     private val addr = at(stage1.addr, 1, READ)
     private def hit(ok: Bool, a: UInt) = RegNext(ok && a === addr) init (False)
-    // the event in S3 at READ: 5 clocks ahead when the data comes (in W then), 4 at S1 (in W then)
+    // at READ, the event in S4 is 5 clocks ahead (in W when the data comes), the one in S3 is 4 ahead (in W at S1)
     private val loopAddr = if (spacing <= 5) at(stage1.addr, 1, S3) else null
     private val loopOkS3 = if (spacing <= 5) stageValid(S3) && at(stage1.inRange, 1, S3) else null
     private val loopAddrS4 = if (spacing <= 5) RegNext(loopAddr) else null
@@ -337,7 +337,7 @@ class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: In
     atData.assignFromBits(Seq(noneAtData -> ramData, fromWrittenAtData -> written.state, fromBeforeAtData -> writtenBefore)
       .map { case (sel, s) => Mux(sel, s.asBits, spinal.core.B(0, s.getBitsWidth bits)) }.reduce(_ | _))
     val stored = RegNext(atData)
-    /** S1 takes the update in W (the flow's event four clocks before). */
+    /** S1 takes the update in W (the flow's event four clocks before); null when same-flow events are 5 or more apart. */
     val fromWritten: Bool = if (spacing <= 4) RegNext(hit(loopOkS3, loopAddr)) init (False) else null
     val state = if (spacing <= 4) Mux(fromWritten, written.state, stored) else stored
   }
