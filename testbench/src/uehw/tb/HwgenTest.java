@@ -105,6 +105,9 @@ class HwgenTest {
         }
         assertEquals(2, run("generate", "swift", "--prefix", "2swift", "--out", tmp.resolve("bad").toString()));
         assertFalse(Files.exists(tmp.resolve("bad")), "a bad prefix writes nothing");
+        assertEquals(2, run("generate", "swift", "--prefix", "module", "--out", tmp.resolve("bad").toString()),
+                "a reserved word is no module name");
+        assertEquals(2, run("generate", "swift", "--prefix", "always_ff", "--out", tmp.resolve("bad").toString()));
     }
 
     /**
