@@ -29,7 +29,7 @@ DEB_NODE := nodejs npm
 YOWASP := $(BUILD)/yowasp
 YOWASP_STAMP := $(YOWASP)/node_modules/@yowasp/yosys/package.json
 
-.PHONY: help tools yowasp rtl lint test consumer soak clean cli reports reports-full reports-jar experiments
+.PHONY: help tools yowasp rtl lint test consumer soak clean cli reports reports-full reports-jar experiments mutants
 
 help:
 	@echo "make rtl    - generate every block with its default parameters into build/rtl/, then lint"
@@ -40,6 +40,8 @@ help:
 	@echo "make reports - every block's default configuration: UltraScale+ cells and critical path (ns), iCE40 Fmax,"
 	@echo "               next to the reference designs -> build/reports/ (REPORT_BLOCKS=a,b runs only those again)"
 	@echo "make reports-full - every configuration of every block's sweep, and docs/resources.md"
+	@echo "make mutants - the mutation score: each RTL mutant of hw/**/*.mutants.txt against its block's tests"
+	@echo "               (about 75 min; MUTANTS=block[/id],... runs only those) -> build/mutants/report.md"
 	@echo "make cli    - build the hwgen jar: java -jar $(JAR) --help"
 	@echo "make experiments - the network experiments (fat-tree incasts, a failed link, DASR, Swift next to SMaRTT, IOFD): CSVs and plots -> build/experiments/"
 	@echo "make clean  - remove build/"
@@ -135,6 +137,12 @@ reports: tools $(YOWASP_STAMP) reports-jar
 
 reports-full: tools $(YOWASP_STAMP) reports-jar
 	java -cp "$(REPORTS_CP)" uehw.report.Reports $(BUILD)/reports-full docs/resources.md "$(REPORT_BLOCKS)" sweep
+
+# Not part of `make test` (it takes long): see docs/verification.md.
+mutants: tools
+	mvn -B -q test-compile dependency:build-classpath -Dmdep.outputFile=$(BUILD)/mutants-classpath.txt -Dmdep.includeScope=test
+	java -cp "$(BUILD)/maven/test-classes:$(BUILD)/maven/classes:$$(cat $(BUILD)/mutants-classpath.txt)" -Duehw.root=. \
+	  uehw.tb.mutation.MutationRun $(if $(MUTANTS),--only $(MUTANTS)) $(MUTANTS_ARGS)
 
 experiments: $(JAR)
 	$(HWGEN) experiment fat-tree-incast --out $(BUILD)/experiments/fat-tree-incast

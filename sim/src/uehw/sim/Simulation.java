@@ -48,9 +48,15 @@ public final class Simulation<T extends Component> {
         return Paths.get(System.getProperty("uehw.root", ".")).toAbsolutePath().normalize();
     }
 
+    /** Where the Verilator workspaces go: build/sim/, or -Duehw.simDir (make mutants keeps its builds apart). */
+    public static Path simRoot() {
+        String dir = System.getProperty("uehw.simDir", "").trim();
+        return dir.isEmpty() ? projectRoot().resolve("build/sim") : Paths.get(dir).toAbsolutePath().normalize();
+    }
+
     @SuppressWarnings("unchecked")
     public static <T extends Component> Simulation<T> compile(Class<?> testClass, String configName, Supplier<T> top) {
-        Path ws = projectRoot().resolve("build/sim").resolve(testClass.getSimpleName());
+        Path ws = simRoot().resolve(testClass.getSimpleName());
         String key = ws + "/" + configName;
         Compiled<T> c = (Compiled<T>) COMPILED.computeIfAbsent(key, k -> {
             try {
@@ -71,6 +77,11 @@ public final class Simulation<T extends Component> {
             return;
         }
         long failCycle = lastCycle[0];
+        if (!Boolean.parseBoolean(System.getProperty("uehw.failWaves", "true"))) {
+            // make mutants: a killed mutant needs no waveform, only the failure.
+            throw new AssertionError(String.format("%s failed at cycle %d with seed %d (no waveform: -Duehw.failWaves=false)%n%s",
+                    testName, failCycle, seed, failure), failure);
+        }
         long from = Math.max(1, failCycle - WAVE_WINDOW);
         String waveName = testName + "_fail";
         attempt(waveName, seed, from, body, new long[1]);
