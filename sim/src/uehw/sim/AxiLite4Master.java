@@ -7,17 +7,28 @@ import uehw.sim.facade.Sim;
 /**
  * Blocking AXI4-Lite master for CSR access: each call steps the clock until the response.
  * A beat is taken at an edge when valid && ready were sampled there (read right after the step).
+ *
+ * <p>The clock it steps is the bench's: a bench passes its own one-clock step, so that its stream
+ * drivers, monitors and model keep running while a CSR access is under way (an access made during
+ * traffic neither takes an input twice nor misses an output).
  */
 public final class AxiLite4Master {
     private static final int TIMEOUT = 1000;
     private final Sim<?> sim;
     private final AxiLite4 bus;
+    private final Runnable clock;
     private long lastResponse;
 
-    /** Drives the bus idle at once: create it before reset, so no phantom beat is taken. */
+    /** Drives the bus idle at once: create it before reset, so no phantom beat is taken. Steps the bare clock. */
     public AxiLite4Master(Sim<?> sim, AxiLite4 bus) {
+        this(sim, bus, sim::step);
+    }
+
+    /** As above; {@code clock} is the bench's one-clock step (it must call {@code sim.step()} once). */
+    public AxiLite4Master(Sim<?> sim, AxiLite4 bus, Runnable clock) {
         this.sim = sim;
         this.bus = bus;
+        this.clock = clock;
         sim.poke(bus.aw().valid(), false);
         sim.poke(bus.w().valid(), false);
         sim.poke(bus.b().ready(), true);
@@ -36,7 +47,7 @@ public final class AxiLite4Master {
         boolean awDone = false;
         boolean wDone = false;
         for (int i = 0; i < TIMEOUT; i++) {
-            sim.step(); // values read now are those sampled at this edge
+            clock.run(); // values read now are those sampled at this edge
             awDone |= sim.peekBool(bus.aw().valid()) && sim.peekBool(bus.aw().ready());
             wDone |= sim.peekBool(bus.w().valid()) && sim.peekBool(bus.w().ready());
             if (sim.peekBool(bus.b().valid())) {
@@ -62,7 +73,7 @@ public final class AxiLite4Master {
         sim.poke(bus.ar().valid(), true);
         boolean arDone = false;
         for (int i = 0; i < TIMEOUT; i++) {
-            sim.step();
+            clock.run();
             arDone |= sim.peekBool(bus.ar().valid()) && sim.peekBool(bus.ar().ready());
             if (sim.peekBool(bus.r().valid())) {
                 lastResponse = sim.peek(bus.r().payload().resp());

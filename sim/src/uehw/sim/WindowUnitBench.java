@@ -46,7 +46,7 @@ public abstract class WindowUnitBench<E, EB extends Bundle & WindowEvent, UB ext
         retransmitMonitor = StreamMonitor.passive(sim, io.retransmit().valid(), null,
                 s -> new Retransmit((int) s.peek(r.flow()), s.peekBool(r.timeout())), retransmits::actual);
         sim.poke(io.cwndQuery().valid(), false);
-        this.csr = new AxiLite4Master(sim, io.ctrl());
+        this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
     }
 
     @Override
@@ -86,9 +86,9 @@ public abstract class WindowUnitBench<E, EB extends Bundle & WindowEvent, UB ext
     public long queryCwnd(int flow) {
         sim.poke(io.cwndQuery().valid(), true);
         sim.poke(io.cwndQuery().payload(), (long) flow);
-        sim.step();
+        step();
         sim.poke(io.cwndQuery().valid(), false);
-        sim.step();
+        step();
         if (!sim.peekBool(io.cwndReply().valid()) || sim.peek(io.cwndReply().payload().flow()) != flow) {
             throw new AssertionError("no reply to a window query for flow " + flow);
         }

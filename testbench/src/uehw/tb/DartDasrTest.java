@@ -102,6 +102,9 @@ class DartDasrTest {
                 }
                 for (int i = 0; i < events / phases; i++) {
                     b.push(traffic.next());
+                    if (random.nextInt(2000) == 0) {
+                        b.read(DasrCsr.PACKETS);   // a CSR access with events presented: none taken twice or lost
+                    }
                     if (i % 64 == 63) {
                         while (!b.inputIdle()) {
                             b.step();
@@ -293,6 +296,59 @@ class DartDasrTest {
                     seed, rtl.events, rtl.clocks, (t1 - t0) / 1e9, (t2 - t1) / 1e9, withRtl.line());
             assertTrue(rtl.events > 1000, "seed " + seed + ": the receiver saw the incasts");
             assertEquals(model.traceDigest(), withRtl.traceDigest(), "seed " + seed + ": the RTL in the loop gives the model's trace");
+        });
+    }
+
+    /**
+     * Saturation, driven into it: with 4 slots and 17-bit sender ids, 65,540 senders start a message
+     * and none ends, so OVERFLOW reaches its 16-bit maximum (65,535) and stays there, and the reply's
+     * n = |AUSS| + OVERFLOW (65,539) is cut to 65,535. Meanwhile one window collects 65,540 packets
+     * of 65,535 bytes: its byte count passes 2^32 and must stay at 2^32 - 1, so with LINE_RATE_BYTES =
+     * 2^32 - 1 and ECN marks the window closes in Receiver Congestion (a wrapped count would read
+     * Non-Receiver Congestion). Replies and counters against the model, and the values above directly.
+     */
+    @Test
+    void overflowNAndTheWindowsBytesSaturate() {
+        DartDasrConfig cfg = new DartDasrConfig(17, 4, 8, 2_000_000_000L, 1_000_000, 118_750);
+        withBench(cfg, "saturation", (b, seed) -> {
+            b.lineRateBytes(0xFFFFFFFFL);
+            b.clock(t -> t);
+            b.setNow(1000);
+            int senders = 65_540;
+            for (int s = 0; s < senders; s++) {
+                b.push(DasrEvent.packet(s, true, false, false, true, 65535));
+                if (s % 64 == 63) {
+                    while (!b.inputIdle()) {
+                        b.step();
+                    }
+                }
+            }
+            b.drain();
+            assertEquals(65_535, b.read(DasrCsr.OVERFLOW), "OVERFLOW saturates at 2^16 - 1");
+            assertEquals(65_535, b.lastReply.n(), "n = |AUSS| + OVERFLOW saturates at 2^16 - 1");
+            b.setNow(1000 + 1_000_000);   // the window closes with this packet
+            b.push(DasrEvent.packet(0, false, false, false, false, 64));
+            b.drain();
+            assertEquals(1, b.lastReply.state(), "Receiver Congestion (1): a window of more than 2^32 bytes is at line rate");
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * Sender ids at the limit: with 6-bit ids, sender 63 is the last in range and sender 64 the first
+     * out of range. Sender 64 (only bit 6 set) is counted in SENDER_OUT_OF_RANGE, changes nothing, and
+     * does not alias sender 0: sender 0's later first packet still adds it.
+     */
+    @Test
+    void senderIdsJustAboveTheRangeAreCountedAndDoNotAlias() {
+        withBench(SMALL, "sender_limit", (b, seed) -> {
+            packet(b, 63, true, false, false, 100);
+            packet(b, 64, true, false, false, 100);
+            assertEquals(1, b.read(DasrCsr.SENDER_OUT_OF_RANGE));
+            assertEquals(1, b.read(DasrCsr.MEMBERS), "sender 64 was not added");
+            packet(b, 0, true, false, false, 100);
+            assertEquals(2, b.read(DasrCsr.MEMBERS), "sender 0 is new: 64 did not alias it");
+            assertCounters(b);
         });
     }
 }

@@ -148,6 +148,9 @@ class DartDftTest {
                 b.patterns(r, phase % 3 == 0 ? 0 : idle, phase % 3 == 1 ? 0 : backpressure);
                 for (int i = 0; i < packets / phases; i++) {
                     b.push(traffic.next());
+                    if (r.nextInt(2000) == 0) {
+                        b.counter(DartCsr.LOOKUPS);   // a CSR access with packets presented: none taken twice or lost
+                    }
                     if (i % 64 == 0) {
                         while (!b.inputIdle()) {
                             b.step();
@@ -286,6 +289,34 @@ class DartDftTest {
             assertEquals(1, b.counter(DartCsr.REFUSED_FULL));
             assertEquals(2, b.counter(DartCsr.ALLOCATIONS));
             assertEquals(2, b.occupancy());
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * A deflected flow whose packets run out of tokens (Sec. IV-A, EVERY_MISROUTE = 1): a packet
+     * with one token leaves with 0, and a packet with 0 still follows its flow's entry (in order)
+     * and leaves with 0: the count stops at 0 and never wraps. Counted in HITS_WITHOUT_TOKEN.
+     */
+    @Test
+    void tokensStopAtZeroOnHits() {
+        withBench(config(2, 8, 16, 16), "tokens_zero", (b, seed) -> {
+            b.keep = true;
+            b.push(pkt(7, true, false, 2, 0, THRESHOLD + 1, 0));   // allocates: 2 -> 1
+            b.push(pkt(7, false, false, 1, 0, 0, 1));              // hit: 1 -> 0
+            b.push(pkt(7, false, false, 0, 0, 0, 2));              // hit with no token: stays 0
+            b.push(pkt(7, false, true, 0, 0, 0, 3));               // the end: hit, frees, stays 0
+            b.drain();
+            List<Decision> d = b.seen;
+            assertTrue(d.get(0).allocated() && d.get(0).tokens() == 1);
+            int port = d.get(0).port();
+            for (int i = 1; i < 4; i++) {
+                assertTrue(d.get(i).tableHit(), "packet " + i + " follows its flow");
+                assertEquals(port, d.get(i).port());
+                assertEquals(0, d.get(i).tokens(), "packet " + i + ": the token count stops at 0");
+            }
+            assertEquals(2, b.counter(DartCsr.HITS_WITHOUT_TOKEN));
+            assertEquals(0, b.occupancy());
             assertCounters(b);
         });
     }
@@ -445,15 +476,17 @@ class DartDftTest {
         long hostPorts;
         boolean torMode;
         boolean changed; // the allowed-port mask changes: a rebuild follows
+        boolean flush;   // COMMAND.FLUSH: the table is cleared once stages 1-3 drained
         boolean awTaken;
         boolean wTaken;
         long h = -1;     // the edge that took the later of the AW and W beats
         boolean issued;
-        boolean applied; // the model took the new mask (after edge h + 2)
+        boolean applied; // the model took the new mask (after edge h + 2) or flushed (after edge h + 1)
     }
 
     /**
-     * CANDIDATES, HOST_PORTS and CONTROL.TOR_MODE written in the middle of traffic, at random edges
+     * CANDIDATES, HOST_PORTS and CONTROL.TOR_MODE written, and COMMAND.FLUSH issued (one write in six),
+     * in the middle of traffic, at random edges
      * relative to the packets (random idle input, output always ready), with random masks. The
      * expectation comes from docs/dart-cam.md ("CSR writes", "Rebuild after a mask write"), with h
      * the edge that takes the write's later AW/W beat:
@@ -468,6 +501,9 @@ class DartDftTest {
      * <li>every decision is transferred at its packet's stage-0 exit edge + 5 (k + 6 when not
      *     held), and a start packet that allocates never takes its routed port.</li>
      * </ul>
+     * A FLUSH taken at edge h: the packets accepted up to h + 1 see the table before it (the model
+     * flushes after them), stage 0 holds from h + 3 until the first edge c >= h + 3 with stages 1-3
+     * empty in the clock before, where the table is cleared, and the held packet leaves at c + 1.
      * The next write comes no earlier than edge b + P - 1, so that a packet held by one rebuild
      * leaves before the next write's cut; it may land on the edges around the hold's end.
      */
@@ -496,7 +532,8 @@ class DartDftTest {
             long[] lastExit = {-1};
             ArrayDeque<long[]> expectedOut = new ArrayDeque<>(); // {exit edge, transfer edge}
             Set<Long> lateCuts = new HashSet<>(); // h + 3 of writes with only that packet near the cut
-            long[] stats = new long[4]; // changed writes, late-cut writes, late-cut deflections, holds checked
+            // changed writes, late-cut writes, late-cut deflections, holds checked, flushes, flushes waiting for a packet
+            long[] stats = new long[6];
             ArrayDeque<String> log = new ArrayDeque<>();
             MaskWrite[] cur = {null};
             long[] nextEarliest = {sim.cycle() + 1};
@@ -504,11 +541,28 @@ class DartDftTest {
             // The rebuild start of a write that changed the mask, once the packets up to h + 3 are known.
             Runnable finish = () -> {
                 MaskWrite w = cur[0];
-                if (w == null || !w.applied || sim.cycle() < w.h + 3) {
+                if (w == null || !w.applied || sim.cycle() < w.h + (w.flush ? 2 : 3)) {
                     return;
                 }
                 long h = w.h;
-                if (w.changed) {
+                if (w.flush) {
+                    // docs/dart-cam.md: stage 0 holds from h + 3; the table is cleared at the first edge
+                    // c >= h + 3 with stages 1-3 empty in the clock before (no exit at c - 3 .. c - 1),
+                    // and the packet held leaves at c + 1. The exits up to h + 2 are known at edge h + 2.
+                    long c = h + 3;
+                    while (left(exits, c - 3, h) || left(exits, c - 2, h) || left(exits, c - 1, h)) {
+                        c++;
+                    }
+                    stats[4]++;
+                    if (c > h + 3) {
+                        stats[5]++;
+                    }
+                    hold[0] = h + 3;
+                    hold[1] = c;
+                    hold[2] = c + 1;
+                    nextEarliest[0] = c + 1;
+                    log.addLast(log.pollLast() + String.format(", flush clears at edge %d", c));
+                } else if (w.changed) {
                     stats[0]++;
                     long bEdge = h + 3;
                     while (left(exits, bEdge - 2, h) || left(exits, bEdge - 1, h) || left(exits, bEdge, h)) {
@@ -529,6 +583,9 @@ class DartDftTest {
                 int gap = r.nextInt(3) == 0 ? r.nextInt(4) : r.nextInt(2 * ports);
                 cur[0] = null;
                 scheduleWrite(r, cur, Math.max(sim.cycle() + 1, nextEarliest[0]) + gap, ports, all, cand, hosts, tor);
+                if (cur[0].flush) {
+                    cur[0].issueAt = Math.max(cur[0].issueAt, hold[2] + 1); // not during a rebuild's hold
+                }
             };
 
             b.observeAccept(p -> {
@@ -603,7 +660,13 @@ class DartDftTest {
                             }
                         }
                     }
-                    if (w != null && w.h >= 0 && !w.applied && e == w.h + 2) {
+                    if (w != null && w.h >= 0 && !w.applied && w.flush && e == w.h + 1) {
+                        // The packets accepted up to h + 1 (leaving stage 0 up to h + 2) saw the table before the flush.
+                        b.model.flush();
+                        w.applied = true;
+                        done++;
+                    }
+                    if (w != null && w.h >= 0 && !w.applied && !w.flush && e == w.h + 2) {
                         // The packets accepted up to h + 2 (leaving stage 0 up to h + 3) were applied under the old mask.
                         cand[0] = w.candidates;
                         hosts[0] = w.hostPorts;
@@ -626,10 +689,12 @@ class DartDftTest {
             b.decisions.assertEmpty();
             assertCounters(b);
             System.out.printf("dart mask writes P=%d: %d writes, %d changed the allowed ports, %d with a lone packet "
-                            + "leaving stage 0 at h + 3 (%d of them deflected), %d packets held by a rebuild, seed %d%n",
-                    ports, done, stats[0], stats[1], stats[2], stats[3], seed);
+                            + "leaving stage 0 at h + 3 (%d of them deflected), %d packets held by a rebuild or flush, %d flushes "
+                            + "(%d waited for packets in flight), seed %d%n",
+                    ports, done, stats[0], stats[1], stats[2], stats[3], stats[4], stats[5], seed);
             // Guards that the traffic reached the cases the test is about, not measurements.
-            assertTrue(stats[0] > writes / 2, "too few writes changed the mask: " + stats[0]);
+            assertTrue(stats[0] > (done - stats[4]) / 2, "too few writes changed the mask: " + stats[0]);
+            assertTrue(stats[5] > stats[4] / 4, "too few flushes waited for packets in stages 1-3: " + stats[5] + " of " + stats[4]);
             assertTrue(stats[2] > writes / 200, "too few deflections right at the cut: " + stats[2]);
         });
     }
@@ -669,6 +734,13 @@ class DartDftTest {
         w.candidates = cand[0];
         w.hostPorts = hosts[0];
         w.torMode = tor[0];
+        if (r.nextInt(6) == 0) {
+            w.flush = true;
+            w.address = DartCsr.COMMAND;
+            w.data = 1;
+            cur[0] = w;
+            return;
+        }
         switch (r.nextInt(4)) {
             case 0, 1 -> {
                 w.address = DartCsr.CANDIDATES_LO;

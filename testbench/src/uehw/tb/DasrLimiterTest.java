@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import uehw.hw.dart.DasrLimiter;
 import uehw.hw.dart.DasrLimiterConfig;
+import uehw.sim.ResetSweep;
 import uehw.sim.Seeds;
 import uehw.sim.Simulation;
 import uehw.sim.dart.DasrLimiterBench;
@@ -77,6 +79,9 @@ class DasrLimiterTest {
                             : k < 55 ? Event.sent(flow, r.nextInt(4) == 0 ? r.nextInt(65536) : 4160)
                             : k < 99 ? Event.query(flow) : new Event(3, flow, 0, 0);
                     b.push(e);
+                    if (r.nextInt(2000) == 0) {
+                        b.read(DasrLimiterCsr.SENTS);   // a CSR access with events presented: none taken twice or lost
+                    }
                     if (i % 64 == 63) {
                         while (!b.inputIdle()) {
                             b.step();
@@ -183,6 +188,45 @@ class DasrLimiterTest {
                     clocks - DasrLimiter.latency());
             assertEquals(events + DasrLimiter.latency(), clocks, "seed " + seed + ": one event a clock, the last answer "
                     + DasrLimiter.latency() + " edges later");
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * Boundaries of the reset and of the flow space: docs/dasr-limiter.md gives the sweep as F
+     * clocks with `ready` low until `initDone` rises, and every flow starting at next = 0, n = 1.
+     * The first events after the sweep (at now = 0, the smallest time) read flows 0 and F - 1
+     * before anything wrote them: a query is eligible with next 0, a packet goes at line rate
+     * (n = 1); then flow F (the first out of range) and F - 1 again at the top of the time range.
+     */
+    @Test
+    void theFirstEventsAfterTheSweepReadEveryFlowsInitialState() {
+        Simulation.compile(DasrLimiterTest.class, "f1000", () -> new DasrLimiter(CFG)).run("sweep", Seeds.next(), sim -> {
+            var io = sim.dut().io();
+            sim.poke(io.event().valid(), false);
+            long steps = ResetSweep.stepsUntilInitDone(sim, io.initDone(), List.of(io.event().ready()), 4 * CFG.flows());
+            assertEquals(CFG.flows() - 2, steps, "a sweep of F clocks (ResetSweep's count is S - 2)");
+        });
+        withBench("first_events", (b, seed) -> {
+            b.clock(t -> t);
+            b.setNow(0);
+            int last = CFG.flows() - 1;
+            b.push(Event.query(last));
+            b.drain();
+            assertTrue(b.lastAnswer.eligible(), "flow F - 1 is eligible at now = 0 before any event");
+            assertEquals(0, b.lastAnswer.nextNs());
+            b.push(Event.query(0));
+            b.push(Event.sent(last, 4160));
+            b.drain();
+            assertEquals(332, b.lastAnswer.nextNs(), "n = 1 before any ACK: 4160 B x 5243 x 2^-16 ns = 332.8 ns");
+            b.push(Event.sent(last + 1, 4160));   // flow F: out of range, not eligible, next 0
+            b.drain();
+            assertFalse(b.lastAnswer.eligible());
+            assertEquals(0, b.lastAnswer.nextNs());
+            b.setNow((1L << 32) - 1);   // the last ns before the wrap
+            b.push(Event.query(last));
+            b.push(Event.sent(last, 64));
+            b.drain();
             assertCounters(b);
         });
     }

@@ -73,8 +73,8 @@ class RepsTest {
     /**
      * Random mixed traffic: ACKs carrying EVs the connection really sent (or junk), ECN and trim
      * marks, failures, out-of-range ids, a hot set of connections that collide on consecutive
-     * clocks and within one clock, idle gaps, time jumps through the freezing timeout, and CSR
-     * changes (init, seed, NUM_PKTS_BDP, EVS_SIZE) while idle. Every result and every counter must
+     * clocks and within one clock, idle gaps, time jumps through the freezing timeout, `now` crossing
+     * its 2^32 wrap, and CSR changes (init, seed, NUM_PKTS_BDP, EVS_SIZE from 1 to 6 among them) while idle. Every result and every counter must
      * equal the model's.
      */
     @ParameterizedTest(name = "{0} N={1} ops={2}")
@@ -87,9 +87,14 @@ class RepsTest {
             Map<Long, List<Long>> sentEvs = new HashMap<>();
             long[] hot = {rnd.nextInt(connections), rnd.nextInt(connections), rnd.nextInt(connections)};
             long ops = 0;
+            // About 7 ns a clock: `now` crosses its 2^32 wrap early in the run (freezing deadlines across it).
+            bench.setNow((1L << 32) - 200_000 - rnd.nextInt(100_000));
             while (ops < operations) {
                 if (rnd.nextInt(2000) == 0) {
                     csrChange(bench, rnd, connections);
+                }
+                if (rnd.nextInt(3000) == 0) {
+                    bench.counter(RepsCsr.SENDS);   // a CSR read with results in flight: each is still seen and checked
                 }
                 bench.setNow(bench.now() + (rnd.nextInt(50) == 0 ? rnd.nextInt(600) : rnd.nextInt(3)));
                 Ctrl ack = null;
@@ -158,7 +163,8 @@ class RepsTest {
                 bench.model.setNumPktsBdp(bdp);
             }
             default -> {
-                long size = rnd.nextInt(6) == 0 ? 0 : 1 + rnd.nextInt(1 << 16);
+                // 0 (read as 2^e), small spaces (the entropy wraps within a BDP) and large ones
+                long size = rnd.nextInt(6) == 0 ? 0 : rnd.nextInt(2) == 0 ? 1 + rnd.nextInt(6) : 1 + rnd.nextInt(1 << 16);
                 bench.csr.write(RepsCsr.EVS_SIZE, size);
                 bench.model.setEvsSize(size);
             }
@@ -325,6 +331,65 @@ class RepsTest {
             assertEquals(4242, bench.seen.get(0).ev(), "connection 6 kept its cached EV");
             assertEquals(2, bench.counter(RepsCsr.OOR_CTRL));
             assertEquals(0, bench.counter(RepsCsr.INITS));
+        });
+    }
+
+    /**
+     * Two INIT_CONN writes as close as the AXI4-Lite port takes them (AW and W held valid, the next
+     * pair presented on the edge after the first is taken): each connection is re-initialised (its
+     * cached EV forgotten, so its next send explores), and neither counts as an overrun.
+     */
+    @Test
+    void backToBackInitWritesEachInitialiseTheirConnection() {
+        RepsConfig cfg = config("reps", 16, 1000, 0);
+        withBench(cfg, "init_back_to_back", (bench, seed) -> {
+            bench.keepResults(true);
+            bench.clock(Ctrl.ack(3, 111, false, false), -1);
+            bench.clock(Ctrl.ack(5, 222, false, false), -1);
+            bench.drain();
+            var ctrl = bench.io.ctrl();
+            var sim = bench.sim;
+            long[] conns = {3, 5};
+            long[] taken = new long[2];
+            int next = 0;
+            sim.poke(ctrl.aw().payload().addr(), (long) RepsCsr.INIT_CONN);
+            sim.poke(ctrl.w().payload().strb(), 0xFL);
+            sim.poke(ctrl.w().payload().data(), conns[0]);
+            sim.poke(ctrl.aw().valid(), true);
+            sim.poke(ctrl.w().valid(), true);
+            boolean aw = false;
+            boolean w = false;
+            for (int edge = 0; edge < 40 && next < 2; edge++) {
+                bench.step();
+                aw |= sim.peekBool(ctrl.aw().valid()) && sim.peekBool(ctrl.aw().ready());
+                w |= sim.peekBool(ctrl.w().valid()) && sim.peekBool(ctrl.w().ready());
+                if (aw && w) {
+                    taken[next++] = sim.cycle();
+                    aw = false;
+                    w = false;
+                    if (next < 2) {
+                        sim.poke(ctrl.w().payload().data(), conns[next]);
+                    }
+                }
+                sim.poke(ctrl.aw().valid(), next < 2 && !aw);
+                sim.poke(ctrl.w().valid(), next < 2 && !w);
+            }
+            assertEquals(2, next, "both writes taken");
+            for (int i = 0; i < 8; i++) {
+                bench.step();
+            }
+            bench.model.clock(Ctrl.init(3), -1, bench.now());
+            bench.model.clock(Ctrl.init(5), -1, bench.now());
+            int mark = bench.seen.size();
+            bench.clock(null, 3);
+            bench.clock(null, 5);
+            bench.drain();
+            System.out.printf("reps: INIT_CONN writes taken at edges %d and %d%n", taken[0], taken[1]);
+            assertTrue(bench.seen.get(mark).explored(), "connection 3 was re-initialised");
+            assertTrue(bench.seen.get(mark + 1).explored(), "connection 5 was re-initialised");
+            assertEquals(2, bench.counter(RepsCsr.INITS));
+            assertEquals(0, bench.counter(RepsCsr.INIT_OVERRUN));
+            assertCountersMatch(bench);
         });
     }
 

@@ -118,6 +118,9 @@ class SwiftTest {
                         hot = r.nextInt(cfg.flows());
                     }
                     b.push(randomEvent(r, b.model.p, flow, cfg.delayWidth()));
+                    if (r.nextInt(2000) == 0) {
+                        b.counter(SwiftCsr.EVENTS);   // a CSR access with events presented: none taken twice or lost
+                    }
                     if (i % 256 == 0) {
                         while (!b.inputIdle()) {
                             b.step();

@@ -237,6 +237,9 @@ class TrimQueueTest {
                 for (int i = 0; i < frames / phases; i++) {
                     Object[] f = randomFrame(r, cfg.maxFrameBytes());
                     b.send((byte[]) f[0], (Boolean) f[1]);
+                    if (r.nextInt(100) == 0) {
+                        b.counter(TrimQueueCsr.CONTROL);   // a CSR access while a frame's beats are presented
+                    }
                     while (!b.inputIdle()) {
                         b.step();
                     }

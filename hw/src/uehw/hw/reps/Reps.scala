@@ -189,10 +189,13 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
 
     private val initReg = reg("INIT_CONN", 0x18, "Per-connection init: writing a connection id re-initialises it; an id >= N is counted in OOR_CTRL and ignored")
     // All 32 bits: a wider value must not alias a connection by losing its high bits.
-    val initConn = initReg.field(UInt(32 bits), AccessType.RW, 0, doc = "Connection id")(SymbolName("CONN"))
-    val initInRange = RegNext(initConn < U(N, 32 bits)) init (True)
+    val initField = initReg.field(UInt(32 bits), AccessType.RW, 0, doc = "Connection id")(SymbolName("CONN"))
     val initPending = RegInit(False)
     val initWrite = RegNext(initReg.hitDoWrite) init (False)
+    // The pending init keeps the id of its own write: a second write on the next clock (AXI4-Lite
+    // takes one a clock) changes the field before the first is granted (found by make mutants).
+    val initConn = RegNextWhen(initField, initWrite) init (0)
+    val initInRange = RegNextWhen(initField < U(N, 32 bits), initWrite) init (True)
 
     private val statusReg = reg("STATUS", 0x1C, "Status")
     val statusInitDone = statusReg.field(Bool(), AccessType.RO, doc = "Post-reset sweep finished")(SymbolName("INIT_DONE"))

@@ -51,7 +51,7 @@ public final class DartBench {
         this.metaMask = mask(sim.dut().cfg().metaWidth());
         this.flowIdWidth = sim.dut().cfg().flowIdWidth();
         patterns(new Random(1), 0, 0);
-        this.csr = new AxiLite4Master(sim, io.ctrl());
+        this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
         sim.reset(2);
         waitTablesReady();
     }
@@ -187,7 +187,9 @@ public final class DartBench {
         model.candidates = candidates;
         model.hostPorts = hostPorts;
         // The new mask reaches the rebuild two clocks after the write.
-        sim.step(2);
+        for (int i = 0; i < 2; i++) {
+            step();
+        }
         waitTablesReady();
     }
 
@@ -209,6 +211,8 @@ public final class DartBench {
     public void flush() {
         csr.write(DartCsr.COMMAND, 1);
         model.flush();
-        sim.step(4);
+        for (int i = 0; i < 4; i++) {
+            step();
+        }
     }
 }

@@ -56,7 +56,7 @@ public final class DasrBench extends TimedEventBench<DasrEvent> {
                     lastReply = seen;
                     replies.actual(seen);
                 });
-        this.csr = new AxiLite4Master(sim, io.ctrl());
+        this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
         sim.reset(2);
         stepUntil(io.initDone(), cfg.capacity() + 16, "initDone");
     }

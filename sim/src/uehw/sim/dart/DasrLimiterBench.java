@@ -71,7 +71,7 @@ public final class DasrLimiterBench extends TimedEventBench<DasrLimiterBench.Eve
                     lastAnswer = seen;
                     answers.actual(seen);
                 });
-        this.csr = new AxiLite4Master(sim, io.ctrl());
+        this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
         sim.reset(2);
         stepUntil(io.initDone(), cfg.flows() + 16, "initDone");
     }

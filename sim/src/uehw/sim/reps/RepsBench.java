@@ -45,7 +45,7 @@ public final class RepsBench {
         if (io.now() != null) {
             sim.poke(io.now(), 0L);
         }
-        this.csr = new AxiLite4Master(sim, io.ctrl());
+        this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
         sim.reset(2);
         int guard = model.connections + 100;
         while (!sim.peekBool(io.initDone())) {
@@ -202,8 +202,7 @@ public final class RepsBench {
         return edges;
     }
 
-    /** Idles until every outstanding result came out and was checked. */
-    /** Idles until every accepted send's result came out (a CSR access steps the clock unobserved). */
+    /** Idles until every accepted send's result came out and was checked. */
     public void drain() {
         for (int i = 0; i < Reps.latency() + 3; i++) {
             step();

@@ -95,7 +95,9 @@ public final class SmarttBench extends WindowUnitBench<Event, SmarttEvent, Smart
         csr.write(SmarttCsr.FAST_INCREASE_CLOSENESS, p.fastIncreaseCloseness);
         csr.write(SmarttCsr.WTD_ALPHA_SHIFT, p.wtdAlphaShift);
         csr.write(SmarttCsr.WTD_THRESHOLD, p.wtdThreshold);
-        sim.step(4); // the derived values are registered
+        for (int i = 0; i < 4; i++) {
+            step(); // the derived values are registered
+        }
         waitReady();
         SmarttParams m = model.p;
         m.trimming = p.trimming;

@@ -65,7 +65,7 @@ public final class TrimQueueBench {
         this.model = new TrimQueueModel(cfg.dataBytes(), cfg.capacityBytes(), cfg.controlBytes(), cfg.trimEntries(),
                 cfg.trimBytes(), cfg.maxFrameBytes(), cfg.maxControlBytes(), cfg.udpPort(), cfg.trimDscp(), cfg.prngSeed());
         patterns(new Random(1), 0, 0);
-        this.csr = new AxiLite4Master(sim, io.ctrl());
+        this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
         sim.reset(2);
     }
 
