@@ -4,12 +4,14 @@ package uehw.tb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.Random;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import uehw.hw.swift.Swift;
 import uehw.hw.swift.SwiftConfig;
+import uehw.sim.ResetSweep;
 import uehw.sim.Seeds;
 import uehw.sim.Simulation;
 import uehw.sim.net.IncastExperiment;
@@ -298,6 +300,35 @@ class SwiftTest {
             System.out.printf("swift one flow back to back: %d events in %d clocks%n", m, oneFlow);
             assertEquals((long) Swift.sameFlowSpacing() * (m - 1) + 1 + Swift.latency(), oneFlow);
             assertEquals(n + m, b.updates.matched());
+            b.assertCounters();
+        });
+    }
+
+    /**
+     * The reset sweep and the state before the first event (docs/window-unit.md: the sweep writes
+     * every flow's initial state, one a clock, N clocks, events waiting): the event port is not ready
+     * before `io_initDone`, which reads high after the sweep's N clocks; the window read port gives
+     * the same initial window for flow N - 1 (the sweep's last write) as for flow 0 before any
+     * event; then the first events of flows N - 1, 0 and N (the first id out of range) against the model.
+     */
+    @Test
+    void theFirstEventsAfterTheSweepReadEveryFlowsInitialState() {
+        int n = SMALL.flows();
+        Simulation.compile(SwiftTest.class, "n" + n + "_f" + SMALL.flowIdWidth() + "_d" + SMALL.delayWidth(),
+                () -> new Swift(SMALL)).run("sweep", Seeds.next(), sim -> {
+            var io = sim.dut().io();
+            sim.poke(io.event().valid(), false);
+            long steps = ResetSweep.stepsUntilInitDone(sim, io.initDone(), List.of(io.event().ready()), 4L * n);
+            assertEquals(n - 2, steps, "a sweep of N clocks (ResetSweep's count is S - 2)");
+        });
+        withBench(SMALL, "first_events", (b, seed) -> {
+            Random r = new Random(seed);
+            long initial = b.queryCwnd(0);
+            assertEquals(initial, b.queryCwnd(n - 1), "flow N - 1 starts with the initial window, as flow 0");
+            for (int flow : new int[] {n - 1, 0, n, n - 1}) {
+                b.push(randomEvent(r, b.model.p, flow, SMALL.delayWidth()));
+            }
+            b.drain();
             b.assertCounters();
         });
     }
