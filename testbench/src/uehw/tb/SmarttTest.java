@@ -745,4 +745,29 @@ class SmarttTest {
             assertCounters(b);
         });
     }
+
+    /**
+     * Saturation of the acked-bytes count (Alg. 1 line 4, byte-width bits): with time standing
+     * still, one QuickAdapt window collects 4,104 ACKs of one MTU, 2^24 + 16 KiB, so the count must
+     * stop at 2^24 - 1; a loss after the deadline then adapts from it (Alg. 2 line 7). Every update
+     * against the model; QuickAdapt must have run.
+     */
+    @Test
+    void ackedBytesSaturateWithinOneQuickAdaptWindow() {
+        withBench(DEFAULT, "acked_saturation", (b, seed) -> {
+            b.clock(t -> t);
+            b.setNow(1000);
+            b.push(of(3, Kind.INIT, 0));
+            int acks = (1 << 24) / MTU + 8;
+            for (int i = 0; i < acks; i++) {
+                b.push(ack(3, MTU, 30_000, false));
+            }
+            b.drain();
+            b.setNow(1000 + 10_000_000);   // past the QuickAdapt deadline
+            b.push(of(3, Kind.NACK, MTU));
+            b.drain();
+            assertTrue(b.counter(SmarttCsr.QUICK_ADAPTS) > 0, "QuickAdapt ran on the saturated count");
+            assertCounters(b);
+        });
+    }
 }
