@@ -185,11 +185,12 @@ class SmarttTest {
                         p.md = SmarttParams.gain(1 + r.nextDouble());
                     }
                     case 3 -> {
-                        p.mtu = r.nextBoolean() ? 1500 : 9000;
+                        // phase 8 at the CSRs' limits: an MTU below the smallest (taken as it), BASE_RTT = 0 (taken as 1)
+                        p.mtu = phase == 8 ? 100 : r.nextBoolean() ? 1500 : 9000;
                         p.qaScaling = SmarttParams.gain(0.6 + 0.8 * r.nextDouble());
                         p.fastIncreaseK = SmarttParams.gain(4 * r.nextDouble());
                         p.fastIncreaseCloseness = r.nextInt(3000);
-                        p.baseRtt = 5000 + r.nextInt(20000);
+                        p.baseRtt = phase == 8 ? 0 : 5000 + r.nextInt(20000);
                         p.targetRttFactor = SmarttParams.gain(1.2 + r.nextDouble());
                     }
                     default -> {

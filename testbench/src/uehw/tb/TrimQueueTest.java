@@ -436,6 +436,60 @@ class TrimQueueTest {
     }
 
     /**
+     * RFC 768: a UDP checksum that computes to 0 is sent as 0xFFFF (0 means "no checksum"). About one
+     * IPv6 header in 65,536 trims to one; the test searches its seeded frames for such a header (the
+     * model's trimmed header then carries 0xFFFF: the complement of a ones' complement sum is 0xFFFF
+     * only when it computed to 0), fills the data queue with the output stalled so that the frame is
+     * trimmed, and compares every output byte with the model.
+     */
+    @Test
+    void aTrimmedUdpChecksumThatComputesToZeroIsSentAsAllOnes() {
+        TrimQueueConfig cfg = small(64);
+        withBench(cfg, "udp_checksum_zero", (b, seed) -> {
+            Random r = new Random(seed);
+            int at = PacketFormat.Ipv6UdpOffset() + PacketFormat.UdpChecksum();
+            byte[] target;
+            int tried = 0;
+            do {
+                target = dataFrame(r, true, 2, 600);
+                tried++;
+                byte[] t = b.model.trimmed(target, true);
+                if (((t[at] & 0xFF) << 8 | t[at + 1] & 0xFF) == 0xFFFF) {
+                    break;
+                }
+            } while (true);
+            b.patterns(r, 0, 1.0);   // the output stalled: the data queue fills
+            for (int bytes = 0; bytes < cfg.capacityBytes() + 2000; ) {   // the data queue full, the trim queue (8) not
+                byte[] f = dataFrame(r, true, 2, 600);
+                b.send(f, false);
+                bytes += f.length;
+            }
+            while (!b.inputIdle()) {
+                b.step();
+            }
+            for (int i = 0; i < 32; i++) {
+                b.step();   // the last filler admitted
+            }
+            long trimsBefore = b.model.outcome(Outcome.TRIM);
+            b.send(target, false);
+            while (!b.inputIdle()) {
+                b.step();
+            }
+            for (int i = 0; i < 32; i++) {
+                b.step();
+            }
+            assertEquals(trimsBefore + 1, b.model.outcome(Outcome.TRIM), "the searched frame was trimmed");
+            b.patterns(r, 0, 0);
+            b.drain();
+            System.out.printf("trim queue: a trimmed header with a computed UDP checksum of 0 after %d frames searched; "
+                    + "data %d, trimmed %d, data full %d, trim full %d%n", tried, b.model.outcome(Outcome.DATA),
+                    b.model.outcome(Outcome.TRIM), b.model.outcome(Outcome.DROP_DATA_FULL), b.model.outcome(Outcome.DROP_TRIM_FULL));
+            assertTrue(b.outTrimmed > 0);
+            assertCounters(b);
+        });
+    }
+
+    /**
      * Sec. 3: control frames overtake queued data (strict priority at frame boundaries); with the
      * output held, control frames beyond the control queue's 4 KB are dropped and counted, never
      * trimmed.

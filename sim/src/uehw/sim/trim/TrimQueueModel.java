@@ -328,7 +328,7 @@ public final class TrimQueueModel {
     }
 
     /** Sec. 2.1: keep max(trim-bytes, headers) bytes, TRIMMED and TRIM_DSCP set, lengths and checksums fixed. */
-    byte[] trimmed(byte[] frame, boolean ipv6) {
+    public byte[] trimmed(byte[] frame, boolean ipv6) {
         int keep = Math.min(frame.length, ipv6 ? Math.max(trimBytes, Ipv6AllHeaderBytes()) : trimBytes);
         byte[] t = Arrays.copyOf(frame, keep);
         if (ipv6) {
