@@ -332,4 +332,43 @@ class SwiftTest {
             b.assertCounters();
         });
     }
+
+    /**
+     * Compares at their exact values (Alg. 1): a fabric decrease exactly one RTT after the last is
+     * allowed (line 3, now - t_last_decrease >= rtt) and one nanosecond earlier is not; an endpoint
+     * delay exactly at ENDPOINT_TARGET (its EWMA taking each sample whole) is not below it, so the
+     * endpoint window decreases. Time stands
+     * still between events, so each `now` is exact. Every update against the model.
+     */
+    @Test
+    void comparesAtTheirExactValues() {
+        withBench(DEFAULT, "exact_values", (b, seed) -> {
+            b.clock(t -> t);
+            long t0 = 1_000_000;
+            long rtt = 200_000;
+            b.setNow(t0);
+            b.push(of(6, Kind.INIT));
+            b.push(ack(6, rtt, 0, 0, ACK_ONE));            // far above the target: decreases at t0
+            b.drain();
+            assertEquals(Change.DECREASE, b.updates.lastMatched().fabric());
+            b.setNow(t0 + rtt - 1);
+            b.push(ack(6, rtt, 0, 0, ACK_ONE));
+            b.drain();
+            assertEquals(Change.NONE, b.updates.lastMatched().fabric(), "one ns short of an RTT: held");
+            b.setNow(t0 + rtt);
+            b.push(ack(6, rtt, 0, 0, ACK_ONE));
+            b.drain();
+            assertEquals(Change.DECREASE, b.updates.lastMatched().fabric(), "exactly one RTT later: decreases");
+            Params p = b.model.p;   // the endpoint delay's EWMA takes each sample whole (shift 0)
+            b.writeParams(new Params(p.ai(), p.beta(), p.maxMdf(), p.minCwnd(), p.maxCwnd(), p.initCwnd(), p.retxResetThreshold(),
+                    p.baseTargetNs(), p.perHopNs(), p.fsRangeNs(), p.fsAlpha(), p.fsBeta(), p.endpointTargetNs(), 0,
+                    p.line27AsPrinted()));
+            long target = p.endpointTargetNs();
+            b.push(of(7, Kind.INIT));
+            b.push(ack(7, 12_000 + target, target, 0, ACK_ONE));
+            b.drain();
+            assertEquals(Change.DECREASE, b.updates.lastMatched().endpoint(), "an endpoint delay at its target is not below it");
+            b.assertCounters();
+        });
+    }
 }
