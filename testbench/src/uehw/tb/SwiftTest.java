@@ -96,7 +96,8 @@ class SwiftTest {
      * Random events over many flows, a hot flow on consecutive clocks, every kind, delays around
      * both targets, bad input (rtt 0, endpoint delay above the RTT, hops above 15, ids >= N, acked
      * 0 or large), time advancing slowly or in jumps past RTTs and across the 2^32 wrap, idle
-     * phases, and the CSRs changed between phases. Every update, retransmit request and counter
+     * phases, and the CSRs changed between phases (one phase with MAX_CWND below MIN_CWND and
+     * INIT_CWND below both). Every update, retransmit request and counter
      * equals the fixed-point model's.
      */
     void randomEventsMatchModel(SwiftConfig cfg, int events, String name) {
@@ -131,7 +132,15 @@ class SwiftTest {
                 }
                 b.drain();
                 b.assertCounters();
-                b.writeParams(phase % 3 == 2 ? reset : randomParams(r, reset));
+                Params next = phase % 3 == 2 ? reset : randomParams(r, reset);
+                if (phase == 3) {
+                    // the next phase at the limits: MAX_CWND below MIN_CWND, INIT_CWND below both
+                    long min = reset.minCwnd() + r.nextInt((int) ONE);
+                    next = new Params(next.ai(), next.beta(), next.maxMdf(), min, min / 2 + 1, min / 4,
+                            next.retxResetThreshold(), next.baseTargetNs(), next.perHopNs(), next.fsRangeNs(), next.fsAlpha(),
+                            next.fsBeta(), next.endpointTargetNs(), next.endpointEwmaShift(), next.line27AsPrinted());
+                }
+                b.writeParams(next);
             }
             b.drain();
             b.assertCounters();
