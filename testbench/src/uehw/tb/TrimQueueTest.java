@@ -258,6 +258,9 @@ class TrimQueueTest {
                 b.csr.write(TrimQueueCsr.KMAX, kMax);
                 b.model.kMin = kMin;
                 b.model.kMax = kMax;
+                long seedValue = phase == 2 ? 0 : r.nextInt() & 0xFFFFFFFFL;   // 0 loads 1 (xorshift32 has no 0 state)
+                b.csr.write(TrimQueueCsr.SEED, seedValue);
+                b.model.reseed(seedValue);
             }
             b.drain();
             assertCounters(b);
@@ -431,6 +434,70 @@ class TrimQueueTest {
             assertTrue(b.outTrimmed > 0, "no trims");
             assertEquals(frames, b.outData + b.outTrimmed, "every frame forwarded whole or trimmed");
             assertEquals(0, b.counter(TrimQueueCsr.DROP_DATA_FULL) + b.counter(TrimQueueCsr.DROP_TRIM_FULL));
+            assertCounters(b);
+        });
+    }
+
+    /**
+     * Every frame-length threshold at its value and one byte either side, IPv4 and IPv6: the
+     * largest frame (max-frame-bytes), the largest control frame (max-control-bytes), and the runt
+     * limits (the Ethernet header, the IP header, the UDP header, all the transport headers; shorter
+     * frames are the same frame cut short), and trimmed frames as long as what a trim keeps. Each
+     * frame's outcome, output bytes and counters against the model; the thresholds' outcomes are
+     * also counted directly.
+     */
+    @Test
+    void frameLengthsAtEveryThresholdAndOneEitherSide() {
+        TrimQueueConfig cfg = small(64);
+        withBench(cfg, "length_thresholds", (b, seed) -> {
+            Random r = new Random(seed);
+            int frames = 0;
+            for (boolean v6 : new boolean[] {false, true}) {
+                int headers = v6 ? PacketFormat.Ipv6AllHeaderBytes() : PacketFormat.Ipv4AllHeaderBytes();
+                for (int d = -1; d <= 1; d++) {
+                    b.send(dataFrame(r, v6, 1, cfg.maxFrameBytes() + d - headers), false);
+                    b.send(controlFrame(r, v6, cfg.maxControlBytes() + d - headers), false);
+                    frames += 2;
+                    for (int limit : new int[] {PacketFormat.EthHeaderBytes(),
+                            v6 ? PacketFormat.Ipv6UdpOffset() : PacketFormat.Ipv4UdpOffset(),
+                            v6 ? PacketFormat.Ipv6TransportOffset() : PacketFormat.Ipv4TransportOffset(), headers}) {
+                        b.send(java.util.Arrays.copyOf(dataFrame(r, v6, 1, 100), limit + d), false);
+                        frames++;
+                    }
+                    while (!b.inputIdle()) {
+                        b.step();
+                    }
+                }
+            }
+            b.drain();
+            // Trimmed frames as long as what a trim keeps, and one byte either side: the output stalled
+            // fills the data queue, then the frames to trim (at most 6: the trim queue holds 8).
+            b.patterns(r, 0, 1.0);
+            for (int bytes = 0; bytes < cfg.capacityBytes() + 2000; ) {
+                byte[] f = dataFrame(r, false, 1, 1000);
+                b.send(f, false);
+                bytes += f.length;
+                frames++;
+            }
+            for (boolean v6 : new boolean[] {false, true}) {
+                int keep = v6 ? Math.max(cfg.trimBytes(), PacketFormat.Ipv6AllHeaderBytes()) : cfg.trimBytes();
+                int headers = v6 ? PacketFormat.Ipv6AllHeaderBytes() : PacketFormat.Ipv4AllHeaderBytes();
+                for (int d = -1; d <= 1; d++) {
+                    if (keep + d >= headers) {
+                        b.send(dataFrame(r, v6, 1, keep + d - headers), false);
+                        frames++;
+                    }
+                }
+            }
+            while (!b.inputIdle()) {
+                b.step();
+            }
+            b.patterns(r, 0, 0);
+            b.drain();
+            assertEquals(frames, b.counter(TrimQueueCsr.IN_PACKETS));
+            assertEquals(2, b.counter(TrimQueueCsr.DROP_OVERSIZE), "max-frame-bytes + 1, IPv4 and IPv6");
+            assertEquals(2, b.counter(TrimQueueCsr.DROP_CONTROL_OVERSIZE), "max-control-bytes + 1, IPv4 and IPv6");
+            assertTrue(b.model.outcome(Outcome.TRIM) >= 5, "the frames around the kept length were trimmed");
             assertCounters(b);
         });
     }
