@@ -470,14 +470,17 @@ class TrimQueueTest {
                 }
             }
             b.drain();
-            // Trimmed frames as long as what a trim keeps, and one byte either side: the output stalled
-            // fills the data queue, then the frames to trim (at most 6: the trim queue holds 8).
+            // Trimmed frames as long as what a trim keeps, and one byte either side: with the output
+            // stalled, the smallest data frames fill the data queue until one is trimmed (no room is
+            // left for a frame of that size), then the frames to trim (5: the trim queue holds 8).
             b.patterns(r, 0, 1.0);
-            for (int bytes = 0; bytes < cfg.capacityBytes() + 2000; ) {
-                byte[] f = dataFrame(r, false, 1, 1000);
-                b.send(f, false);
-                bytes += f.length;
+            long trims = b.model.outcome(Outcome.TRIM);
+            while (b.model.outcome(Outcome.TRIM) == trims) {
+                b.send(dataFrame(r, false, 1, 1), false);
                 frames++;
+                for (int i = 0; i < 24; i++) {
+                    b.step();
+                }
             }
             for (boolean v6 : new boolean[] {false, true}) {
                 int keep = v6 ? Math.max(cfg.trimBytes(), PacketFormat.Ipv6AllHeaderBytes()) : cfg.trimBytes();
