@@ -194,7 +194,7 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
     val initWrite = RegNext(initReg.hitDoWrite) init (False)
     // The pending init keeps the id of its own write: a second write on the next clock (AXI4-Lite
     // takes one a clock) changes the field before the first is granted (found by make mutants).
-    val initConn = RegNextWhen(initField, initWrite) init (0)
+    val initConn = RegNextWhen(initField.resize(cfg.connIdWidth), initWrite) init (0)
     val initInRange = RegNextWhen(initField < U(N, 32 bits), initWrite) init (True)
 
     private val statusReg = reg("STATUS", 0x1C, "Status")
