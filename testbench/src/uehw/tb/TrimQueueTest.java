@@ -506,6 +506,37 @@ class TrimQueueTest {
     }
 
     /**
+     * An oversize frame never overwrites what is queued: the ingress beat index saturates past the
+     * largest frame, so a frame of 40 KB (about 4.4 times max-frame-bytes, more than 2^8 beats of
+     * 64 bytes) writes at most max-frame-beats into the packet RAM before it is dropped. With the
+     * output stalled, 20 KB of frames wait behind it; then every frame must leave intact.
+     */
+    @Test
+    void anOversizeFrameNeverOverwritesQueuedFrames() {
+        TrimQueueConfig cfg = small(64);
+        withBench(cfg, "oversize_behind_queued", (b, seed) -> {
+            Random r = new Random(seed);
+            b.patterns(r, 0, 1.0);
+            for (int bytes = 0; bytes < 20_000; ) {
+                byte[] f = dataFrame(r, r.nextBoolean(), 1, 200 + r.nextInt(1200));
+                b.send(f, false);
+                bytes += f.length;
+            }
+            b.send(dataFrame(r, false, 1, 40_000), false);
+            for (int i = 0; i < 4; i++) {
+                b.send(dataFrame(r, false, 1, 500), false);
+            }
+            while (!b.inputIdle()) {
+                b.step();
+            }
+            b.patterns(r, 0, 0);
+            b.drain();
+            assertEquals(1, b.counter(TrimQueueCsr.DROP_OVERSIZE));
+            assertCounters(b);
+        });
+    }
+
+    /**
      * RFC 768: a UDP checksum that computes to 0 is sent as 0xFFFF (0 means "no checksum"). About one
      * IPv6 header in 65,536 trims to one; the test searches its seeded frames for such a header (the
      * model's trimmed header then carries 0xFFFF: the complement of a ones' complement sum is 0xFFFF
