@@ -218,6 +218,34 @@ class RepsTest {
         });
     }
 
+    /**
+     * reps-lite (smartt-reps.txt Alg. 4) at the entropy space's end: a marked ACK and an exploring
+     * send of one connection in one clock advance next_entropy twice, and the second step must wrap
+     * at EVS_SIZE too. For EVS_SIZE 1 to 5, a fresh connection gets such a pair every clock, so
+     * every start value of the double step meets the wrap; every result against the model, and
+     * every explored EV inside [0, EVS_SIZE).
+     */
+    @Test
+    void liteDoubleStepsWrapAtTheEntropySpacesEnd() {
+        RepsConfig cfg = config("reps-lite", 16, 1000, 12);
+        withBench(cfg, "lite_double_step", (bench, seed) -> {
+            bench.keepResults(true);
+            for (int size = 1; size <= 5; size++) {
+                bench.csr.write(RepsCsr.EVS_SIZE, size);
+                bench.model.setEvsSize(size);
+                long conn = size;
+                for (int i = 0; i < 8; i++) {
+                    bench.clock(Ctrl.ack(conn, 0, i % 2 == 0, i % 2 == 1), conn);
+                }
+                bench.drain();
+                int evs = size;
+                assertTrue(bench.seen.stream().filter(r -> r.conn() == conn && r.explored()).allMatch(r -> r.ev() < evs),
+                        "an explored EV outside [0, EVS_SIZE = " + size + ")");
+            }
+            assertCountersMatch(bench);
+        });
+    }
+
     /** (b): ECN-marked and trimmed ACKs are never recycled. */
     @Test
     void markedAcksAreNeverRecycled() {

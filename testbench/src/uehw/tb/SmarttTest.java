@@ -186,7 +186,7 @@ class SmarttTest {
                     }
                     case 3 -> {
                         // phase 8 at the CSRs' limits: an MTU below the smallest (taken as it), BASE_RTT = 0 (taken as 1)
-                        p.mtu = phase == 8 ? 100 : r.nextBoolean() ? 1500 : 9000;
+                        p.mtu = phase == 8 ? 40 : r.nextBoolean() ? 1500 : 9000;   // below the 64-byte floor
                         p.qaScaling = SmarttParams.gain(0.6 + 0.8 * r.nextDouble());
                         p.fastIncreaseK = SmarttParams.gain(4 * r.nextDouble());
                         p.fastIncreaseCloseness = r.nextInt(3000);
