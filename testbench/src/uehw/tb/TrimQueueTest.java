@@ -441,8 +441,8 @@ class TrimQueueTest {
     /**
      * Every frame-length threshold at its value and one byte either side, IPv4 and IPv6: the
      * largest frame (max-frame-bytes), the largest control frame (max-control-bytes), and the runt
-     * limits (the Ethernet header, the IP header, the UDP header, all the transport headers; shorter
-     * frames are the same frame cut short), and trimmed frames as long as what a trim keeps. Each
+     * limits (the Ethernet header, for IP and non-IP frames, the IP header, the UDP header, all the
+     * transport headers; shorter frames are the same frame cut short), and trimmed frames as long as what a trim keeps. Each
      * frame's outcome, output bytes and counters against the model; the thresholds' outcomes are
      * also counted directly.
      */
@@ -464,6 +464,14 @@ class TrimQueueTest {
                         b.send(java.util.Arrays.copyOf(dataFrame(r, v6, 1, 100), limit + d), false);
                         frames++;
                     }
+                    // A non-IP frame is a runt only below the Ethernet header (no IP length applies).
+                    byte[] nonIp = java.util.Arrays.copyOf(dataFrame(r, v6, 1, 100), PacketFormat.EthHeaderBytes() + d);
+                    nonIp[PacketFormat.EthType()] = (byte) 0x88;
+                    if (nonIp.length > PacketFormat.EthType() + 1) {
+                        nonIp[PacketFormat.EthType() + 1] = (byte) 0xB5;   // IEEE 802 local experimental
+                    }
+                    b.send(nonIp, false);
+                    frames++;
                     while (!b.inputIdle()) {
                         b.step();
                     }
@@ -507,9 +515,10 @@ class TrimQueueTest {
 
     /**
      * An oversize frame never overwrites what is queued: the ingress beat index saturates past the
-     * largest frame, so a frame of 40 KB (about 4.4 times max-frame-bytes, more than 2^8 beats of
-     * 64 bytes) writes at most max-frame-beats into the packet RAM before it is dropped. With the
-     * output stalled, 20 KB of frames wait behind it; then every frame must leave intact.
+     * largest frame, so a frame of 100 KB (about 11 times max-frame-bytes, 6 times 2^8 beats of 64
+     * bytes) writes at most max-frame-beats into the packet RAM before it is dropped; an index that
+     * wrapped would write more than the RAM has free. With the output stalled, 30 KB of frames wait
+     * before it; then every frame must leave intact.
      */
     @Test
     void anOversizeFrameNeverOverwritesQueuedFrames() {
@@ -517,12 +526,12 @@ class TrimQueueTest {
         withBench(cfg, "oversize_behind_queued", (b, seed) -> {
             Random r = new Random(seed);
             b.patterns(r, 0, 1.0);
-            for (int bytes = 0; bytes < 20_000; ) {
+            for (int bytes = 0; bytes < 30_000; ) {
                 byte[] f = dataFrame(r, r.nextBoolean(), 1, 200 + r.nextInt(1200));
                 b.send(f, false);
                 bytes += f.length;
             }
-            b.send(dataFrame(r, false, 1, 40_000), false);
+            b.send(dataFrame(r, false, 1, 100_000), false);
             for (int i = 0; i < 4; i++) {
                 b.send(dataFrame(r, false, 1, 500), false);
             }

@@ -158,10 +158,12 @@ public final class TrimQueueModel {
         if (runt) {
             return new Parsed(true, false, false, false, false, false, false, false);
         }
-        int version = (f[Ipv4VersionIhl()] & 0xF0) >> 4;
+        // A non-IP frame may end with its Ethernet header: it has no version byte.
+        int versionIhl = n > Ipv4VersionIhl() ? f[Ipv4VersionIhl()] & 0xFF : 0;
+        int version = versionIhl >> 4;
         boolean v4 = v4Type && version == 4;
         boolean v6 = v6Type && version == 6;
-        boolean ihl5 = (f[Ipv4VersionIhl()] & 0xF) == 5;
+        boolean ihl5 = (versionIhl & 0xF) == 5;
         // Only a 20-byte header is verified (the others are never trimmed).
         boolean badChecksum = v4 && ihl5 && !InternetChecksum.verifies(f, EthHeaderBytes(), Ipv4HeaderBytes());
         // A fragment has no transport header to trust (RFC 791): other IP.
