@@ -18,6 +18,11 @@ public final class AxiLite4Master {
     private final AxiLite4 bus;
     private final Runnable clock;
     private long lastResponse;
+    // A posted write (postWrite): its beats still to be taken, the edge that took the later one, its B still due.
+    private boolean postedAw;
+    private boolean postedW;
+    private boolean postedB;
+    private long postedEdge = -1;
 
     /** Drives the bus idle at once: create it before reset, so no phantom beat is taken. Steps the bare clock. */
     public AxiLite4Master(Sim<?> sim, AxiLite4 bus) {
@@ -38,7 +43,66 @@ public final class AxiLite4Master {
         sim.poke(bus.ar().payload().prot(), 0L);
     }
 
+    /**
+     * Presents a write without waiting: AW and W go valid now, to be taken at the coming edge or a
+     * later one. The bench calls {@link #afterEdge()} after every edge until {@link #postedDone()};
+     * {@link #postedEdge()} is then the edge that took the later of the two beats (the regif register
+     * holds the new value from the edge after it). Lets a test put a write at an exact edge of its traffic.
+     */
+    public void postWrite(long address, long data) {
+        if (postedPending()) {
+            throw new IllegalStateException("a posted write is still under way");
+        }
+        sim.poke(bus.aw().payload().addr(), address);
+        sim.poke(bus.w().payload().data(), data & 0xFFFFFFFFL);
+        sim.poke(bus.w().payload().strb(), 0xFL);
+        sim.poke(bus.aw().valid(), true);
+        sim.poke(bus.w().valid(), true);
+        postedAw = true;
+        postedW = true;
+        postedB = true;
+        postedEdge = -1;
+    }
+
+    /** Tracks a posted write after an edge (a no-op without one): beats taken, then its B response. */
+    public void afterEdge() {
+        if (!postedPending()) {
+            return;
+        }
+        if (postedB && !postedAw && !postedW && sim.peekBool(bus.b().valid())) {
+            lastResponse = sim.peek(bus.b().payload().resp());
+            postedB = false;
+            return;
+        }
+        if (postedAw && sim.peekBool(bus.aw().valid()) && sim.peekBool(bus.aw().ready())) {
+            postedAw = false;
+            sim.poke(bus.aw().valid(), false);
+        }
+        if (postedW && sim.peekBool(bus.w().valid()) && sim.peekBool(bus.w().ready())) {
+            postedW = false;
+            sim.poke(bus.w().valid(), false);
+        }
+        if (!postedAw && !postedW && postedEdge < 0) {
+            postedEdge = sim.cycle();
+        }
+    }
+
+    private boolean postedPending() {
+        return postedAw || postedW || postedB;
+    }
+
+    /** True once the posted write's beats were taken and its B response came (true when none was posted). */
+    public boolean postedDone() {
+        return !postedPending();
+    }
+
+    /** The edge that took the later of the posted write's AW and W beats, or -1 while they wait. */
+    public long postedEdge() {
+        return postedEdge;
+    }
+
     public void write(long address, long data) {
+        requireNoPosted();
         sim.poke(bus.aw().payload().addr(), address);
         sim.poke(bus.w().payload().data(), data & 0xFFFFFFFFL);
         sim.poke(bus.w().payload().strb(), 0xFL);
@@ -63,12 +127,19 @@ public final class AxiLite4Master {
         throw new AssertionError("AXI4-Lite write to 0x" + Long.toHexString(address) + " got no response");
     }
 
+    private void requireNoPosted() {
+        if (postedPending()) {
+            throw new IllegalStateException("a blocking CSR access while a posted write is under way");
+        }
+    }
+
     /** BRESP or RRESP of the last access: 0 OKAY, 2 SLVERR, 3 DECERR. */
     public long lastResponse() {
         return lastResponse;
     }
 
     public long read(long address) {
+        requireNoPosted();
         sim.poke(bus.ar().payload().addr(), address);
         sim.poke(bus.ar().valid(), true);
         boolean arDone = false;

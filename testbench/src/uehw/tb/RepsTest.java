@@ -74,7 +74,8 @@ class RepsTest {
      * Random mixed traffic: ACKs carrying EVs the connection really sent (or junk), ECN and trim
      * marks, failures, out-of-range ids, a hot set of connections that collide on consecutive
      * clocks and within one clock, idle gaps, time jumps through the freezing timeout, `now` crossing
-     * its 2^32 wrap, and CSR changes (init, seed, NUM_PKTS_BDP, EVS_SIZE from 1 to 6 among them) while idle. Every result and every counter must
+     * its 2^32 wrap, and CSR writes (INIT_CONN, SEED, NUM_PKTS_BDP, FREEZING_TIMEOUT, EVS_SIZE from 1 to 6 among them) at random
+     * edges while the ports keep being driven, the model taking each at its documented edge. Every result and every counter must
      * equal the model's.
      */
     @ParameterizedTest(name = "{0} N={1} ops={2}")
@@ -87,13 +88,15 @@ class RepsTest {
             Map<Long, List<Long>> sentEvs = new HashMap<>();
             long[] hot = {rnd.nextInt(connections), rnd.nextInt(connections), rnd.nextInt(connections)};
             long ops = 0;
+            int csrWrites = 0;
             // About 7 ns a clock: `now` crosses its 2^32 wrap early in the run (freezing deadlines across it).
             bench.setNow((1L << 32) - 200_000 - rnd.nextInt(100_000));
             while (ops < operations) {
-                if (rnd.nextInt(2000) == 0) {
+                if (rnd.nextInt(500) == 0 && bench.actions.csrIdle()) {
                     csrChange(bench, rnd, connections);
+                    csrWrites++;
                 }
-                if (rnd.nextInt(3000) == 0) {
+                if (rnd.nextInt(3000) == 0 && bench.actions.csrIdle()) {
                     bench.counter(RepsCsr.SENDS);   // a CSR read with results in flight: each is still seen and checked
                 }
                 bench.setNow(bench.now() + (rnd.nextInt(50) == 0 ? rnd.nextInt(600) : rnd.nextInt(3)));
@@ -130,8 +133,8 @@ class RepsTest {
             }
             bench.drain();
             assertCountersMatch(bench);
-            System.out.printf("reps random %s: seed %d, %d operations, %d results compared, %d cycles%n",
-                    mode, seed, ops, bench.results.matched(), bench.sim.cycle());
+            System.out.printf("reps random %s: seed %d, %d operations, %d results compared, %d cycles, %d CSR writes under traffic%n",
+                    mode, seed, ops, bench.results.matched(), bench.sim.cycle(), csrWrites);
         });
     }
 
@@ -146,27 +149,42 @@ class RepsTest {
         return rnd.nextInt(connections);
     }
 
+    /** Where each CSR write takes effect: the first acceptance edge, relative to the write's edge h, whose operations see it. */
+    static final int NUM_PKTS_BDP_FROM = 0;
+    static final int FREEZING_TIMEOUT_FROM = 0;
+    static final int EVS_SIZE_FROM = 1;
+    static final int SEED_FROM = 1;
+
+    /**
+     * A CSR write (init, seed, NUM_PKTS_BDP, FREEZING_TIMEOUT, EVS_SIZE) taken at an edge h chosen
+     * ahead while the ports keep being driven; the model takes it at the edge docs/reps.md gives
+     * (operations accepted from h - 1 on see a new NUM_PKTS_BDP, FREEZING_TIMEOUT or EVS_SIZE; the
+     * PRNG reloads for the exploring sends accepted from h on; an init owns the control port at h + 2).
+     */
     private static void csrChange(RepsBench bench, Random rnd, int connections) {
-        bench.drain(); // every in-flight event retires (and its result is seen) before the model sees the change
-        switch (rnd.nextInt(4)) {
-            case 0 -> bench.init(rnd.nextInt(connections + 2));
+        long h = bench.sim.cycle() + 3 + rnd.nextInt(3);
+        RepsModel m = bench.model;
+        switch (rnd.nextInt(5)) {
+            case 0 -> bench.initAt(h, rnd.nextInt(connections + 2));
             case 1 -> {
-                if (bench.model.mode != Mode.LITE) { // reps-lite has no PRNG and no SEED register
+                if (m.mode != Mode.LITE) { // reps-lite has no PRNG and no SEED register
                     long seed = rnd.nextInt(5) == 0 ? 0 : rnd.nextLong() & 0xFFFFFFFFL;
-                    bench.csr.write(RepsCsr.SEED, seed);
-                    bench.model.reseed(seed);
+                    bench.actions.writeAt(h, RepsCsr.SEED, seed, h + SEED_FROM, () -> m.reseed(seed));
                 }
             }
             case 2 -> {
                 int bdp = rnd.nextInt(12);
-                bench.csr.write(RepsCsr.NUM_PKTS_BDP, bdp);
-                bench.model.setNumPktsBdp(bdp);
+                bench.actions.writeAt(h, RepsCsr.NUM_PKTS_BDP, bdp, h + NUM_PKTS_BDP_FROM, () -> m.setNumPktsBdp(bdp));
+            }
+            case 3 -> {
+                long timeout = 50 + rnd.nextInt(1000);
+                bench.actions.writeAt(h, RepsCsr.FREEZING_TIMEOUT, timeout, h + FREEZING_TIMEOUT_FROM,
+                        () -> m.setFreezingTimeout(timeout));
             }
             default -> {
                 // 0 (read as 2^e), small spaces (the entropy wraps within a BDP) and large ones
                 long size = rnd.nextInt(6) == 0 ? 0 : rnd.nextInt(2) == 0 ? 1 + rnd.nextInt(6) : 1 + rnd.nextInt(1 << 16);
-                bench.csr.write(RepsCsr.EVS_SIZE, size);
-                bench.model.setEvsSize(size);
+                bench.actions.writeAt(h, RepsCsr.EVS_SIZE, size, h + EVS_SIZE_FROM, () -> m.setEvsSize(size));
             }
         }
     }

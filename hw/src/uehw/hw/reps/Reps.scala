@@ -304,10 +304,14 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
   // send (from registers); stage 2 takes the value after that draw when the send one ahead draws.
   val prng = cfg.hasPrng generate new Xorshift32(cfg.prngSeed)
   val draws3 = cfg.hasPrng generate Bool()
+  // A SEED write cuts the draws cleanly (docs/reps.md, "CSR writes"): the send that took its
+  // word in stage 2 before the reload does not advance the reloaded state in stage 3.
+  val reseeded = cfg.hasPrng generate (RegNext(csr.reseed) init (False))
+  val advances3 = cfg.hasPrng generate (draws3 && !reseeded)
   if (cfg.hasPrng) {
     prng.reseed := csr.reseed
     prng.seedValue := csr.seed
-    prng.draw := draws3
+    prng.draw := advances3
   }
 
   val stateRam = hasState generate new XorBankedState(cfg.ctrlWidth, N)
@@ -542,11 +546,10 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
    */
   val scale = cfg.hasPrng generate new Area {
     // The value this send draws: the next one, or the one after if the send in stage 3 draws now.
-    // (A SEED write applies to the sends that reach stage 2 after it lands; the docs say to write
-    // it with no send in flight.)
-    val drawWordFull = Mux(draws3, prng.valueAfterNext, prng.value) // its low bits are dropped by design
+    val drawWordFull = Mux(advances3, prng.valueAfterNext, prng.value) // its low bits are dropped by design
     val draw3 = RegNext(drawWordFull(31 downto 32 - Reps.drawBits))
-    val size3 = RegNext(evsSizeClamped)
+    // EVS_SIZE through one register more than stage 2 reads it: the same edge as reps-lite's registered last EV.
+    val size3 = RegNext(RegNext(evsSizeClamped))
     val product4 = RegNext(draw3 * size3)
     product4.setName("draw_scaledProduct") // the lint waiver names it: the low bits are dropped by design
     val ev4 = product4(Reps.drawBits, cfg.evWidth bits)

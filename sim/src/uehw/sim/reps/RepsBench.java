@@ -7,6 +7,7 @@ import java.util.List;
 import uehw.hw.reps.Reps;
 import uehw.hw.reps.RepsIo;
 import uehw.sim.AxiLite4Master;
+import uehw.sim.EdgeActions;
 import uehw.sim.InOrderScoreboard;
 import uehw.sim.StreamMonitor;
 import uehw.sim.facade.Sim;
@@ -24,6 +25,8 @@ public final class RepsBench {
     public final RepsIo io;
     public final RepsModel model;
     public final AxiLite4Master csr;
+    /** Model changes due at an edge, and CSR writes placed at one (docs/reps.md, "Timing diagram"). */
+    public final EdgeActions actions;
     public final InOrderScoreboard<SendResult> results = new InOrderScoreboard<>("reps send results");
     /** Every result the DUT produced, for directed checks. */
     public final List<SendResult> seen = new ArrayList<>();
@@ -46,6 +49,7 @@ public final class RepsBench {
             sim.poke(io.now(), 0L);
         }
         this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
+        this.actions = new EdgeActions(csr);
         sim.reset(2);
         int guard = model.connections + 100;
         while (!sim.peekBool(io.initDone())) {
@@ -81,7 +85,32 @@ public final class RepsBench {
     /** One clock with nothing presented. */
     public void step() {
         sim.step();
+        actions.afterEdge(sim.cycle());
         collect();
+        if (sim.cycle() == initEdge) {
+            model.clock(takeInit(), -1, now);
+        }
+    }
+
+    /** The edge at which a CSR init written under traffic takes the control port, and its connection. */
+    private long initEdge = -1;
+    private long initConn;
+
+    private Ctrl takeInit() {
+        initEdge = -1;
+        return Ctrl.init(initConn);
+    }
+
+    /**
+     * INIT_CONN written at edge h while events flow: the init takes the control port at edge h + 2
+     * (docs/reps.md, CSRs: "granted the control port on the second clock after its AXI4-Lite write
+     * is taken"), where neither an ACK nor a failure is accepted, and travels with that edge's send.
+     */
+    public void initAt(long h, long conn) {
+        actions.writeAt(h, RepsCsr.INIT_CONN, conn, h + 3, () -> {
+            initEdge = h + 3;
+            initConn = conn;
+        });
     }
 
     private void onResult(SendResult r) {
@@ -136,6 +165,7 @@ public final class RepsBench {
             sim.poke(io.send().payload().conn(), sendConn);
         }
         sim.step();
+        actions.afterEdge(sim.cycle());
         collect();
         boolean sendReady = sim.peekBool(io.send().ready());
         boolean failureReady = sim.peekBool(io.failure().ready());
@@ -155,6 +185,12 @@ public final class RepsBench {
         }
         idle();
         Ctrl taken = failure != null && failureReady ? failure : ack != null && ackReady ? ack : null;
+        if (sim.cycle() == initEdge) {
+            if (taken != null) {
+                throw new AssertionError("an ACK or failure accepted at edge " + initEdge + ", which the CSR init owns");
+            }
+            taken = takeInit();
+        }
         long send = sendConn >= 0 && sendReady ? sendConn : -1;
         SendResult expected = model.clock(taken, send, now);
         lastExpected = expected;
@@ -204,7 +240,7 @@ public final class RepsBench {
 
     /** Idles until every accepted send's result came out and was checked. */
     public void drain() {
-        for (int i = 0; i < Reps.latency() + 3; i++) {
+        for (int i = 0; i < Reps.latency() + 3 || !actions.csrIdle(); i++) {
             step();
         }
         results.assertEmpty();
