@@ -24,6 +24,7 @@ public abstract class TimedEventBench<E> {
     private StreamDriver<E> driver;
     private long now;
     private LongUnaryOperator clock = t -> t + 1;
+    private EdgeActions actions;
 
     /** The event Stream's valid and ready, how to drive its payload, and the `now` input. */
     protected TimedEventBench(Sim<?> sim, Bool valid, Bool ready, BiConsumer<Sim<?>, E> drivePayload, BaseType nowInput) {
@@ -35,6 +36,17 @@ public abstract class TimedEventBench<E> {
         this.timeMask = nowInput.getBitsWidth() >= 64 ? -1L : (1L << nowInput.getBitsWidth()) - 1;
         sim.poke(nowInput, 0L);
         idle(new Random(1), 0);
+    }
+
+    /** The subclass's CSR master: its posted writes are tracked and model changes run at their edges. */
+    protected final EdgeActions followCsr(AxiLite4Master csr) {
+        actions = new EdgeActions(csr);
+        return actions;
+    }
+
+    /** Model changes due at an edge, and CSR writes placed at one (see followCsr). */
+    public final EdgeActions actions() {
+        return actions;
     }
 
     /** Steps until `done` is high (at most `clocks`), e.g. the post-reset sweep's initDone. */
@@ -69,6 +81,11 @@ public abstract class TimedEventBench<E> {
         this.clock = next;
     }
 
+    /** The edges stepped since the simulation started (the edge numbering of EdgeActions). */
+    public final long cycle() {
+        return sim.cycle();
+    }
+
     public final long now() {
         return now;
     }
@@ -92,6 +109,9 @@ public abstract class TimedEventBench<E> {
         sim.poke(nowInput, sampled);
         driver.beforeEdge();
         sim.step();
+        if (actions != null) {
+            actions.afterEdge(sim.cycle());   // before the model takes this edge's event
+        }
         E e = driver.afterEdge();
         if (e != null) {
             taken(e, sampled);
@@ -106,7 +126,7 @@ public abstract class TimedEventBench<E> {
      */
     public final long drain(int latency) {
         long clocks = 0;
-        while (!driver.idle() || pending() > 0) {
+        while (!driver.idle() || pending() > 0 || actions != null && !actions.csrIdle()) {
             step();
             if (++clocks > 1_000_000) {
                 throw new AssertionError("outputs stopped: " + pending() + " pending");

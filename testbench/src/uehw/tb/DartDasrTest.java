@@ -79,7 +79,8 @@ class DartDasrTest {
 
     /**
      * RTL == model on random traffic, in phases crossed with input idle (none, 30%) and with
-     * run-time CSR changes; `now` advances 0-40 ns a clock with jumps (past the idle timeout, and
+     * run-time CSR changes between phases and at random edges among the events (the model following
+     * at the documented edges); `now` advances 0-40 ns a clock with jumps (past the idle timeout, and
      * around the 2^32 ns wrap). Replies in order, then every counter.
      */
     @ParameterizedTest(name = "{0}: {2} events")
@@ -93,6 +94,7 @@ class DartDasrTest {
             b.clock(t -> random.nextInt(20_000) == 0 ? t + timeout + random.nextInt(1000) - 500
                     : random.nextInt(500_000) == 0 ? t + (1L << 31) : t + random.nextInt(41));
             int phases = 8;
+            int writes = 0;
             for (int phase = 0; phase < phases; phase++) {
                 b.idle(new Random(seed + 2 + phase), phase % 2 == 0 ? 0 : 0.3);
                 if (phase > 0) {
@@ -102,8 +104,19 @@ class DartDasrTest {
                 }
                 for (int i = 0; i < events / phases; i++) {
                     b.push(traffic.next());
-                    if (random.nextInt(2000) == 0) {
+                    if (random.nextInt(2000) == 0 && b.actions().csrIdle()) {
                         b.read(DasrCsr.PACKETS);   // a CSR access with events presented: none taken twice or lost
+                    }
+                    if (random.nextInt(1000) == 0 && b.actions().csrIdle()) {
+                        // A write at an edge among the events queued, the model following at its documented edge.
+                        long h = b.cycle() + 2 + random.nextInt(40);
+                        switch (random.nextInt(3)) {
+                            case 0 -> b.idleTimeoutAt(h, random.nextInt(4) == 0 ? 0
+                                    : timeout / 2 + random.nextInt((int) Math.min(timeout, 1 << 30)));
+                            case 1 -> b.windowAt(h, 1 + random.nextInt(20_000));
+                            default -> b.lineRateBytesAt(h, random.nextInt(200_000));
+                        }
+                        writes++;
                     }
                     if (i % 64 == 63) {
                         while (!b.inputIdle()) {
@@ -115,8 +128,8 @@ class DartDasrTest {
                 assertCounters(b);
             }
             System.out.printf("DASR %s (seed %d): %d replies equal; adds %d, removes %d, evictions %d, overflowed %d, "
-                            + "look-ahead adds %d, state changes %d%n", label, seed, b.replies.matched(), b.model.adds,
-                    b.model.removes, b.model.evictions, b.model.overflowed, b.model.lookAheadAdds, b.model.stateChanges);
+                            + "look-ahead adds %d, state changes %d; %d CSR writes among events%n", label, seed, b.replies.matched(), b.model.adds,
+                    b.model.removes, b.model.evictions, b.model.overflowed, b.model.lookAheadAdds, b.model.stateChanges, writes);
             assertTrue(b.model.evictions > 0 && b.model.overflowed > 0 == (cfg.capacity() < senders) && b.model.stateChanges > 0,
                     "seed " + seed + ": the traffic reached evictions, overflow and state changes");
         });

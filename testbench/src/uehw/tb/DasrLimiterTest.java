@@ -54,7 +54,8 @@ class DasrLimiterTest {
     /**
      * RTL == model on 1M random events: a few hot flows (back-to-back sends of one flow, an ACK
      * then a send on the next clock), n from 0 to 65535, sizes 0-65535, ids out of range and kind
-     * 3, BYTE_TIME changed between phases (large ones saturate the gap), input idle 0 / 30%, `now`
+     * 3, BYTE_TIME changed between phases and written at random edges among the events (the
+     * model following at the documented edge; large ones saturate the gap), input idle 0 / 30%, `now`
      * advancing 0-3 ns a clock with jumps (past 2^31 ns and the wrap).
      */
     @Tag("randomized")
@@ -67,6 +68,7 @@ class DasrLimiterTest {
             int[] ns = {0, 1, 2, 3, 4, 8, 16, 17, 255, 4096, 65535};
             int events = 1_000_000 * Seeds.scale();
             int phases = 8;
+            int writes = 0;
             for (int phase = 0; phase < phases; phase++) {
                 b.idle(new Random(seed + phase), phase % 2 == 0 ? 0 : 0.3);
                 if (phase > 0) {
@@ -79,8 +81,13 @@ class DasrLimiterTest {
                             : k < 55 ? Event.sent(flow, r.nextInt(4) == 0 ? r.nextInt(65536) : 4160)
                             : k < 99 ? Event.query(flow) : new Event(3, flow, 0, 0);
                     b.push(e);
-                    if (r.nextInt(2000) == 0) {
+                    if (r.nextInt(2000) == 0 && b.actions().csrIdle()) {
                         b.read(DasrLimiterCsr.SENTS);   // a CSR access with events presented: none taken twice or lost
+                    }
+                    if (r.nextInt(1000) == 0 && b.actions().csrIdle()) {
+                        // BYTE_TIME written at an edge among the events queued, the model following at its edge.
+                        b.byteTimeAt(b.cycle() + 2 + r.nextInt(40), r.nextInt(8) == 0 ? (1 << 24) - 1 : r.nextInt(40_000));
+                        writes++;
                     }
                     if (i % 64 == 63) {
                         while (!b.inputIdle()) {
@@ -91,8 +98,8 @@ class DasrLimiterTest {
                 b.drain();
                 assertCounters(b);
             }
-            System.out.printf("DASR limiter (seed %d): %d answers equal; %d eligible of %d queries, %d gaps saturated%n",
-                    seed, b.answers.matched(), b.model.eligibleQueries, b.model.queries, b.model.gapSaturated);
+            System.out.printf("DASR limiter (seed %d): %d answers equal; %d eligible of %d queries, %d gaps saturated; "
+                            + "%d BYTE_TIME writes among events%n", seed, b.answers.matched(), b.model.eligibleQueries, b.model.queries, b.model.gapSaturated, writes);
             assertTrue(b.model.gapSaturated > 0 && b.model.eligibleQueries > 0 && b.model.eligibleQueries < b.model.queries,
                     "seed " + seed + ": the traffic reached saturation and both answers");
         });

@@ -57,6 +57,7 @@ public final class DasrBench extends TimedEventBench<DasrEvent> {
                     replies.actual(seen);
                 });
         this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
+        followCsr(csr);
         sim.reset(2);
         stepUntil(io.initDone(), cfg.capacity() + 16, "initDone");
     }
@@ -102,5 +103,22 @@ public final class DasrBench extends TimedEventBench<DasrEvent> {
     public void lineRateBytes(long bytes) {
         csr.write(DasrCsr.LINE_RATE_BYTES, bytes);
         model.lineRateBytes = bytes;
+    }
+
+    /**
+     * The same writes taken at edge h while events flow, the model following at the edges of
+     * docs/dart-dasr.md ("CSR writes"): IDLE_TIMEOUT and WINDOW for the events accepted at h or
+     * later, LINE_RATE_BYTES for those accepted at h - 1 or later.
+     */
+    public void idleTimeoutAt(long h, long ns) {
+        actions().writeAt(h, DasrCsr.IDLE_TIMEOUT, ns, h, () -> model.idleTimeoutNs = ns);
+    }
+
+    public void windowAt(long h, long ns) {
+        actions().writeAt(h, DasrCsr.WINDOW, ns, h, () -> model.windowNs = ns);
+    }
+
+    public void lineRateBytesAt(long h, long bytes) {
+        actions().writeAt(h, DasrCsr.LINE_RATE_BYTES, bytes, h - 1, () -> model.lineRateBytes = bytes);
     }
 }

@@ -72,6 +72,7 @@ public final class DasrLimiterBench extends TimedEventBench<DasrLimiterBench.Eve
                     answers.actual(seen);
                 });
         this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
+        followCsr(csr);
         sim.reset(2);
         stepUntil(io.initDone(), cfg.flows() + 16, "initDone");
     }
@@ -106,5 +107,10 @@ public final class DasrLimiterBench extends TimedEventBench<DasrLimiterBench.Eve
     public void byteTime(long value) {
         csr.write(DasrLimiterCsr.BYTE_TIME, value);
         model.byteTime = value;
+    }
+
+    /** BYTE_TIME taken at edge h while events flow: the events accepted at h - 1 or later use it (docs/dasr-limiter.md). */
+    public void byteTimeAt(long h, long value) {
+        actions().writeAt(h, DasrLimiterCsr.BYTE_TIME, value, h - 1, () -> model.byteTime = value);
     }
 }
