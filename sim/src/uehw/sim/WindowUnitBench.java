@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package uehw.sim;
 
+import java.util.Random;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 
@@ -47,6 +48,26 @@ public abstract class WindowUnitBench<E, EB extends Bundle & WindowEvent, UB ext
                 s -> new Retransmit((int) s.peek(r.flow()), s.peekBool(r.timeout())), retransmits::actual);
         sim.poke(io.cwndQuery().valid(), false);
         this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
+        followCsr(csr);
+    }
+
+    /**
+     * One CSR write put among the events, as the law's docs make a change exact: the events queued
+     * are taken, then none is accepted in the {@code quiet} edges before the write's edge h (where
+     * an event may read some stages' CSRs old and others new), the write is taken at h, and the
+     * model changes before the events accepted at h + {@code effectAfter}, the first edge at which
+     * the events pushed next can be accepted (so none is accepted from h - quiet to h + effectAfter - 1).
+     * The pipeline still holds the events accepted before the quiet edges when the write lands.
+     */
+    public final void writeAmongEvents(Random random, int quiet, long address, long value, int effectAfter, Runnable change) {
+        while (!inputIdle()) {
+            step();
+        }
+        long h = cycle() + quiet + 1 + random.nextInt(3); // the last event was accepted at cycle() or before
+        actions().writeAt(h, address, value, h + effectAfter, change);
+        while (cycle() < h + effectAfter - 1) { // the next event is accepted at h + effectAfter or later
+            step();
+        }
     }
 
     @Override

@@ -117,7 +117,8 @@ class SmarttTest {
      * Random events over many flows, with hot flows on consecutive clocks, every event kind, RTTs
      * around the target and near the base RTT, ECN marks at a rate varying per phase, bad input
      * (rtt 0 or below base, size 0 or above MTU, flow ids >= N), time advancing slowly or in jumps
-     * across QuickAdapt deadlines and across the 2^timeWidth wrap, and the CSRs changed between phases. Every update, retransmit
+     * across QuickAdapt deadlines and across the 2^timeWidth wrap, and the CSRs changed between phases and one at a time among the events (the model following at
+     * the documented edge). Every update, retransmit
      * request and counter equals the fixed-point model's.
      */
     @ParameterizedTest(name = "N={0}, {1} events")
@@ -128,6 +129,7 @@ class SmarttTest {
             Random r = new Random(seed);
             int idSpan = 1 << cfg.flowIdWidth();
             int phases = 10;
+            int writes = 0;
             Map<Rule, Integer> seen = new TreeMap<>();
             for (int phase = 0; phase < phases; phase++) {
                 b.idle(r, phase % 2 == 0 ? 0 : idle);
@@ -153,8 +155,14 @@ class SmarttTest {
                         hot = r.nextInt(cfg.flows());
                     }
                     b.push(randomEvent(r, b.model.p, flow, ecnRate));
-                    if (r.nextInt(2000) == 0) {
+                    if (r.nextInt(2000) == 0 && b.actions().csrIdle()) {
                         b.counter(SmarttCsr.EVENTS);   // a CSR access with events presented: none taken twice or lost
+                    }
+                    if (r.nextInt(1500) == 0 && b.actions().csrIdle()) {
+                        // One register written among the events, the model following at its documented edge.
+                        List<Integer> registers = List.copyOf(SmarttBench.csrImage(b.model.p).keySet());
+                        b.writeRegisterAmongEvents(r, registers.get(r.nextInt(registers.size())), randomParams(r, cfg));
+                        writes++;
                     }
                     if (i % 256 == 0) {
                         while (!b.inputIdle()) {
@@ -205,13 +213,38 @@ class SmarttTest {
             for (var rule : Rule.values()) {
                 assertTrue(b.counter(counterOf(rule)) > 0, "the traffic never produced " + rule);
             }
-            System.out.printf("smartt N=%d: %d events, %d updates matched, seed %d; rules:", cfg.flows(), events,
-                    b.updates.matched(), seed);
+            System.out.printf("smartt N=%d: %d events, %d updates matched, seed %d, %d CSR writes among events; rules:",
+                    cfg.flows(), events, b.updates.matched(), seed, writes);
             for (var rule : Rule.values()) {
                 System.out.printf(" %s %d", rule, b.counter(counterOf(rule)));
             }
             System.out.println();
         });
+    }
+
+    /** Every parameter CSR at a random value in the range the random test's phases use. */
+    static SmarttParams randomParams(Random r, SmarttConfig cfg) {
+        SmarttParams p = SmarttBench.paramsOf(cfg);
+        p.trimming = r.nextBoolean();
+        p.unackedFromWindow = r.nextBoolean();
+        p.referenceProfile = r.nextBoolean();
+        p.wtdEnable = r.nextBoolean();
+        p.wtdAlphaShift = 1 + r.nextInt(5);
+        p.wtdThreshold = r.nextInt(600);
+        p.bdp = 20_000 + r.nextInt(400_000);
+        p.maxCwnd = p.bdp * (1 + r.nextInt(3)) / 2 + r.nextInt(100_000);
+        p.initCwnd = 1 + r.nextInt(400_000);
+        p.fi = SmarttParams.gain(0.1 + 2 * r.nextDouble());
+        p.mi = SmarttParams.gain(0.5 + 10 * r.nextDouble());
+        p.fd = SmarttParams.gain(0.5 + r.nextDouble());
+        p.md = SmarttParams.gain(1 + r.nextDouble());
+        p.mtu = r.nextInt(8) == 0 ? 40 : r.nextBoolean() ? 1500 : 9000;
+        p.qaScaling = SmarttParams.gain(0.6 + 0.8 * r.nextDouble());
+        p.fastIncreaseK = SmarttParams.gain(4 * r.nextDouble());
+        p.fastIncreaseCloseness = r.nextInt(3000);
+        p.baseRtt = r.nextInt(8) == 0 ? 0 : 5000 + r.nextInt(20000);
+        p.targetRttFactor = SmarttParams.gain(1.2 + r.nextDouble());
+        return p;
     }
 
     static int counterOf(Rule rule) {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package uehw.sim.smartt;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import uehw.hw.smartt.Smartt;
 import uehw.hw.smartt.SmarttConfig;
 import uehw.hw.smartt.SmarttEvent;
@@ -76,48 +79,84 @@ public final class SmarttBench extends WindowUnitBench<Event, SmarttEvent, Smart
         waitStatus(SmarttCsr.STATUS, 3, 1, cfg.flows(), "INIT_DONE without DIVIDING");
     }
 
+    /** The CSR image of a parameter set: address -> value, in the order writeParams writes them. */
+    public static Map<Integer, Long> csrImage(SmarttParams p) {
+        Map<Integer, Long> image = new LinkedHashMap<>();
+        image.put(SmarttCsr.CONTROL, (long) ((p.trimming ? 1 : 0) | (p.wtdEnable ? 2 : 0) | (p.unackedFromWindow ? 4 : 0)
+                | (p.referenceProfile ? 8 : 0)));
+        image.put(SmarttCsr.MTU, (long) p.mtu);
+        image.put(SmarttCsr.BDP, p.bdp);
+        image.put(SmarttCsr.MAX_CWND, p.maxCwnd);
+        image.put(SmarttCsr.INIT_CWND, p.initCwnd);
+        image.put(SmarttCsr.BASE_RTT, p.baseRtt);
+        image.put(SmarttCsr.TARGET_RTT_FACTOR, (long) p.targetRttFactor);
+        image.put(SmarttCsr.FD, (long) p.fd);
+        image.put(SmarttCsr.MD, (long) p.md);
+        image.put(SmarttCsr.FI, (long) p.fi);
+        image.put(SmarttCsr.MI, (long) p.mi);
+        image.put(SmarttCsr.QA_SCALING, (long) p.qaScaling);
+        image.put(SmarttCsr.FAST_INCREASE_K, (long) p.fastIncreaseK);
+        image.put(SmarttCsr.FAST_INCREASE_CLOSENESS, p.fastIncreaseCloseness);
+        image.put(SmarttCsr.WTD_ALPHA_SHIFT, (long) p.wtdAlphaShift);
+        image.put(SmarttCsr.WTD_THRESHOLD, (long) p.wtdThreshold);
+        return image;
+    }
+
+    /** The model side of one CSR write: the fields behind {@code address} taken from {@code from}. */
+    static void takeRegister(SmarttParams m, int address, SmarttParams from) {
+        switch (address) {
+            case SmarttCsr.CONTROL -> {
+                m.trimming = from.trimming;
+                m.wtdEnable = from.wtdEnable;
+                m.unackedFromWindow = from.unackedFromWindow;
+                m.referenceProfile = from.referenceProfile;
+            }
+            case SmarttCsr.MTU -> m.mtu = from.mtu;
+            case SmarttCsr.BDP -> m.bdp = from.bdp;
+            case SmarttCsr.MAX_CWND -> m.maxCwnd = from.maxCwnd;
+            case SmarttCsr.INIT_CWND -> m.initCwnd = from.initCwnd;
+            case SmarttCsr.BASE_RTT -> m.baseRtt = from.baseRtt;
+            case SmarttCsr.TARGET_RTT_FACTOR -> m.targetRttFactor = from.targetRttFactor;
+            case SmarttCsr.FD -> m.fd = from.fd;
+            case SmarttCsr.MD -> m.md = from.md;
+            case SmarttCsr.FI -> m.fi = from.fi;
+            case SmarttCsr.MI -> m.mi = from.mi;
+            case SmarttCsr.QA_SCALING -> m.qaScaling = from.qaScaling;
+            case SmarttCsr.FAST_INCREASE_K -> m.fastIncreaseK = from.fastIncreaseK;
+            case SmarttCsr.FAST_INCREASE_CLOSENESS -> m.fastIncreaseCloseness = from.fastIncreaseCloseness;
+            case SmarttCsr.WTD_ALPHA_SHIFT -> m.wtdAlphaShift = from.wtdAlphaShift;
+            case SmarttCsr.WTD_THRESHOLD -> m.wtdThreshold = from.wtdThreshold;
+            default -> throw new IllegalArgumentException("not a parameter CSR: 0x" + Integer.toHexString(address));
+        }
+    }
+
+    /**
+     * docs/smartt.md, "CSR writes": an event accepted at edge k that waited w clocks in stage 0 reads
+     * the old value in every stage when k + w <= h - 12, the new one in every stage when k >= h + 2.
+     */
+    public static final int CSR_OLD_UP_TO = 12;
+    public static final int CSR_NEW_FROM = 2;
+
+    /**
+     * One parameter register written among the events (WindowUnitBench.writeAmongEvents), its value
+     * taken from {@code from}: no event is accepted from h - 14 (an event accepted before may wait
+     * up to L - 1 = 3 clocks) to h + 1; BDP's new reciprocal is used from h + 3 ("one accepted at
+     * h + 3 waits in stage 0 and uses the new").
+     */
+    public void writeRegisterAmongEvents(java.util.Random random, int address, SmarttParams from) {
+        long value = csrImage(from).get(address);
+        int quiet = CSR_OLD_UP_TO + Smartt.sameFlowSpacing() - 2;
+        writeAmongEvents(random, quiet, address, value, address == SmarttCsr.BDP ? 3 : CSR_NEW_FROM,
+                () -> takeRegister(model.p, address, from));
+    }
+
     /** Writes the CSRs from model parameters (pipeline drained) and waits for the divider. */
     public void writeParams(SmarttParams p) {
-        csr.write(SmarttCsr.CONTROL, (p.trimming ? 1 : 0) | (p.wtdEnable ? 2 : 0) | (p.unackedFromWindow ? 4 : 0)
-                | (p.referenceProfile ? 8 : 0));
-        csr.write(SmarttCsr.MTU, p.mtu);
-        csr.write(SmarttCsr.BDP, p.bdp);
-        csr.write(SmarttCsr.MAX_CWND, p.maxCwnd);
-        csr.write(SmarttCsr.INIT_CWND, p.initCwnd);
-        csr.write(SmarttCsr.BASE_RTT, p.baseRtt);
-        csr.write(SmarttCsr.TARGET_RTT_FACTOR, p.targetRttFactor);
-        csr.write(SmarttCsr.FD, p.fd);
-        csr.write(SmarttCsr.MD, p.md);
-        csr.write(SmarttCsr.FI, p.fi);
-        csr.write(SmarttCsr.MI, p.mi);
-        csr.write(SmarttCsr.QA_SCALING, p.qaScaling);
-        csr.write(SmarttCsr.FAST_INCREASE_K, p.fastIncreaseK);
-        csr.write(SmarttCsr.FAST_INCREASE_CLOSENESS, p.fastIncreaseCloseness);
-        csr.write(SmarttCsr.WTD_ALPHA_SHIFT, p.wtdAlphaShift);
-        csr.write(SmarttCsr.WTD_THRESHOLD, p.wtdThreshold);
+        csrImage(p).forEach(csr::write);
         for (int i = 0; i < 4; i++) {
             step(); // the derived values are registered
         }
         waitReady();
-        SmarttParams m = model.p;
-        m.trimming = p.trimming;
-        m.wtdEnable = p.wtdEnable;
-        m.unackedFromWindow = p.unackedFromWindow;
-        m.referenceProfile = p.referenceProfile;
-        m.mtu = p.mtu;
-        m.bdp = p.bdp;
-        m.maxCwnd = p.maxCwnd;
-        m.initCwnd = p.initCwnd;
-        m.baseRtt = p.baseRtt;
-        m.targetRttFactor = p.targetRttFactor;
-        m.fd = p.fd;
-        m.md = p.md;
-        m.fi = p.fi;
-        m.mi = p.mi;
-        m.qaScaling = p.qaScaling;
-        m.fastIncreaseK = p.fastIncreaseK;
-        m.fastIncreaseCloseness = p.fastIncreaseCloseness;
-        m.wtdAlphaShift = p.wtdAlphaShift;
-        m.wtdThreshold = p.wtdThreshold;
+        csrImage(p).keySet().forEach(a -> takeRegister(model.p, a, p));
     }
 }
