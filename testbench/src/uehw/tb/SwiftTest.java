@@ -97,7 +97,8 @@ class SwiftTest {
      * both targets, bad input (rtt 0, endpoint delay above the RTT, hops above 15, ids >= N, acked
      * 0 or large), time advancing slowly or in jumps past RTTs and across the 2^32 wrap, idle
      * phases, and the CSRs changed between phases (one phase with MAX_CWND below MIN_CWND and
-     * INIT_CWND below both). Every update, retransmit request and counter
+     * INIT_CWND below both) and one at a time among the events (the model following at the
+     * documented edges). Every update, retransmit request and counter
      * equals the fixed-point model's.
      */
     void randomEventsMatchModel(SwiftConfig cfg, int events, String name) {
@@ -105,6 +106,7 @@ class SwiftTest {
             Random r = new Random(seed);
             int idSpan = 1 << cfg.flowIdWidth();
             int phases = 10;
+            int writes = 0;
             Params reset = SwiftBench.resetParams();
             for (int phase = 0; phase < phases; phase++) {
                 b.idle(r, phase % 2 == 0 ? 0 : 0.3);
@@ -121,8 +123,14 @@ class SwiftTest {
                         hot = r.nextInt(cfg.flows());
                     }
                     b.push(randomEvent(r, b.model.p, flow, cfg.delayWidth()));
-                    if (r.nextInt(2000) == 0) {
+                    if (r.nextInt(2000) == 0 && b.actions().csrIdle()) {
                         b.counter(SwiftCsr.EVENTS);   // a CSR access with events presented: none taken twice or lost
+                    }
+                    if (r.nextInt(1500) == 0 && b.actions().csrIdle()) {
+                        // One register written among the events, the model following at its documented edge.
+                        List<Integer> registers = List.copyOf(SwiftBench.csrImage(b.model.p).keySet());
+                        b.writeRegisterAmongEvents(r, registers.get(r.nextInt(registers.size())), randomParams(r, reset));
+                        writes++;
                     }
                     if (i % 256 == 0) {
                         while (!b.inputIdle()) {
@@ -149,9 +157,9 @@ class SwiftTest {
                     SwiftCsr.ENDPOINT_ABOVE_RTT, SwiftCsr.HOPS_CLAMPED, SwiftCsr.CLAMPED_MAX, SwiftCsr.CLAMPED_MIN, SwiftCsr.PACED}) {
                 assertTrue(b.counter(a) > 0, String.format("the traffic never counted at 0x%02X", a));
             }
-            System.out.printf("swift N=%d: %d events, %d updates matched, seed %d; fabric +%d -%d, endpoint +%d -%d, held %d, "
+            System.out.printf("swift N=%d: %d events, %d updates matched, seed %d, %d CSR writes among events; fabric +%d -%d, endpoint +%d -%d, held %d, "
                             + "resets %d, clamped max %d min %d, paced %d%n", cfg.flows(), events, b.updates.matched(), seed,
-                    b.counter(SwiftCsr.FABRIC_INCREASES), b.counter(SwiftCsr.FABRIC_DECREASES),
+                    writes, b.counter(SwiftCsr.FABRIC_INCREASES), b.counter(SwiftCsr.FABRIC_DECREASES),
                     b.counter(SwiftCsr.ENDPOINT_INCREASES), b.counter(SwiftCsr.ENDPOINT_DECREASES), b.counter(SwiftCsr.HELD),
                     b.counter(SwiftCsr.RESETS), b.counter(SwiftCsr.CLAMPED_MAX), b.counter(SwiftCsr.CLAMPED_MIN),
                     b.counter(SwiftCsr.PACED));

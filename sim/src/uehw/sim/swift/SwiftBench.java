@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package uehw.sim.swift;
 
+import java.lang.reflect.RecordComponent;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import uehw.hw.swift.Swift;
 import uehw.hw.swift.SwiftConfig;
 import uehw.hw.swift.SwiftEvent;
@@ -114,23 +118,68 @@ public final class SwiftBench extends WindowUnitBench<Event, SwiftEvent, SwiftUp
         }
     }
 
-    /** Writes the CSRs from model parameters (pipeline drained). */
+/** The parameter registers, in the order of Params' components. */
+    private static final int[] PARAM_REGISTERS = {SwiftCsr.AI, SwiftCsr.BETA, SwiftCsr.MAX_MDF, SwiftCsr.MIN_CWND,
+        SwiftCsr.MAX_CWND, SwiftCsr.INIT_CWND, SwiftCsr.RETX_RESET_THRESHOLD, SwiftCsr.BASE_TARGET, SwiftCsr.PER_HOP,
+        SwiftCsr.FS_RANGE, SwiftCsr.FS_ALPHA, SwiftCsr.FS_BETA, SwiftCsr.ENDPOINT_TARGET, SwiftCsr.ENDPOINT_EWMA_SHIFT,
+        SwiftCsr.CONTROL};
+
+    /** The CSR image of a parameter set: address -> value, CONTROL first, as writeParams writes them. */
+    public static Map<Integer, Long> csrImage(SwiftFixedModel.Params p) {
+        Map<Integer, Long> image = new LinkedHashMap<>();
+        image.put(SwiftCsr.CONTROL, p.line27AsPrinted() ? 1L : 0L);
+        image.put(SwiftCsr.AI, p.ai());
+        image.put(SwiftCsr.BETA, p.beta());
+        image.put(SwiftCsr.MAX_MDF, p.maxMdf());
+        image.put(SwiftCsr.MIN_CWND, p.minCwnd());
+        image.put(SwiftCsr.MAX_CWND, p.maxCwnd());
+        image.put(SwiftCsr.INIT_CWND, p.initCwnd());
+        image.put(SwiftCsr.RETX_RESET_THRESHOLD, (long) p.retxResetThreshold());
+        image.put(SwiftCsr.BASE_TARGET, p.baseTargetNs());
+        image.put(SwiftCsr.PER_HOP, p.perHopNs());
+        image.put(SwiftCsr.FS_RANGE, p.fsRangeNs());
+        image.put(SwiftCsr.FS_ALPHA, p.fsAlpha());
+        image.put(SwiftCsr.FS_BETA, p.fsBeta() & 0xFFFFF);
+        image.put(SwiftCsr.ENDPOINT_TARGET, p.endpointTargetNs());
+        image.put(SwiftCsr.ENDPOINT_EWMA_SHIFT, (long) p.endpointEwmaShift());
+        return image;
+    }
+
+    /** The model side of one CSR write: {@code m} with the field behind {@code address} taken from {@code from}. */
+    static SwiftFixedModel.Params takeRegister(SwiftFixedModel.Params m, int address, SwiftFixedModel.Params from) {
+        RecordComponent[] fields = SwiftFixedModel.Params.class.getRecordComponents();
+        Object[] values = new Object[fields.length];
+        Class<?>[] types = new Class<?>[fields.length];
+        try {
+            for (int i = 0; i < fields.length; i++) {
+                values[i] = fields[i].getAccessor().invoke(PARAM_REGISTERS[i] == address ? from : m);
+                types[i] = fields[i].getType();
+            }
+            return SwiftFixedModel.Params.class.getDeclaredConstructor(types).newInstance(values);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * docs/swift.md, "CSR writes": an event accepted at edge k that waited w clocks in stage 0 reads
+     * the old value in every stage when k + w <= h - 18, the new one in every stage when k >= h + 1.
+     */
+    public static final int CSR_OLD_UP_TO = 18;
+    public static final int CSR_NEW_FROM = 1;
+
+    /**
+     * One parameter register written among the events (WindowUnitBench.writeAmongEvents), its value
+     * taken from {@code from}: no event accepted from h - 22 to h (one accepted before waits at
+     * most L - 1 = 5 clocks).
+     */
+    public void writeRegisterAmongEvents(java.util.Random random, int address, SwiftFixedModel.Params from) {
+        writeAmongEvents(random, CSR_OLD_UP_TO + Swift.sameFlowSpacing() - 2, address, csrImage(from).get(address), CSR_NEW_FROM,
+                () -> model.p = takeRegister(model.p, address, from));
+    }
+
     public void writeParams(SwiftFixedModel.Params p) {
-        csr.write(SwiftCsr.CONTROL, p.line27AsPrinted() ? 1 : 0);
-        csr.write(SwiftCsr.AI, p.ai());
-        csr.write(SwiftCsr.BETA, p.beta());
-        csr.write(SwiftCsr.MAX_MDF, p.maxMdf());
-        csr.write(SwiftCsr.MIN_CWND, p.minCwnd());
-        csr.write(SwiftCsr.MAX_CWND, p.maxCwnd());
-        csr.write(SwiftCsr.INIT_CWND, p.initCwnd());
-        csr.write(SwiftCsr.RETX_RESET_THRESHOLD, p.retxResetThreshold());
-        csr.write(SwiftCsr.BASE_TARGET, p.baseTargetNs());
-        csr.write(SwiftCsr.PER_HOP, p.perHopNs());
-        csr.write(SwiftCsr.FS_RANGE, p.fsRangeNs());
-        csr.write(SwiftCsr.FS_ALPHA, p.fsAlpha());
-        csr.write(SwiftCsr.FS_BETA, p.fsBeta() & 0xFFFFF);
-        csr.write(SwiftCsr.ENDPOINT_TARGET, p.endpointTargetNs());
-        csr.write(SwiftCsr.ENDPOINT_EWMA_SHIFT, p.endpointEwmaShift());
+        csrImage(p).forEach(csr::write);
         for (int i = 0; i < 8; i++) {
             step(); // the derived values (the initial window's leading one among them) are registered
         }
