@@ -211,6 +211,53 @@ class TrimQueueTest {
 
     // ------------------------------------------------------------ randomized
 
+    /*
+     * Where a CSR write taken at edge h reaches the model (docs/trimming-queue.md, "CSR writes"): the
+     * bench edge whose step applies it first, as an offset from h. A step applies the dequeue and the
+     * admission of the edge before it.
+     */
+    /** Data dequeues at edge h + 2 or later use the new DROP_NON_ECT. */
+    static final int CONTROL_FROM = 3;
+    /** Data dequeues at edge h + 2 or later use the new RED thresholds (none happens from h + 2 to h + 6). */
+    static final int RED_FROM = 3;
+    /** Frames admitted at edge h + 4 or later (last beat taken at h or later) are classified with the new port. */
+    static final int UDP_PORT_FROM = 5;
+    /** Frames admitted at edge h + 2 or later (last beat taken at h - 2 or later) are trimmed with the new DSCP. */
+    static final int TRIM_DSCP_FROM = 3;
+
+    /** One CSR write (CONTROL, KMIN, KMAX, SEED, UDP_PORT, TRIM_DSCP) at an edge among the frames, the model following at its edge. */
+    static void csrWriteAmongFrames(TrimQueueBench b, Random r, TrimQueueConfig cfg) {
+        long h = b.sim.cycle() + 2 + r.nextInt(60);
+        TrimQueueModel m = b.model;
+        switch (r.nextInt(6)) {
+            case 0 -> {
+                boolean drop = r.nextBoolean();
+                b.actions.writeAt(h, TrimQueueCsr.CONTROL, drop ? 1 : 0, h + CONTROL_FROM, () -> m.dropNonEct = drop);
+            }
+            case 1 -> {
+                long kMin = cfg.capacityBytes() / 10 * r.nextInt(6);
+                b.actions.writeAt(h, TrimQueueCsr.KMIN, kMin, h + RED_FROM, () -> m.kMin = kMin);
+            }
+            case 2 -> {
+                long kMax = cfg.capacityBytes() / 10 * (1 + r.nextInt(9));
+                b.actions.writeAt(h, TrimQueueCsr.KMAX, kMax, h + RED_FROM, () -> m.kMax = kMax);
+            }
+            case 3 -> {
+                long seed = r.nextInt(5) == 0 ? 0 : r.nextInt() & 0xFFFFFFFFL;
+                b.actions.writeAt(h, TrimQueueCsr.SEED, seed, h + RED_FROM, () -> m.reseed(seed));
+            }
+            case 4 -> {
+                // the transport's port, or another one (the transport's frames are then other UDP: not trimmed or controlled)
+                int port = r.nextInt(3) == 0 ? 0x1234 : cfg.udpPort();
+                b.actions.writeAt(h, TrimQueueCsr.UDP_PORT, port, h + UDP_PORT_FROM, () -> m.udpPort = port);
+            }
+            default -> {
+                int dscp = r.nextInt(64);
+                b.actions.writeAt(h, TrimQueueCsr.TRIM_DSCP, dscp, h + TRIM_DSCP_FROM, () -> m.trimDscp = dscp);
+            }
+        }
+    }
+
     static Stream<Arguments> randomConfigs() {
         int scale = Seeds.scale();
         return Stream.of(Arguments.of(64, 100_000 * scale), Arguments.of(32, 10_000 * scale),
@@ -220,7 +267,8 @@ class TrimQueueTest {
     /**
      * Random frames of every kind with random input idle and output backpressure in phases (the
      * backpressure makes the 32 KB data queue fill, trim and mark), DROP_NON_ECT and RED
-     * thresholds changed between phases. Every frame that leaves is the next one of the queue the
+     * thresholds changed between phases, and CONTROL, KMIN, KMAX, SEED, UDP_PORT and TRIM_DSCP
+     * written at random edges among the frames (the model following at the documented edges). Every frame that leaves is the next one of the queue the
      * model says, byte for byte, with valid checksums; every counter equals the model's; the RED
      * marks follow the configured line.
      */
@@ -232,13 +280,18 @@ class TrimQueueTest {
         withBench(cfg, "random_w" + dataBytes, (b, seed) -> {
             Random r = new Random(seed);
             int phases = 8;
+            int writes = 0;
             for (int phase = 0; phase < phases; phase++) {
                 b.patterns(r, new double[] {0, 0.1, 0.5}[phase % 3], new double[] {0.6, 0.3, 0, 0.8}[phase % 4]);
                 for (int i = 0; i < frames / phases; i++) {
                     Object[] f = randomFrame(r, cfg.maxFrameBytes());
                     b.send((byte[]) f[0], (Boolean) f[1]);
-                    if (r.nextInt(100) == 0) {
+                    if (r.nextInt(100) == 0 && b.actions.csrIdle()) {
                         b.counter(TrimQueueCsr.CONTROL);   // a CSR access while a frame's beats are presented
+                    }
+                    if (r.nextInt(40) == 0 && b.actions.csrIdle()) {
+                        csrWriteAmongFrames(b, r, cfg);
+                        writes++;
                     }
                     while (!b.inputIdle()) {
                         b.step();
@@ -261,13 +314,15 @@ class TrimQueueTest {
                 long seedValue = phase == 2 ? 0 : r.nextInt() & 0xFFFFFFFFL;   // 0 loads 1 (xorshift32 has no 0 state)
                 b.csr.write(TrimQueueCsr.SEED, seedValue);
                 b.model.reseed(seedValue);
+                b.csr.write(TrimQueueCsr.UDP_PORT, cfg.udpPort()); // the writes among the frames may have moved it
+                b.model.udpPort = cfg.udpPort();
             }
             b.drain();
             assertCounters(b);
             TrimQueueModel m = b.model;
-            System.out.printf("trim queue W=%d: %d frames (seed %d): %d data, %d control, %d trimmed, %d marked, drops: bad %d,"
+            System.out.printf("trim queue W=%d: %d frames (seed %d), %d CSR writes among them: %d data, %d control, %d trimmed, %d marked, drops: bad %d,"
                             + " oversize %d, malformed %d, runt %d, control full %d, control oversize %d, data full %d, trim full %d, non-ECT %d;"
-                            + " data high water %d B%n", dataBytes, frames, seed, b.outData, b.outControl, b.outTrimmed, m.marked,
+                            + " data high water %d B%n", dataBytes, frames, seed, writes, b.outData, b.outControl, b.outTrimmed, m.marked,
                     m.outcome(Outcome.DROP_BAD_FRAME), m.outcome(Outcome.DROP_OVERSIZE), m.outcome(Outcome.DROP_MALFORMED),
                     m.outcome(Outcome.DROP_RUNT),
                     m.outcome(Outcome.DROP_CONTROL_FULL), m.outcome(Outcome.DROP_CONTROL_OVERSIZE),

@@ -12,6 +12,7 @@ import uehw.hw.trim.TrimQueue;
 import uehw.hw.trim.TrimQueueConfig;
 import uehw.hw.trim.TrimQueueIo;
 import uehw.sim.AxiLite4Master;
+import uehw.sim.EdgeActions;
 import uehw.sim.Axi4StreamPackets;
 import uehw.sim.facade.Sim;
 import uehw.sim.packet.Packet;
@@ -58,6 +59,9 @@ public final class TrimQueueBench {
     private boolean outputAtPacketStart = true;
     private boolean outputStartRecorded;
 
+    /** Model changes due at an edge, and CSR writes placed at one (docs/trimming-queue.md, "CSR writes"). */
+    public final EdgeActions actions;
+
     public TrimQueueBench(Sim<TrimQueue> sim) {
         this.sim = sim;
         this.io = sim.dut().io();
@@ -66,6 +70,7 @@ public final class TrimQueueBench {
                 cfg.trimBytes(), cfg.maxFrameBytes(), cfg.maxControlBytes(), cfg.udpPort(), cfg.trimDscp(), cfg.prngSeed());
         patterns(new Random(1), 0, 0);
         this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
+        this.actions = new EdgeActions(csr);
         sim.reset(2);
     }
 
@@ -115,6 +120,7 @@ public final class TrimQueueBench {
         monitor.beforeEdge();
         sim.step();
         clocks++;
+        actions.afterEdge(sim.cycle()); // before the model takes the dequeue and admission of the edge before
         boolean tookLast = driver.afterEdge();
         // The dequeue Flow is registered: what it shows now happened at the previous edge, the
         // edge of the admission applied with it.
@@ -251,7 +257,7 @@ public final class TrimQueueBench {
         long state = -1;
         while (!driver.idle() || !model.expectedControl.isEmpty() || !model.expectedTrimmed.isEmpty()
                 || !model.expectedData.isEmpty() || model.dataDescs > 0 || model.controlDescs > 0 || model.trimWaiting > 0
-                || !admissions.isEmpty()) {
+                || !admissions.isEmpty() || !actions.csrIdle()) {
             step();
             long now = outputOrder.size() + model.dataDescs + 31 * model.controlDescs + 961 * model.trimWaiting + model.inPackets;
             if (now != state) {
