@@ -482,6 +482,10 @@ class DartDftTest {
         long h = -1;     // the edge that took the later of the AW and W beats
         boolean issued;
         boolean applied; // the model took the new mask (after edge h + 2) or flushed (after edge h + 1)
+        // A write read in stage 0 or 3 with no rebuild (THRESHOLD, MIN_TOKENS, SEED, CONTROL.EVERY_MISROUTE):
+        // the model changes after the packets accepted at applyAfter (issueAt + offset; issueAt is h).
+        Runnable plainChange;
+        long applyAfter;
     }
 
     /**
@@ -506,6 +510,8 @@ class DartDftTest {
      * empty in the clock before, where the table is cleared, and the held packet leaves at c + 1.
      * The next write comes no earlier than edge b + P - 1, so that a packet held by one rebuild
      * leaves before the next write's cut; it may land on the edges around the hold's end.
+     * One write in three is THRESHOLD, MIN_TOKENS, SEED or CONTROL.EVERY_MISROUTE, at least 6
+     * edges after a hold's end, the model following at the table's edges (see plainWrite).
      */
     @ParameterizedTest(name = "E={0} P={1}, {4} writes")
     @Tag("randomized")
@@ -533,7 +539,7 @@ class DartDftTest {
             ArrayDeque<long[]> expectedOut = new ArrayDeque<>(); // {exit edge, transfer edge}
             Set<Long> lateCuts = new HashSet<>(); // h + 3 of writes with only that packet near the cut
             // changed writes, late-cut writes, late-cut deflections, holds checked, flushes, flushes waiting for a packet
-            long[] stats = new long[6];
+            long[] stats = new long[7];
             ArrayDeque<String> log = new ArrayDeque<>();
             MaskWrite[] cur = {null};
             long[] nextEarliest = {sim.cycle() + 1};
@@ -541,7 +547,7 @@ class DartDftTest {
             // The rebuild start of a write that changed the mask, once the packets up to h + 3 are known.
             Runnable finish = () -> {
                 MaskWrite w = cur[0];
-                if (w == null || !w.applied || sim.cycle() < w.h + (w.flush ? 2 : 3)) {
+                if (w == null || !w.applied || w.h < 0 || sim.cycle() < w.h + (w.flush ? 2 : 3)) {
                     return;
                 }
                 long h = w.h;
@@ -582,9 +588,14 @@ class DartDftTest {
                 }
                 int gap = r.nextInt(3) == 0 ? r.nextInt(4) : r.nextInt(2 * ports);
                 cur[0] = null;
-                scheduleWrite(r, cur, Math.max(sim.cycle() + 1, nextEarliest[0]) + gap, ports, all, cand, hosts, tor);
+                scheduleWrite(r, cur, Math.max(sim.cycle() + 1, nextEarliest[0]) + gap, ports, all, cand, hosts, tor, b.model);
                 if (cur[0].flush) {
                     cur[0].issueAt = Math.max(cur[0].issueAt, hold[2] + 1); // not during a rebuild's hold
+                }
+                if (cur[0].plainChange != null && cur[0].issueAt < hold[2] + 6) {
+                    // no packet held near the cut: each leaves stage 0 the clock after it was accepted
+                    cur[0].applyAfter += hold[2] + 6 - cur[0].issueAt;
+                    cur[0].issueAt = hold[2] + 6;
                 }
             };
 
@@ -616,7 +627,8 @@ class DartDftTest {
             int done = 0;
             for (int phase = 0; phase < idles.length; phase++) {
                 b.patterns(r, idles[phase], 0);
-                scheduleWrite(r, cur, Math.max(sim.cycle() + 1, nextEarliest[0]) + r.nextInt(8), ports, all, cand, hosts, tor);
+                scheduleWrite(r, cur, Math.max(sim.cycle() + 1, Math.max(nextEarliest[0], hold[2] + 6)) + r.nextInt(8), ports, all,
+                        cand, hosts, tor, b.model);
                 int phaseWrites = (phase + 1) * writes / idles.length;
                 boolean feeding = true;
                 while (feeding || cur[0] != null || !b.inputIdle() || b.decisions.pending() > 0) {
@@ -660,13 +672,22 @@ class DartDftTest {
                             }
                         }
                     }
+                    if (w != null && w.plainChange != null && !w.applied && e == w.applyAfter) {
+                        w.plainChange.run();   // the packets accepted up to this edge used the old value
+                        w.applied = true;
+                        done++;
+                        stats[6]++;
+                    }
+                    if (w != null && w.h >= 0 && w.plainChange != null && w.h != w.issueAt) {
+                        throw new AssertionError("the write presented for edge " + w.issueAt + " was taken at " + w.h);
+                    }
                     if (w != null && w.h >= 0 && !w.applied && w.flush && e == w.h + 1) {
                         // The packets accepted up to h + 1 (leaving stage 0 up to h + 2) saw the table before the flush.
                         b.model.flush();
                         w.applied = true;
                         done++;
                     }
-                    if (w != null && w.h >= 0 && !w.applied && !w.flush && e == w.h + 2) {
+                    if (w != null && w.h >= 0 && !w.applied && !w.flush && w.plainChange == null && e == w.h + 2) {
                         // The packets accepted up to h + 2 (leaving stage 0 up to h + 3) were applied under the old mask.
                         cand[0] = w.candidates;
                         hosts[0] = w.hostPorts;
@@ -681,8 +702,8 @@ class DartDftTest {
                     if (feeding && done >= phaseWrites) {
                         feeding = false;
                     }
-                    if (!feeding && cur[0] != null && !cur[0].issued) {
-                        cur[0] = null; // end of the phase: drop the write not yet issued
+                    if (!feeding && cur[0] != null && !cur[0].issued && !cur[0].applied) {
+                        cur[0] = null; // end of the phase: drop the write not yet issued (nor applied to the model)
                     }
                 }
             }
@@ -690,10 +711,11 @@ class DartDftTest {
             assertCounters(b);
             System.out.printf("dart mask writes P=%d: %d writes, %d changed the allowed ports, %d with a lone packet "
                             + "leaving stage 0 at h + 3 (%d of them deflected), %d packets held by a rebuild or flush, %d flushes "
-                            + "(%d waited for packets in flight), seed %d%n",
-                    ports, done, stats[0], stats[1], stats[2], stats[3], stats[4], stats[5], seed);
+                            + "(%d waited for packets in flight), %d THRESHOLD, MIN_TOKENS, SEED or EVERY_MISROUTE writes, seed %d%n",
+                    ports, done, stats[0], stats[1], stats[2], stats[3], stats[4], stats[5], stats[6], seed);
             // Guards that the traffic reached the cases the test is about, not measurements.
-            assertTrue(stats[0] > (done - stats[4]) / 2, "too few writes changed the mask: " + stats[0]);
+            assertTrue(stats[0] > (done - stats[4] - stats[6]) / 2, "too few writes changed the mask: " + stats[0]);
+            assertTrue(stats[6] > done / 6, "too few THRESHOLD, MIN_TOKENS, SEED and EVERY_MISROUTE writes: " + stats[6]);
             assertTrue(stats[5] > stats[4] / 4, "too few flushes waited for packets in stages 1-3: " + stats[5] + " of " + stats[4]);
             assertTrue(stats[2] > writes / 200, "too few deflections right at the cut: " + stats[2]);
         });
@@ -727,13 +749,59 @@ class DartDftTest {
         return m;
     }
 
+    /**
+     * A write with no rebuild, the model following at docs/dart-cam.md's edges for a packet that
+     * leaves stage 0 at s = k + 1 (accepted at k, no hold near): THRESHOLD and MIN_TOKENS from
+     * s >= h + 2 (k >= h + 1), SEED from s >= h + 3 (k >= h + 2), CONTROL.EVERY_MISROUTE from
+     * s >= h - 1 (k >= h - 2, so the model changes before the write is presented).
+     */
+    private static void plainWrite(Random r, MaskWrite w, DartDftModel model, boolean torMode) {
+        w.issueAt += 4; // EVERY_MISROUTE's change comes three edges before h
+        switch (r.nextInt(4)) {
+            case 0 -> {
+                long t = r.nextInt(2) == 0 ? THRESHOLD / 2 + r.nextInt((int) THRESHOLD) : r.nextInt(4 * (int) THRESHOLD);
+                w.address = DartCsr.THRESHOLD;
+                w.data = t;
+                w.applyAfter = w.issueAt;
+                w.plainChange = () -> model.threshold = t;
+            }
+            case 1 -> {
+                int tokens = r.nextInt(3);
+                w.address = DartCsr.MIN_TOKENS;
+                w.data = tokens;
+                w.applyAfter = w.issueAt;
+                w.plainChange = () -> model.minTokens = tokens;
+            }
+            case 2 -> {
+                long seed = r.nextInt(5) == 0 ? 0 : r.nextLong() & 0xFFFFFFFFL;
+                w.address = DartCsr.SEED;
+                w.data = seed;
+                w.applyAfter = w.issueAt + 1;
+                w.plainChange = () -> model.reseed(seed);
+            }
+            default -> {
+                boolean every = !model.everyMisroute;
+                w.address = DartCsr.CONTROL;
+                w.data = DartCsr.Control.ENABLE | (every ? DartCsr.Control.EVERY_MISROUTE : 0)
+                        | (torMode ? DartCsr.Control.TOR_MODE : 0);
+                w.applyAfter = w.issueAt - 3;
+                w.plainChange = () -> model.everyMisroute = every;
+            }
+        }
+    }
+
     private static void scheduleWrite(Random r, MaskWrite[] cur, long issueAt, int ports, long all, long[] cand,
-                                      long[] hosts, boolean[] tor) {
+                                      long[] hosts, boolean[] tor, DartDftModel model) {
         MaskWrite w = new MaskWrite();
         w.issueAt = issueAt;
         w.candidates = cand[0];
         w.hostPorts = hosts[0];
         w.torMode = tor[0];
+        if (r.nextInt(3) == 0) {
+            plainWrite(r, w, model, tor[0]);
+            cur[0] = w;
+            return;
+        }
         if (r.nextInt(6) == 0) {
             w.flush = true;
             w.address = DartCsr.COMMAND;
@@ -755,7 +823,8 @@ class DartDftTest {
             default -> {
                 w.address = DartCsr.CONTROL;
                 w.torMode = !tor[0];
-                w.data = DartCsr.Control.ENABLE | DartCsr.Control.EVERY_MISROUTE | (w.torMode ? DartCsr.Control.TOR_MODE : 0);
+                w.data = DartCsr.Control.ENABLE | (model.everyMisroute ? DartCsr.Control.EVERY_MISROUTE : 0)
+                        | (w.torMode ? DartCsr.Control.TOR_MODE : 0);
             }
         }
         w.changed = allowedPorts(w.candidates, w.hostPorts, w.torMode) != allowedPorts(cand[0], hosts[0], tor[0]);
