@@ -38,7 +38,9 @@ class RepsTest {
     }
 
     static Simulation<Reps> compile(RepsConfig cfg) {
-        String name = cfg.mode() + "_n" + cfg.connections() + "_t" + cfg.freezingTimeout() + "_b" + cfg.numPktsBdp();
+        String name = cfg.mode() + "_n" + cfg.connections() + "_t" + cfg.freezingTimeout() + "_b" + cfg.numPktsBdp()
+                + (cfg.equals(config(cfg.mode(), cfg.connections(), (int) cfg.freezingTimeout(), cfg.numPktsBdp())) ? ""
+                : "_B" + cfg.bufferEntries() + "e" + cfg.evWidth() + "i" + cfg.connIdWidth() + "t" + cfg.timeWidth() + "x" + cfg.exploreWidth());
         return Simulation.compile(RepsTest.class, name, () -> new Reps(cfg));
     }
 
@@ -82,8 +84,35 @@ class RepsTest {
     @Tag("randomized")
     @MethodSource("randomConfigs")
     void randomOperationsMatchModel(String mode, int connections, int operations) {
-        RepsConfig cfg = config(mode, connections, 400, 6);
-        withBench(cfg, "random_" + mode, (bench, seed) -> {
+        randomRun(config(mode, connections, 400, 6), "random_" + mode, operations);
+    }
+
+    static Stream<Arguments> limitConfigs() {
+        int scale = Seeds.scale();
+        return Stream.of(
+                // every generation parameter at its smallest: one connection behind a 1-bit id, B = 2, e = 1, an
+                // 8-bit `now`, a 1-bit explore counter
+                Arguments.of("smallest reps", new RepsConfig("reps", 1, 2, 1, 1, 8, 1, 20, 1, 0, 1), 20_000 * scale),
+                Arguments.of("smallest reps-lite", new RepsConfig("reps-lite", 1, 2, 1, 1, 8, 1, 20, 1, 0, 1), 20_000 * scale),
+                // and at its largest: 65536 connections behind 24-bit ids, B = 32, e = 16, 32-bit time, a 16-bit counter
+                Arguments.of("largest reps", new RepsConfig("reps", 65536, 32, 16, 24, 32, 16, 400, 40, 0, 0xFFFFFFFFL),
+                        20_000 * scale),
+                Arguments.of("largest ops", new RepsConfig("ops", 65536, 32, 16, 24, 32, 16, 400, 40, 0, 0xFFFFFFFFL),
+                        20_000 * scale));
+    }
+
+    /** The random run of randomOperationsMatchModel with every generation parameter at its smallest, then its largest. */
+    @ParameterizedTest(name = "{0}")
+    @Tag("randomized")
+    @MethodSource("limitConfigs")
+    void generationLimitsMatchModel(String label, RepsConfig cfg, int operations) {
+        randomRun(cfg, "limits_" + label.replace(' ', '_'), operations);
+    }
+
+    static void randomRun(RepsConfig cfg, String testName, int operations) {
+        String mode = cfg.mode();
+        int connections = cfg.connections();
+        withBench(cfg, testName, (bench, seed) -> {
             Random rnd = new Random(seed);
             Map<Long, List<Long>> sentEvs = new HashMap<>();
             long[] hot = {rnd.nextInt(connections), rnd.nextInt(connections), rnd.nextInt(connections)};
@@ -93,7 +122,7 @@ class RepsTest {
             bench.setNow((1L << 32) - 200_000 - rnd.nextInt(100_000));
             while (ops < operations) {
                 if (rnd.nextInt(500) == 0 && bench.actions.csrIdle()) {
-                    csrChange(bench, rnd, connections);
+                    csrChange(bench, rnd, cfg);
                     csrWrites++;
                 }
                 if (rnd.nextInt(3000) == 0 && bench.actions.csrIdle()) {
@@ -105,17 +134,17 @@ class RepsTest {
                 long send = -1;
                 int shape = rnd.nextInt(10);
                 if (shape < 8) {
-                    send = pickConn(rnd, hot, connections);
+                    send = pickConn(rnd, hot, connections, cfg.connIdWidth());
                 }
                 if (shape >= 1) {
-                    long conn = rnd.nextInt(4) == 0 && send >= 0 ? send : pickConn(rnd, hot, connections);
+                    long conn = rnd.nextInt(4) == 0 && send >= 0 ? send : pickConn(rnd, hot, connections, cfg.connIdWidth());
                     if (rnd.nextInt(40) == 0) {
                         failure = Ctrl.failure(conn);
                     }
                     if (rnd.nextInt(10) < 8) {
                         List<Long> evs = sentEvs.get(conn);
                         long ev = evs != null && !evs.isEmpty() && rnd.nextInt(8) != 0
-                                ? evs.remove(rnd.nextInt(evs.size())) : rnd.nextInt(1 << 16);
+                                ? evs.remove(rnd.nextInt(evs.size())) : rnd.nextInt(1 << cfg.evWidth());
                         ack = Ctrl.ack(conn, ev, rnd.nextInt(6) == 0, rnd.nextInt(12) == 0);
                     }
                 }
@@ -138,13 +167,14 @@ class RepsTest {
         });
     }
 
-    private static long pickConn(Random rnd, long[] hot, int connections) {
+    private static long pickConn(Random rnd, long[] hot, int connections, int idWidth) {
         int r = rnd.nextInt(100);
         if (r < 45) {
             return hot[rnd.nextInt(hot.length)];
         }
-        if (r < 47) {
-            return connections + rnd.nextInt(1000); // out of range
+        long ids = 1L << idWidth;
+        if (r < 47 && ids > connections) {
+            return connections + (long) rnd.nextInt((int) Math.min(1000, ids - connections)); // out of range
         }
         return rnd.nextInt(connections);
     }
@@ -161,9 +191,10 @@ class RepsTest {
      * (operations accepted from h - 1 on see a new NUM_PKTS_BDP, FREEZING_TIMEOUT or EVS_SIZE; the
      * PRNG reloads for the exploring sends accepted from h on; an init owns the control port at h + 2).
      */
-    private static void csrChange(RepsBench bench, Random rnd, int connections) {
+    private static void csrChange(RepsBench bench, Random rnd, RepsConfig cfg) {
         long h = bench.sim.cycle() + 3 + rnd.nextInt(3);
         RepsModel m = bench.model;
+        int connections = cfg.connections();
         switch (rnd.nextInt(5)) {
             case 0 -> bench.initAt(h, rnd.nextInt(connections + 2));
             case 1 -> {
@@ -173,17 +204,17 @@ class RepsTest {
                 }
             }
             case 2 -> {
-                int bdp = rnd.nextInt(12);
+                int bdp = rnd.nextInt((int) Math.min(12, 1L << cfg.exploreWidth()));
                 bench.actions.writeAt(h, RepsCsr.NUM_PKTS_BDP, bdp, h + NUM_PKTS_BDP_FROM, () -> m.setNumPktsBdp(bdp));
             }
             case 3 -> {
-                long timeout = 50 + rnd.nextInt(1000);
+                long timeout = rnd.nextInt((int) Math.min(1050, 1L << (cfg.timeWidth() - 1))); // modular compare: below half the range
                 bench.actions.writeAt(h, RepsCsr.FREEZING_TIMEOUT, timeout, h + FREEZING_TIMEOUT_FROM,
                         () -> m.setFreezingTimeout(timeout));
             }
             default -> {
                 // 0 (read as 2^e), small spaces (the entropy wraps within a BDP) and large ones
-                long size = rnd.nextInt(6) == 0 ? 0 : rnd.nextInt(2) == 0 ? 1 + rnd.nextInt(6) : 1 + rnd.nextInt(1 << 16);
+                long size = rnd.nextInt(6) == 0 ? 0 : rnd.nextInt(2) == 0 ? 1 + rnd.nextInt(6) : 1 + rnd.nextInt(1 << cfg.evWidth());
                 bench.actions.writeAt(h, RepsCsr.EVS_SIZE, size, h + EVS_SIZE_FROM, () -> m.setEvsSize(size));
             }
         }
