@@ -9,9 +9,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
 import uehw.hw.dart.DasrLimiter;
 import uehw.hw.dart.DasrLimiterConfig;
 import uehw.sim.ResetSweep;
@@ -32,8 +37,12 @@ class DasrLimiterTest {
     }
 
     static void withBench(String name, Body body) {
+        withBench(CFG, name, body);
+    }
+
+    static void withBench(DasrLimiterConfig cfg, String name, Body body) {
         long seed = Seeds.next();
-        Simulation.compile(DasrLimiterTest.class, "f1000", () -> new DasrLimiter(CFG))
+        Simulation.compile(DasrLimiterTest.class, "f" + cfg.flows() + "_id" + cfg.flowIdWidth(), () -> new DasrLimiter(cfg))
                 .run(name, seed, sim -> body.run(new DasrLimiterBench(sim), seed));
     }
 
@@ -58,15 +67,25 @@ class DasrLimiterTest {
      * model following at the documented edge; large ones saturate the gap), input idle 0 / 30%, `now`
      * advancing 0-3 ns a clock with jumps (past 2^31 ns and the wrap).
      */
+    static Stream<Arguments> randomConfigs() {
+        int scale = Seeds.scale();
+        return Stream.of(Arguments.of("1000 flows", CFG, 1_000_000 * scale),
+                // the generation parameters at their limits: 2 flows behind a 1-bit id; 65536 behind 24-bit ids
+                Arguments.of("smallest", new DasrLimiterConfig(2, 1, 5243), 100_000 * scale),
+                Arguments.of("largest", new DasrLimiterConfig(65536, 24, 5243), 200_000 * scale));
+    }
+
     @Tag("randomized")
-    @Test
-    void randomEventsMatchTheModel() {
-        withBench("random", (b, seed) -> {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("randomConfigs")
+    void randomEventsMatchTheModel(String label, DasrLimiterConfig cfg, int events) {
+        withBench(cfg, "random_" + label.replace(' ', '_'), (b, seed) -> {
             Random r = new Random(seed);
             b.clock(t -> r.nextInt(100_000) == 0 ? t + (1L << 31) + r.nextInt(1 << 20) : t + r.nextInt(4));
-            int[] hot = r.ints(6, 0, 1000).toArray();
+            int[] hot = r.ints(6, 0, cfg.flows()).toArray();
+            // in-range ids and some above the range (none exist when F = 2^id-width)
+            int idSpan = (int) Math.min(1L << cfg.flowIdWidth(), cfg.flows() + 24L);
             int[] ns = {0, 1, 2, 3, 4, 8, 16, 17, 255, 4096, 65535};
-            int events = 1_000_000 * Seeds.scale();
             int phases = 8;
             int writes = 0;
             for (int phase = 0; phase < phases; phase++) {
@@ -75,7 +94,7 @@ class DasrLimiterTest {
                     b.byteTime(phase == 5 ? (1 << 24) - 1 : r.nextInt(40_000));
                 }
                 for (int i = 0; i < events / phases; i++) {
-                    int flow = r.nextInt(3) > 0 ? hot[r.nextInt(hot.length)] : r.nextInt(1024);
+                    int flow = r.nextInt(3) > 0 ? hot[r.nextInt(hot.length)] : r.nextInt(idSpan);
                     int k = r.nextInt(100);
                     Event e = k < 15 ? Event.ack(flow, ns[r.nextInt(ns.length)])
                             : k < 55 ? Event.sent(flow, r.nextInt(4) == 0 ? r.nextInt(65536) : 4160)
