@@ -90,10 +90,10 @@ class RepsTest {
     static Stream<Arguments> limitConfigs() {
         int scale = Seeds.scale();
         return Stream.of(
-                // every generation parameter at its smallest: one connection behind a 1-bit id, B = 2, e = 1, an
+                // every generation parameter at its smallest: two connections behind a 1-bit id, B = 2, e = 1, an
                 // 8-bit `now`, a 1-bit explore counter
-                Arguments.of("smallest reps", new RepsConfig("reps", 1, 2, 1, 1, 8, 1, 20, 1, 0, 1), 20_000 * scale),
-                Arguments.of("smallest reps-lite", new RepsConfig("reps-lite", 1, 2, 1, 1, 8, 1, 20, 1, 0, 1), 20_000 * scale),
+                Arguments.of("smallest reps", new RepsConfig("reps", 2, 2, 1, 1, 8, 1, 20, 1, 0, 1), 20_000 * scale),
+                Arguments.of("smallest reps-lite", new RepsConfig("reps-lite", 2, 2, 1, 1, 8, 1, 20, 1, 0, 1), 20_000 * scale),
                 // and at its largest: 65536 connections behind 24-bit ids, B = 32, e = 16, 32-bit time, a 16-bit counter
                 Arguments.of("largest reps", new RepsConfig("reps", 65536, 32, 16, 24, 32, 16, 400, 40, 0, 0xFFFFFFFFL),
                         20_000 * scale),

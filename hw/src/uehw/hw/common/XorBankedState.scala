@@ -31,10 +31,8 @@ import spinal.core._
  * writes through the ctrl port only (`sendWrites` must then be False).
  */
 class XorBankedState(width: Int, depth: Int) extends Area {
-  // One key still needs a 1-bit address (a 0-bit UInt cannot address a Mem): two rows, one unused.
-  private val rows = math.max(depth, 2)
-  private val addrWidth = log2Up(rows)
-  private def bank() = Mem(Bits(width bits), rows)
+  private val addrWidth = log2Up(depth)
+  private def bank() = Mem(Bits(width bits), depth)
   private val bankC = Seq.fill(2)(bank())
   private val bankS = Seq.fill(2)(bank())
 

@@ -477,7 +477,7 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
       // The second step starts from 0 (first wrapped) or from x + 1 < EVS_SIZE (so EVS_SIZE >= 2).
       val wraps2 = Mux(wraps1, oneEntropy, x >= lastEvMinus1)
       val next2 = Mux(wraps1, Mux(oneEntropy, U(0, cfg.evWidth bits), U(1, cfg.evWidth bits)),
-        Mux(x >= lastEvMinus1, U(0, cfg.evWidth bits), (x.resize(cfg.evWidth + 1) + 2).resize(cfg.evWidth))) // e = 1 too
+        Mux(x >= lastEvMinus1, U(0, cfg.evWidth bits), x + U(2 % (1 << cfg.evWidth), cfg.evWidth bits))) // e = 1: x + 2 = x mod 2
     }
 
     val before = decode(stateRam.ctrlValue, LiteConnState(cfg))

@@ -38,7 +38,8 @@ case class RepsConfig(mode: String = RepsMode.Reps,
                       evsSize: Long = 0,
                       prngSeed: Long = 0x2545F491L) {
   ParamCheck(RepsMode.all.contains(mode), "mode", s"'$mode' is not one of ${RepsMode.all.mkString(", ")}")
-  ParamCheck(connections >= 1 && connections <= 65536, "connections", s"$connections is outside 1..65536")
+  // One connection is no load balancing, and its state RAMs would need a 0-bit address.
+  ParamCheck(connections >= 2 && connections <= 65536, "connections", s"$connections is outside 2..65536")
   ParamCheck(bufferEntries >= 2 && bufferEntries <= 32 && isPow2(bufferEntries), "buffer-entries",
     s"$bufferEntries must be a power of two in 2..32")
   ParamCheck(evWidth >= 1 && evWidth <= 16, "ev-width", s"$evWidth is outside 1..16")
@@ -84,7 +85,7 @@ object RepsConfig {
   val params: Seq[ParamSpec] = Seq(
     ParamSpec("mode", RepsMode.Reps, "load balancer: reps (Alg. 1-2), reps-lite (smartt-reps Alg. 4), ops (random per packet)",
       choices = RepsMode.all),
-    ParamSpec("connections", "1024", "number of connections N (state in block RAM)", 1, 65536),
+    ParamSpec("connections", "1024", "number of connections N (state in block RAM)", 2, 65536),
     ParamSpec("buffer-entries", "8", "circular-buffer entries B per connection", 2, 32, powerOfTwo = true),
     ParamSpec("ev-width", "16", "entropy value width e in bits", 1, 16),
     ParamSpec("conn-id-width", "16", "width of the connection-id inputs (>= log2(N))", 1, 24),
