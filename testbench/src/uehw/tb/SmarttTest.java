@@ -40,7 +40,8 @@ class SmarttTest {
     static final SmarttConfig SMALL = new SmarttConfig(6, 4, 24, 24, 32, 10, 14, 4096, 100, 12000);
 
     static Simulation<Smartt> compile(SmarttConfig cfg) {
-        return Simulation.compile(SmarttTest.class, "n" + cfg.flows() + "_f" + cfg.flowIdWidth(), () -> new Smartt(cfg));
+        return Simulation.compile(SmarttTest.class, "n" + cfg.flows() + "_f" + cfg.flowIdWidth()
+                + (cfg.recipIndexBits() == DEFAULT.recipIndexBits() ? "" : "_r" + cfg.recipIndexBits()), () -> new Smartt(cfg));
     }
 
     @FunctionalInterface
@@ -110,7 +111,10 @@ class SmarttTest {
 
     static Stream<Arguments> randomConfigs() {
         int scale = Seeds.scale();
-        return Stream.of(Arguments.of(DEFAULT, 1_000_000 * scale, 0.05), Arguments.of(SMALL, 100_000 * scale, 0.3));
+        return Stream.of(Arguments.of(DEFAULT, 1_000_000 * scale, 0.05), Arguments.of(SMALL, 100_000 * scale, 0.3),
+                // N at its limits: one flow behind a 1-bit id; 65536 behind 24-bit ids, with the largest reciprocal table
+                Arguments.of(new SmarttConfig(1, 1, 24, 24, 32, 10, 14, 4096, 100, 12000), 50_000 * scale, 0.3),
+                Arguments.of(new SmarttConfig(65536, 24, 24, 24, 32, 12, 14, 4096, 100, 12000), 100_000 * scale, 0.05));
     }
 
     /**

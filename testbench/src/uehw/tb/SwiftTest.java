@@ -178,6 +178,14 @@ class SwiftTest {
         randomEventsMatchModel(SMALL, 100_000 * Seeds.scale(), "random_n6");
     }
 
+    /** The generation parameters at their limits: one flow behind a 1-bit id with 16-bit delays; 65536 behind 24-bit ids with 24-bit delays. */
+    @Tag("randomized")
+    @Test
+    void generationLimitsMatchTheModel() {
+        randomEventsMatchModel(new SwiftConfig(1, 1, 16), 50_000 * Seeds.scale(), "limits_n1");
+        randomEventsMatchModel(new SwiftConfig(65536, 24, 24), 100_000 * Seeds.scale(), "limits_n65536");
+    }
+
     /**
      * Alg. 1 on the RTL, with values from the paper's rules written out: below the target one
      * window of ACKs adds about ai; above it one decrease per RTT, at the max_mdf floor far above;
