@@ -43,7 +43,8 @@ class DartDftTest {
     static final DartDftConfig DEFAULT = config(8, 32, 32, 32);
 
     static Simulation<DartDft> compile(DartDftConfig cfg) {
-        String name = "e" + cfg.entries() + "_p" + cfg.ports() + "_f" + cfg.flowIdWidth() + "_m" + cfg.metaWidth();
+        String name = "e" + cfg.entries() + "_p" + cfg.ports() + "_f" + cfg.flowIdWidth() + "_m" + cfg.metaWidth()
+                + (cfg.tokenWidth() == 3 ? "" : "_t" + cfg.tokenWidth());
         return Simulation.compile(DartDftTest.class, name, () -> new DartDft(cfg));
     }
 
@@ -88,9 +89,12 @@ class DartDftTest {
     static Stream<Arguments> randomConfigs() {
         int scale = Seeds.scale();
         return Stream.of(
-                Arguments.of(8, 32, 32, 1_000_000 * scale, 0.05, 0.05),
-                Arguments.of(64, 24, 64, 150_000 * scale, 0.3, 0.3),
-                Arguments.of(1, 2, 8, 100_000 * scale, 0.2, 0.5));
+                Arguments.of(8, 32, 32, 32, 3, 1_000_000 * scale, 0.05, 0.05),
+                Arguments.of(64, 24, 64, 32, 3, 150_000 * scale, 0.3, 0.3),
+                Arguments.of(1, 2, 8, 32, 3, 100_000 * scale, 0.2, 0.5),
+                // the widths at their limits: 64 ports, 64-bit flow ids and metadata, 8-bit tokens; 1-bit metadata and tokens
+                Arguments.of(64, 64, 64, 64, 8, 100_000 * scale, 0.2, 0.2),
+                Arguments.of(2, 2, 8, 1, 1, 50_000 * scale, 0.2, 0.3));
     }
 
     /**
@@ -100,15 +104,16 @@ class DartDftTest {
      * every packet of a message leaves on its start packet's port, a deflection never uses the
      * routed port nor (ToR mode) a host port, and when every message has ended the table is empty.
      */
-    @ParameterizedTest(name = "E={0} P={1} flow={2} bits, {3} packets")
+    @ParameterizedTest(name = "E={0} P={1} flow={2} meta={3} token={4} bits, {5} packets")
     @Tag("randomized")
     @MethodSource("randomConfigs")
-    void randomMessagesMatchModel(int entries, int ports, int flowIdWidth, int packets, double idle, double backpressure) {
-        DartDftConfig cfg = config(entries, ports, flowIdWidth, 32);
-        withBench(cfg, "random_e" + entries, (b, seed) -> {
+    void randomMessagesMatchModel(int entries, int ports, int flowIdWidth, int metaWidth, int tokenWidth, int packets,
+                                  double idle, double backpressure) {
+        DartDftConfig cfg = new DartDftConfig(entries, ports, flowIdWidth, tokenWidth, 24, metaWidth, THRESHOLD, 1, 0x5EED1234L);
+        withBench(cfg, "random_e" + entries + "_p" + ports + "_m" + metaWidth + "_t" + tokenWidth, (b, seed) -> {
             Random r = new Random(seed);
             MessageTraffic traffic = new MessageTraffic(r, ports, flowIdWidth, 3 * entries + 2, THRESHOLD,
-                    ports == 24 ? 0.02 : 0.01);
+                    ports == 24 ? 0.02 : 0.01).tokensUpTo((1 << tokenWidth) - 1);
             Map<Long, Integer> portOfMessage = new HashMap<>();
             long[] flushEpoch = {0};
             Map<Long, Long> epochOfMessage = new HashMap<>();
@@ -162,7 +167,7 @@ class DartDftTest {
                 switch (phase % 5) {
                     case 0 -> b.threshold(r.nextInt(2) == 0 ? THRESHOLD / 2 : THRESHOLD * 2);
                     case 1 -> {
-                        b.minTokens(r.nextInt(3));
+                        b.minTokens(r.nextInt(Math.min(3, 1 << tokenWidth)));
                         b.control(true, true, r.nextBoolean());
                         long hosts = r.nextLong() & masksAll;
                         b.masks(r.nextLong() & masksAll | 1, hosts);
@@ -209,11 +214,12 @@ class DartDftTest {
             b.masks(masksAll, 0);
             long fillMeta = 0xF000_0000L; // no sequence number of the traffic: the monitor skips them
             b.push(pkt(entries + 1, true, false, 0, 0, THRESHOLD + 1, fillMeta + entries + 1));
+            int fillTokens = Math.min(4, (1 << tokenWidth) - 1);
             for (int i = 0; i <= entries; i++) {
-                b.push(pkt(i, true, false, 4, 0, THRESHOLD + 1, fillMeta + i));
+                b.push(pkt(i, true, false, fillTokens, 0, THRESHOLD + 1, fillMeta + i));
             }
             for (int i = 0; i <= entries + 1; i++) {
-                b.push(pkt(i, false, true, 4, 0, THRESHOLD + 1, fillMeta + i));
+                b.push(pkt(i, false, true, fillTokens, 0, THRESHOLD + 1, fillMeta + i));
             }
             b.drain();
             b.decisions.assertEmpty();

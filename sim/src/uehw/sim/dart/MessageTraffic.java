@@ -61,6 +61,14 @@ public final class MessageTraffic {
      * @param threshold  the deflection threshold the occupancies are drawn around
      * @param badInput   probability of a bad-input packet
      */
+    private int maxTokens = 4;
+
+    /** Start packets carry at most {@code max} tokens (a narrow token field; 4 by default). */
+    public MessageTraffic tokensUpTo(int max) {
+        maxTokens = Math.min(4, max);
+        return this;
+    }
+
     public MessageTraffic(Random random, int ports, int flowIdWidth, int concurrent, long threshold, double badInput) {
         this.random = random;
         this.ports = ports;
@@ -128,7 +136,7 @@ public final class MessageTraffic {
         } while (activeFlows.contains(flowId));
         boolean longFlow = random.nextDouble() < 0.15;
         int length = longFlow ? 8 + random.nextInt(40) : 1 + random.nextInt(8);
-        int tokens = longFlow ? 0 : random.nextInt(5); // 0..4 left after earlier switches
+        int tokens = longFlow ? 0 : random.nextInt(maxTokens + 1); // 0..4 left after earlier switches
         Message m = new Message(nextMessage++, flowId, random.nextInt(ports), tokens, length);
         active.add(m);
         activeFlows.add(flowId);
@@ -160,7 +168,7 @@ public final class MessageTraffic {
         do {
             flowId = randomFlowId();
         } while (activeFlows.contains(flowId));
-        return new Packet(flowId, kind == 2, true, random.nextInt(5), routed, occupancy(), seq);
+        return new Packet(flowId, kind == 2, true, random.nextInt(maxTokens + 1), routed, occupancy(), seq);
     }
 
     /** The message a packet (by meta = sequence number) belongs to, or null for bad input of no message. */
