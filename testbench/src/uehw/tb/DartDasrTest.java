@@ -75,11 +75,12 @@ class DartDasrTest {
         return Stream.of(
                 Arguments.of("default", DEFAULT, 1_000_000 * scale, 600, 64),
                 Arguments.of("small", SMALL, 300_000 * scale, 24, 6),
-                // every generation parameter at its limits: 4-bit ids, 4 slots, 1-bit counts; 20-bit ids, 4096 slots, 16-bit counts
+                // the generation parameters at their limits: 4-bit ids, 4 slots, 1-bit counts; 20-bit ids and 16-bit
+                // counts (at 256 slots: 4096 slots flatten to 4.8 MB of Verilog that Verilator takes minutes to
+                // build; that size is generated and linted, not simulated)
                 Arguments.of("smallest", new DartDasrConfig(4, 4, 1, 20_000, 2_000, 20_000), 100_000 * scale, 12, 3),
-                // (6000 senders over this run never fill the 4096-entry set, so it does not overflow; the others do)
-                Arguments.of("largest", new DartDasrConfig(20, 4096, 16, 2_000_000_000L, 10_000, 118_750), 200_000 * scale,
-                        6000, 200));
+                Arguments.of("widest", new DartDasrConfig(20, 256, 16, 2_000_000_000L, 10_000, 118_750), 200_000 * scale,
+                        600, 64));
     }
 
     /**
@@ -135,7 +136,7 @@ class DartDasrTest {
             System.out.printf("DASR %s (seed %d): %d replies equal; adds %d, removes %d, evictions %d, overflowed %d, "
                             + "look-ahead adds %d, state changes %d; %d CSR writes among events%n", label, seed, b.replies.matched(), b.model.adds,
                     b.model.removes, b.model.evictions, b.model.overflowed, b.model.lookAheadAdds, b.model.stateChanges, writes);
-            assertTrue(b.model.evictions > 0 && b.model.overflowed > 0 == (cfg.capacity() < senders && cfg.capacity() < 4096) && b.model.stateChanges > 0,
+            assertTrue(b.model.evictions > 0 && b.model.overflowed > 0 == (cfg.capacity() < senders) && b.model.stateChanges > 0,
                     "seed " + seed + ": the traffic reached evictions, overflow and state changes");
         });
     }
