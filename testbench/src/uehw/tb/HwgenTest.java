@@ -429,7 +429,7 @@ class HwgenTest {
             System.setErr(oldErr);
         }
         String msg = err.toString();
-        assertTrue(msg.contains("'connections' = '0'") && msg.contains("1..65536"), msg);
+        assertTrue(msg.contains("'connections' = '0'") && msg.contains("2..65536"), msg);
         assertTrue(msg.contains("'buffer-entries'") && msg.contains("power of two"), msg);
         assertTrue(msg.contains("'mode'"), msg);
         assertTrue(msg.contains("'conn-id-width'"), msg);
