@@ -117,6 +117,7 @@ public final class DartBench {
         driver.beforeEdge();
         monitor.beforeEdge();
         sim.step();
+        csr.afterEdge(); // a write posted for an exact edge (AxiLite4Master.postWrite)
         Packet taken = driver.afterEdge();
         if (taken != null) {
             accepted.addLast(taken);
