@@ -354,6 +354,8 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
      * one carry chain with no zero test; computed on each forwarding candidate.
      */
     val exitPassed = stateRam.ctrlDerived(b => (decode(b, RepsConnState(cfg)).exitFreezing - s2.now).msb)
+    /** Alg. 1 l.9-11: the entry at head is invalid unless all B are valid (then it is the oldest). */
+    val numValidGrows = s2.ackRecycles && before.numValid =/= B
     val afterCtrl = RepsConnState(cfg)
     afterCtrl := before
     when(s2.isInit) {
@@ -371,7 +373,7 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
       // Alg. 1 l.6-8: an ECN-marked (or trimmed) ACK returns before touching the buffer.
       // Alg. 1 l.9-14: cache the EV at head (the EV RAM write, stage 3), mark it valid, advance head.
       // Alg. 1 l.9-11: the entry at head is invalid unless all B are valid (then it is the oldest).
-      when(before.numValid =/= B) { afterCtrl.numValid := before.numValid + 1 }
+      when(numValidGrows) { afterCtrl.numValid := before.numValid + 1 }
       afterCtrl.head := before.head + 1
       when(before.filled =/= B) { afterCtrl.filled := before.filled + 1 }
     }
@@ -383,21 +385,32 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
     afterExit.freezing.allowOverride := False
     afterExit.explore.allowOverride := csr.numPktsBdp
 
-    /** Alg. 2 on the connection state `st`: the state after the send and what the send takes. */
-    case class SendStep(st: RepsConnState) {
+    /**
+     * numValid of the state a send starts from, with its decrement and its zero test: for a merged
+     * pair they are found from the state before the ACK, beside the ACK's increment, so that the
+     * one-clock loop has no increment and decrement in series.
+     */
+    case class ValidCount(value: UInt, minus1: UInt, zero: Bool)
+    def ownCount(st: RepsConnState) = ValidCount(st.numValid, st.numValid - 1, st.numValid === 0)
+    /** The count after the control event, from the count before it. */
+    val countAfterCtrl = ValidCount(afterCtrl.numValid, Mux(numValidGrows, before.numValid, before.numValid - 1),
+      s2.isInit || (!s2.ackRecycles && before.numValid === 0))
+
+    /** Alg. 2 on the connection state `st` (its numValid as `count`): the state after the send and what the send takes. */
+    case class SendStep(st: RepsConnState, count: ValidCount) {
       val after = RepsConnState(cfg)
       after := st
-      val numValid = st.numValid
+      val numValid = count.value
       // Alg. 2 l.15: explore when empty, when nothing is valid outside freezing, or while exploring.
-      val explore = st.filled === 0 || (numValid === 0 && !st.freezing) || st.explore =/= 0
+      val explore = st.filled === 0 || (count.zero && !st.freezing) || st.explore =/= 0
       /** The entry a send that does not explore takes: the oldest valid one (Alg. 2 l.4). */
       val evIndex = (st.head - numValid.resize(cfg.headWidth)).resize(cfg.headWidth)
       val replayed = False
       when(explore) {
         when(st.explore =/= 0) { after.explore := st.explore - 1 } // Alg. 2 l.17
-      } elsewhen (numValid =/= 0) {
+      } elsewhen (!count.zero) {
         // Alg. 2 l.3-6: the oldest valid EV, then invalidate it.
-        after.numValid := st.numValid - 1
+        after.numValid := count.minus1
       } otherwise {
         // Alg. 2 l.7-9, freezing with no valid EV: replay the cached EVs round-robin.
         evIndex := st.replay
@@ -408,8 +421,11 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
     // Send: Alg. 2, applied after the control event when both address the same connection. The
     // send is evaluated on both outcomes of the freezing-exit compare (a 32-bit carry chain), which
     // then only selects.
-    val stays = SendStep(sendInput(afterCtrl, RepsConnState(cfg)))
-    val leaves = SendStep(afterExit)
+    private val sendAlone = decode(stateRam.sendValue, RepsConnState(cfg))
+    private val sendCount = ownCount(sendAlone)
+    val stays = SendStep(Mux(s2.merged, afterCtrl, sendAlone), ValidCount(Mux(s2.merged, countAfterCtrl.value, sendCount.value),
+      Mux(s2.merged, countAfterCtrl.minus1, sendCount.minus1), Mux(s2.merged, countAfterCtrl.zero, sendCount.zero)))
+    val leaves = SendStep(afterExit, countAfterCtrl)
     val sendAfterExit = s2.merged && exits
     val afterSend = Mux(sendAfterExit, leaves.after, stays.after)
     val evIndex = Mux(sendAfterExit, leaves.evIndex, stays.evIndex)
