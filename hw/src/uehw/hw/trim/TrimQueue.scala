@@ -511,12 +511,12 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     for (i <- 1 until trimBuildClocks) { pending(i) := pending(i - 1); ipv6Late(i) := ipv6Late(i - 1) }
     val ipv4Checksum = ~lastFold(ipv4Once)
     val ipv6UdpSum = ~lastFold(ipv6Once)
-    val fifo = StreamFifo(TrimSnapshot(cfg), cfg.trimEntries + 1)
+    val fifo = StreamFifo(TrimSnapshot(cfg), cfg.trimEntries + 1, forFMax = true)
     fifo.io.push.valid := RegNext(admit.toTrim) init (False)
     fifo.io.push.bytes := out4
     fifo.io.push.length := kept4
     /** The header checksum to write, and whether it is IPv6's UDP checksum (else IPv4's header checksum). */
-    val checksums = StreamFifo(Bits(17 bits), cfg.trimEntries + 1)
+    val checksums = StreamFifo(Bits(17 bits), cfg.trimEntries + 1, forFMax = true)
     checksums.io.push.valid := pending(trimBuildClocks - 1)
     // RFC 768: a computed UDP checksum of 0 is sent as all ones.
     private val ipv6Last = ipv6Late(trimBuildClocks - 1)
@@ -787,13 +787,16 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
     private val c = classify
     /**
      * value - out (when a packet leaves) + in (when one is admitted): the four sums from registers,
-     * side by side, then a pick by the two decisions, so the decisions reach only the last LUT.
+     * side by side, then a pick by the two decisions, so the decisions reach only the last LUT. The
+     * pick is an AND-OR, not a mux: Yosys' opt_share moves a mux of two adds that share an operand
+     * in front of one add, which put the late dequeue decision on the carry chain.
      */
     private def updated(value: UInt, out: UInt, leaves: Bool, in: UInt, admitted: Bool): UInt = {
       val w = value.getWidth
       val (o, i) = (out.resize(w), in.resize(w))
-      val sums = Vec(value, value - o, value + i, value - o + i)
-      sums((admitted ## leaves).asUInt)
+      Seq((!admitted && !leaves) -> value, (!admitted && leaves) -> (value - o),
+        (admitted && !leaves) -> (value + i), (admitted && leaves) -> (value - o + i))
+        .map { case (sel, sum) => sum.asBits & B(w bits, default -> sel) }.reduce(_ | _).asUInt
     }
     occ.dataBytes := updated(occ.dataBytes, d.desc.length, d.dataStart, c.length, admit.toData)
     occ.dataBeats := updated(occ.dataBeats, beatsOf(d.desc.length, "dataOut_beats"), d.dataStart, c.beats, admit.toData)
