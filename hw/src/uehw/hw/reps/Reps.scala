@@ -386,21 +386,21 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
     afterExit.explore.allowOverride := csr.numPktsBdp
 
     /**
-     * numValid of the state a send starts from, with its decrement and its zero test: for a merged
-     * pair they are found from the state before the ACK, beside the ACK's increment, so that the
-     * one-clock loop has no increment and decrement in series.
+     * The decrement and the zero test of the numValid a send starts from: for a merged pair they
+     * are found from the state before the ACK, beside the ACK's increment, so that the one-clock
+     * loop has no increment and decrement in series.
      */
-    case class ValidCount(value: UInt, minus1: UInt, zero: Bool)
-    def ownCount(st: RepsConnState) = ValidCount(st.numValid, st.numValid - 1, st.numValid === 0)
+    case class ValidCount(minus1: UInt, zero: Bool)
+    def ownCount(st: RepsConnState) = ValidCount(st.numValid - 1, st.numValid === 0)
     /** The count after the control event, from the count before it. */
-    val countAfterCtrl = ValidCount(afterCtrl.numValid, Mux(numValidGrows, before.numValid, before.numValid - 1),
+    val countAfterCtrl = ValidCount(Mux(numValidGrows, before.numValid, before.numValid - 1),
       s2.isInit || (!s2.ackRecycles && before.numValid === 0))
 
-    /** Alg. 2 on the connection state `st` (its numValid as `count`): the state after the send and what the send takes. */
+    /** Alg. 2 on the connection state `st` (its numValid's decrement and zero test as `count`): the state after the send and what the send takes. */
     case class SendStep(st: RepsConnState, count: ValidCount) {
       val after = RepsConnState(cfg)
       after := st
-      val numValid = count.value
+      val numValid = st.numValid
       // Alg. 2 l.15: explore when empty, when nothing is valid outside freezing, or while exploring.
       val explore = st.filled === 0 || (count.zero && !st.freezing) || st.explore =/= 0
       /** The entry a send that does not explore takes: the oldest valid one (Alg. 2 l.4). */
@@ -423,8 +423,8 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
     // then only selects.
     private val sendAlone = decode(stateRam.sendValue, RepsConnState(cfg))
     private val sendCount = ownCount(sendAlone)
-    val stays = SendStep(Mux(s2.merged, afterCtrl, sendAlone), ValidCount(Mux(s2.merged, countAfterCtrl.value, sendCount.value),
-      Mux(s2.merged, countAfterCtrl.minus1, sendCount.minus1), Mux(s2.merged, countAfterCtrl.zero, sendCount.zero)))
+    val stays = SendStep(Mux(s2.merged, afterCtrl, sendAlone),
+      ValidCount(Mux(s2.merged, countAfterCtrl.minus1, sendCount.minus1), Mux(s2.merged, countAfterCtrl.zero, sendCount.zero)))
     val leaves = SendStep(afterExit, countAfterCtrl)
     val sendAfterExit = s2.merged && exits
     val afterSend = Mux(sendAfterExit, leaves.after, stays.after)
