@@ -555,7 +555,8 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
 
   // ------------------------------------------- stages 3-4: the EV
   val outcome3 = RegNext(outcome)
-  if (cfg.hasPrng) draws3 := ops(3).sendOk && outcome3.explored
+  // a register of its own (an exploring send in stage 3): it selects the 25-bit word the DSP takes
+  if (cfg.hasPrng) draws3 := RegNext(s2.sendOk && outcome.explored) init (False)
   /**
    * A draw r becomes an EV in [0, EVS_SIZE) by multiply-high of its top 25 bits, one 27 x 18
    * DSP with its input and output registers: ((r >> 7) * EVS_SIZE) >> 25.
