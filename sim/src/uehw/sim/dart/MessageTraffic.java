@@ -53,6 +53,8 @@ public final class MessageTraffic {
     private long nextMessage;
     private long sequence;
     private Message hot;
+    /** Tokens a start packet carries at most: 0..4 left after earlier switches, fewer for a narrow token field. */
+    private int maxTokens = 4;
 
     /**
      * @param ports      P; routed ports are drawn in [0, portSpan) where portSpan = 2^ceil(log2 P)
@@ -61,14 +63,6 @@ public final class MessageTraffic {
      * @param threshold  the deflection threshold the occupancies are drawn around
      * @param badInput   probability of a bad-input packet
      */
-    private int maxTokens = 4;
-
-    /** Start packets carry at most {@code max} tokens (a narrow token field; 4 by default). */
-    public MessageTraffic tokensUpTo(int max) {
-        maxTokens = Math.min(4, max);
-        return this;
-    }
-
     public MessageTraffic(Random random, int ports, int flowIdWidth, int concurrent, long threshold, double badInput) {
         this.random = random;
         this.ports = ports;
@@ -83,6 +77,12 @@ public final class MessageTraffic {
         if (flowPool < 2L * concurrent) {
             throw new IllegalArgumentException("flowIdWidth " + flowIdWidth + " has too few ids for " + concurrent + " messages");
         }
+    }
+
+    /** Start packets carry at most {@code max} tokens (a narrow token field; 4 by default). */
+    public MessageTraffic tokensUpTo(int max) {
+        maxTokens = Math.min(4, max);
+        return this;
     }
 
     /** The next packet. */
@@ -136,7 +136,7 @@ public final class MessageTraffic {
         } while (activeFlows.contains(flowId));
         boolean longFlow = random.nextDouble() < 0.15;
         int length = longFlow ? 8 + random.nextInt(40) : 1 + random.nextInt(8);
-        int tokens = longFlow ? 0 : random.nextInt(maxTokens + 1); // 0..4 left after earlier switches
+        int tokens = longFlow ? 0 : random.nextInt(maxTokens + 1);
         Message m = new Message(nextMessage++, flowId, random.nextInt(ports), tokens, length);
         active.add(m);
         activeFlows.add(flowId);
