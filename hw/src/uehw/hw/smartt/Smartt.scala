@@ -61,7 +61,7 @@ case class SmarttQaWindow(cfg: SmarttConfig) extends Bundle {
 
 object Smartt {
   /** Clock edges from an event's acceptance to its update on `io.update` (with no same-flow wait). */
-  val latency = 14
+  val latency = 18
   /**
    * Minimum spacing, in clocks, of two events of one flow entering the pipeline: the update loop
    * (state read to state written) takes four clocks, so an event waits in stage 0 while its flow
@@ -107,7 +107,7 @@ class SmarttSpec(val cfg: SmarttConfig) extends WindowLawSpec[SmarttEvent, Smart
   def stateType = SmarttFlowState(cfg)
   def updateType = SmarttUpdate(cfg)
   def queryWidth = cfg.byteWidth
-  def loopStart = 9
+  def loopStart = 13
   def build(unit: WindowUnit[SmarttEvent, SmarttFlowState, SmarttUpdate]) = new SmarttLaw(cfg, unit)
 }
 
@@ -133,7 +133,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
   private val byteMax = (BigInt(1) << B) - 1
   private val cwndMax = (BigInt(1) << cfg.cwndWidth) - 1
   private object Stage { val S1: Int = unit.Stage.S1; val S2: Int = S1 + 1; val S3: Int = S1 + 2; val S4: Int = S1 + 3 }
-  require(Stage.S1 == 9, "the event stages below fill stages 1-8")
+  require(Stage.S1 == 13, "the event stages below fill stages 1-12")
   private def at[T <: Data](x: T, from: Int, to: Int): T = unit.at(x, from, to)
   private def written = unit.flowState.written
   private def read = unit.flowState.read
@@ -208,17 +208,17 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val bdp = csr.bdp.max(U(Smartt.minBdp, B bits))
     val baseRtt = RegNext(csr.baseRtt.max(U(1, cfg.rttWidth bits))) init (cfg.baseRttNs)
     val baseRttLeading = RegNext(leadingOne(baseRtt, 0))
-    val trttFull = baseRtt * csr.targetRttFactor
-    val targetRtt = RegNext(trttFull(trttFull.getWidth - 1 downto gainFrac))
+    private val trttFull = productMP(baseRtt, csr.targetRttFactor)    // the P register's bits: new for stage 2 from h + 2
+    val targetRtt = trttFull(trttFull.getWidth - 1 downto gainFrac)
     val closeLimit = RegNext(baseRtt.resize(cfg.rttWidth + 1) + csr.closeness)
     val mdEff = RegNext(Mux(csr.trimming, csr.md.resize(17), csr.md << 1))
-    private val fastIncreaseFull = csr.fastIncreaseK * mtu                            // u5.11 x bytes
+    private val fastIncreaseFull = productMP(csr.fastIncreaseK, mtu)                  // u5.11 x bytes
     val fastIncreaseStep = RegNext(fastIncreaseFull(31 downto gainFrac - F))  // k x MTU in 2^-8 bytes
     val cwndLow = RegNext((mtu << F).resize(cfg.cwndWidth))
     val cwndHigh = RegNext((csr.maxCwnd << F).resize(cfg.cwndWidth))
     val highBelowLow = RegNext(csr.maxCwnd < mtu.resize(B))  // MAX_CWND < MTU: every window is MTU (Alg. 1 line 36)
     val wtdEcnStep = RegNext(U(1 << Smartt.wtdStateFrac, Smartt.wtdStateFrac + 1 bits) >> csr.wtdShift) // alpha in u0.13
-    val mtuQa = RegNext(mtu * csr.qaScaling)                   // Alg. 2 line 7's floor: mtu x scaling
+    val mtuQa = productMP(mtu, csr.qaScaling)                  // Alg. 2 line 7's floor: mtu x scaling
     private val mtuQaShifted = mtuQa(31 downto gainFrac - F)
     val mtuQaWindow = RegNext(if (mtuQaShifted.getWidth <= cfg.cwndWidth) mtuQaShifted.resize(cfg.cwndWidth)
                               else satTo(mtuQaShifted, U(cwndMax, mtuQaShifted.getWidth bits), cfg.cwndWidth))
@@ -275,7 +275,10 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val rttLeading = Mux(rttBelow, derived.baseRttLeading, leadingOne(e.rtt, 0)) // for stage 2's table index
   }
 
-  /** Stage 2: rtt against the target, the rtt's table index, the size products. */
+  /**
+   * Stage 2: rtt against the target, the rtt's table index; the size products (M and P
+   * registered: stage 4 has them).
+   */
   val f2 = new Area {
     val rtt = RegNext(f1.rtt.resize(cfg.trttWidth))
     val size = RegNext(f1.size)
@@ -285,38 +288,43 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val diff = Mux(above, rtt - trtt, trtt - rtt)
     val close = rtt <= derived.closeLimit.resize(cfg.trttWidth) // Alg. 3 line 2
     val (rttIndex, rttMsb) = recipIndex(rtt.resize(cfg.rttWidth - 1), RegNext(f1.rttLeading), 0, I) // rtt >= BASE_RTT >= 1
-    val sizeFd = size * csr.fd
-    val sizeMtu = size * derived.mtu
-    val sizeMi = size * csr.mi
+    val sizeFd = productMP(size, csr.fd)
+    val sizeMtu = productMP(size, derived.mtu)
+    val sizeMi = productMP(size, csr.mi)
+    val sizeMd = productMP(size, derived.mdEff)                  // Eq. 2's size x md, before the fraction
     val qaDeadline = (RegNext(f1.now) + trtt.resize(cfg.timeWidth)).resize(cfg.timeWidth) // Alg. 2 line 11
   }
 
-  /** Stage 3: 1/rtt; kFD and the FI numerator as DSP products. */
+  /** Stage 3: 1/rtt read (block RAM). */
   val f3 = new Area {
-    val rttRecip = RegNext(reciprocalRom(I, V).readSync(f2.rttIndex))    // read in stage 2, registered again (no block RAM -> DSP path)
+    val rttRecip = RegNext(reciprocalRom(I, V).readSync(f2.rttIndex))    // read in stage 2, registered in 4 (the RAM's output register)
     val rttShift = RegNext(U(V, 6 bits) + f2.rttMsb.resize(6))
     val diff = RegNext(f2.diff)
-    val sizeFd = RegNext(f2.sizeFd); val sizeMtu = RegNext(f2.sizeMtu); val sizeMi = RegNext(f2.sizeMi)
-    val kFdProducts = products(sizeFd, derived.invBdp(30 downto 14), "f3_kFdHigh", 14) ++
-      products(sizeFd, derived.invBdp(13 downto 0), "f3_kFdLow")
-    val numFiProducts = products(sizeMtu, csr.fi, "f3_numFi")
   }
 
-  /** Stage 4: Eq. 1's kFD = size x fd / bdp in u0.30, at most 1 - 2^-30; Eq. 3's numerator. */
+  /** Stage 4: kFD's and the FI numerator's products, |rtt - trtt| x 1/rtt (DSPs, M and P: stage 6). */
   val f4 = new Area {
-    val diffTimesRecipProducts = products(RegNext(f3.diff), f3.rttRecip, "f4_diffTimesRecip") // stage 5
-    val rttShift = RegNext(f3.rttShift)
-    private val kFdFull = sumProducts(f3.kFdProducts, 63)
-    val kFd = satTo(kFdFull(62 downto 21), U((BigInt(1) << 30) - 1, 30 bits), 30)
-    val numFi = sumProducts(f3.numFiProducts, 48)
+    val diffTimesRecipProducts = products(RegNext(f3.diff), f3.rttRecip, "f4_diffTimesRecip", registers = 2)
+    val rttShift = at(RegNext(f3.rttShift), 4, 6)
+    val kFdProducts = products(f2.sizeFd, derived.invBdp(30 downto 14), "f4_kFdHigh", 14, registers = 2) ++
+      products(f2.sizeFd, derived.invBdp(13 downto 0), "f4_kFdLow", registers = 2)
+    val numFiProducts = products(f2.sizeMtu, csr.fi, "f4_numFi", registers = 2)
+  }
+
+  /** Stage 6: the products summed (registered in 7); Eq. 1's kFD = size x fd / bdp saturated in 7 (u0.30, at most 1 - 2^-30). */
+  val f6sum = new Area {
+    private val kFdFull = RegNext(sumProducts(f4.kFdProducts, 63))
+    val kFd = RegNext(satTo(kFdFull(62 downto 21), U((BigInt(1) << 30) - 1, 30 bits), 30))  // stage 8
+    val numFi = RegNext(sumProducts(f4.numFiProducts, 48))                                  // stage 7: Eq. 3's numerator
   }
 
   /**
-   * min(2^16, (x << 16) >> k) for x the sum of registered `products` (of `width` bits) and k the
-   * shift in the products' stage: a ratio in u.16, at most 1, in the stage after the products.
+   * min(2^16, (x << 16) >> k) for x the sum of `products` (of `width` bits) and k the shift, both
+   * in the products' stage p: a ratio in u.16, at most 1, combinational in stage p + 1 (x summed
+   * and registered in p).
    */
   private def fraction16(products: Seq[(UInt, Int)], width: Int, k: UInt, name: String): UInt = {
-    val x = sumProducts(products, width)
+    val x = RegNext(sumProducts(products, width)).setName(s"${name}_sum")
     val full = ((x << 16) >> RegNext(k)).setName(s"${name}_fracFull")
     // full > 2^16 <=> x >= 2^k + ceil(2^(k - 16)): compared beside the shift.
     val overFull = ((U(1, 1 bits) << k) + Mux(k >= 16, U(1, 1 bits) << (k - 16).resize(6), U(1, 64 bits))).setName(s"${name}_overFull")
@@ -324,35 +332,37 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     Mux(x.resize(width + 2) >= overAt, U(BigInt(1) << 16, 17 bits), full(16 downto 0))
   }
 
-  /** Stage 5: |rtt - trtt| / rtt in u.16 (at most 1). */
-  val f4frac = new Area {
-    val frac16 = fraction16(f4.diffTimesRecipProducts, cfg.trttWidth + V, f4.rttShift, "f4frac")
+  /** Stage 7: |rtt - trtt| / rtt in u.16 (at most 1). */
+  val f7frac = new Area {
+    val frac16 = fraction16(f4.diffTimesRecipProducts, cfg.trttWidth + V, f4.rttShift, "f7frac")
   }
 
-  /** Stage 6: frac x size; the MI fraction as DSP products. */
-  val f5 = new Area {
-    val frac16 = RegNext(f4frac.frac16)
-    val size = at(f2.size, 2, 6)
-    val fracSize = RegNext(frac16 * size)
-    val miProducts = products(at(f3.sizeMi, 3, 6), frac16, "f5_mi")
+  /** Stage 8: the MI fraction's and the MD product's products (DSPs, M and P: stage 10). */
+  val f8 = new Area {
+    val frac16 = RegNext(f7frac.frac16)
+    val miProducts = products(at(f2.sizeMi, 4, 8), frac16, "f8_mi", registers = 2)
+    // Eq. 2's (rtt - trtt)/rtt x md x size as frac x (size x md): the same product
+    val mdProducts = products(at(f2.sizeMd, 4, 8), frac16, "f8_md", registers = 2)
   }
 
-  /** Stage 7: Eq. 4's numerator / mtu; Eq. 2's product as DSP products. The flow's state is read. */
-  val f6 = new Area {
-    val miFull = sumProducts(f5.miProducts, 49)                  // < 2^48
+  /** Stage 10: the MI fraction / 2^16 and the MD product summed (registered in 11). */
+  val f10 = new Area {
+    private val miFull = sumProducts(f8.miProducts, 49)              // < 2^48
     val miFrac = RegNext(miFull(47 downto 16))
-    val mdProducts = products(f5.fracSize, derived.mdEff, "f6_md")
+    val mdFull = RegNext(sumProducts(f8.mdProducts, 50))
   }
 
-  /** Stage 8: Eq. 2 min(size, (rtt - trtt)/rtt x md x size) in 2^-8 bytes; Eq. 4's numerator as DSP products. */
-  val f7 = new Area {
-    private val mdFull = sumProducts(f6.mdProducts, 50)
-    private val size = at(f2.size, 2, 8)
+  /**
+   * Stage 11: Eq. 2 min(size, (rtt - trtt)/rtt x md x size) in 2^-8 bytes (registered in 12);
+   * Eq. 4's numerator as DSP products (M and P: stage 13, summed and registered there).
+   */
+  val f11 = new Area {
+    private val size = at(f2.size, 2, 11)
     // the reference profile caps MD + FD at one MTU only (the sum's cap below), not MD at the size
-    val mdTerm = satTo(mdFull(49 downto 16 + gainFrac - F), Mux(csr.referenceProfile, derived.mtu, size) << F, 24)
-    val numMiProducts = products(f6.miFrac, derived.mtu, "f7_numMi")
+    val mdTerm = RegNext(satTo(f10.mdFull(49 downto 16 + gainFrac - F), Mux(csr.referenceProfile, derived.mtu, size) << F, 24))
+    val numMiProducts = products(f10.miFrac, derived.mtu, "f11_numMi", registers = 2)
   }
-  private val numMiSum = sumProducts(f7.numMiProducts, 48)       // stage 9
+  private val numMiSum = RegNext(sumProducts(f11.numMiProducts, 48))  // stage 14
 
   /**
    * Reference profile: QuickAdapt's measurement window in a loop of its own at stages 3-6 (it
@@ -378,11 +388,11 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     private val (index, msb) = recipIndex(distanceAt5Full(dw - 2 downto 0), leading, 0, I)
     private val recip = RegNext(reciprocalRom(I, V).readSync(index))        // read in 5, registered in 7
     private val shift = RegNext(RegNext(U(V, 6 bits) + msb.resize(6)))     // 7
-    private val trttTimesRecip = products(trtt, recip, "qaNorm_trttTimesRecip") // 8
-    private val f16 = RegNext(fraction16(trttTimesRecip, cfg.trttWidth + V, shift, "qaNorm")) // 9: trtt / D in u.16
-    private val coefficientFull = RegNext(f16 * csr.qaScaling)             // 10: one DSP
+    private val trttTimesRecip = products(trtt, recip, "qaNorm_trttTimesRecip", registers = 2) // M 8, P 9
+    private val f16 = RegNext(fraction16(trttTimesRecip, cfg.trttWidth + V, at(shift, 7, 9), "qaNorm")) // 11: trtt / D in u.16
+    private val coefficientFull = productMP(f16, csr.qaScaling)           // 13: one DSP
     /** QA_SCALING x trtt / D in u5.12 (truncated), at S2. */
-    val coefficient = coefficientFull(31 downto 16 + gainFrac - Smartt.qaCoefFrac)
+    val coefficient = RegNext(coefficientFull(31 downto 16 + gainFrac - Smartt.qaCoefFrac))
     // the window's next value (stage 6): INIT clears it, an event past its end starts a new one
     private val kind6 = at(f1.e.kind, 1, 6)
     private val next = SmarttQaWindow(cfg)
@@ -414,10 +424,10 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val windowStarted = at(qaNorm.started, 3, Stage.S1)
     val close = at(f2.close, 2, Stage.S1)
     val qaDeadline = at(f2.qaDeadline, 2, Stage.S1)
-    val kFd = at(f4.kFd, 4, Stage.S1)
-    val numFi = at(f4.numFi, 4, Stage.S2)
-    val numMi = at(numMiSum, 9, Stage.S2)
-    val mdTerm = at(f7.mdTerm, 8, Stage.S3)
+    val kFd = at(f6sum.kFd, 8, Stage.S1)
+    val numFi = at(f6sum.numFi, 7, Stage.S2)
+    val numMi = at(numMiSum, 14, Stage.S2)
+    val mdTerm = at(f11.mdTerm, 12, Stage.S3)
     val isAck = kind === 0
   }
 

@@ -115,14 +115,21 @@ object WindowArith {
 
   /**
    * a x b cut into DSP48E2-sized products (a in pieces of at most 24 bits, b at most 17 bits), each
-   * registered: Yosys neither splits nor pipelines a wide multiply for UltraScale+ itself. Sum them
-   * one clock later with `sumProducts`.
+   * registered `registers` times (1: the DSP's M register; 2: M and P, so that the path out of
+   * the DSP starts at its P register): Yosys neither splits nor pipelines a wide multiply for
+   * UltraScale+ itself. Sum them `registers` clocks later with `sumProducts`.
    */
-  def products(a: UInt, b: UInt, name: String, bShift: Int = 0): Seq[(UInt, Int)] = {
+  def products(a: UInt, b: UInt, name: String, bShift: Int = 0, registers: Int = 1): Seq[(UInt, Int)] = {
     require(b.getWidth <= 17, s"$name: the narrow operand must fit a DSP's 17 unsigned bits")
+    require(registers == 1 || registers == 2, s"$name: a product has its M register, or M and P")
     val pieces = (0 until a.getWidth by 24).map(lo => (a(scala.math.min(a.getWidth, lo + 24) - 1 downto lo), lo))
-    pieces.zipWithIndex.map { case ((piece, lo), i) => (RegNext(piece * b).setName(s"${name}_product$i"), lo + bShift) }
+    pieces.zipWithIndex.map { case ((piece, lo), i) =>
+      (Delay(piece * b, registers).setName(s"${name}_product$i"), lo + bShift)
+    }
   }
+
+  /** A single product with the DSP's M and P registers (two clocks). */
+  def productMP(a: UInt, b: UInt): UInt = RegNext(RegNext(a * b))
 
   def sumProducts(ps: Seq[(UInt, Int)], width: Int): UInt =
     ps.map { case (p, lo) => if (lo == 0) p.resize(width) else p.resize(width - lo) @@ U(0, lo bits) }.reduce(_ + _)

@@ -132,14 +132,14 @@ public final class SmarttBench extends WindowUnitBench<Event, SmarttEvent, Smart
 
     /**
      * docs/smartt.md, "CSR writes": an event accepted at edge k that waited w clocks in stage 0 reads
-     * the old value in every stage when k + w <= h - 12, the new one in every stage when k >= h + 2.
+     * the old value in every stage when k + w <= h - 16, the new one in every stage when k >= h + 2.
      */
-    public static final int CSR_OLD_UP_TO = 12;
+    public static final int CSR_OLD_UP_TO = 16;
     public static final int CSR_NEW_FROM = 2;
 
     /**
      * One parameter register written among the events (WindowUnitBench.writeAmongEvents), its value
-     * taken from {@code from}: no event is accepted from h - 14 (an event accepted before may wait
+     * taken from {@code from}: no event is accepted from h - 18 (an event accepted before may wait
      * up to L - 1 = 3 clocks) to h + 1; BDP's new reciprocal is used from h + 3 ("one accepted at
      * h + 3 waits in stage 0 and uses the new").
      */
@@ -153,7 +153,7 @@ public final class SmarttBench extends WindowUnitBench<Event, SmarttEvent, Smart
     /** Writes the CSRs from model parameters (pipeline drained) and waits for the divider. */
     public void writeParams(SmarttParams p) {
         csrImage(p).forEach(csr::write);
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 6; i++) {
             step(); // the derived values are registered
         }
         waitReady();
