@@ -785,26 +785,72 @@ class SmarttTest {
     }
 
     /**
+     * The reference profile's normalisation across the 2^32 wrap of `now`: a measurement window
+     * that ends 1000 ns before the wrap, then a NACK half a target RTT after that end, with `now`
+     * wrapped (9000 ns past the end modulo 2^32). QuickAdapt then scales the acked bytes by
+     * QA_SCALING x trtt / D with D = 9000 + trtt = 1.5 trtt, not by a D that lost the wrap.
+     * MAX_CWND is raised so that the window is not cut to it. Every update against the model.
+     */
+    @Test
+    void referenceProfileNormalisesAcrossTheTimeWrap() {
+        withBench(DEFAULT, "qa_norm_wrap", (b, seed) -> {
+            SmarttParams p = b.model.p.clone();
+            p.referenceProfile = true;
+            p.maxCwnd = 1_000_000;
+            b.writeParams(p);
+            long trtt = p.targetRtt();
+            long end = (1L << 32) - 1000;
+            b.clock(t -> t);
+            b.setNow(end - trtt);
+            b.push(of(2, Kind.INIT, 0));
+            for (int i = 0; i < 100; i++) {
+                b.push(ack(2, MTU, trtt + 2000, false));
+            }
+            b.drain();
+            b.setNow((end + trtt / 2) & 0xFFFF_FFFFL);
+            b.push(of(2, Kind.NACK, MTU));
+            b.drain();
+            assertEquals(1, b.counter(SmarttCsr.QUICK_ADAPTS), "QuickAdapt ran on the NACK after the wrap");
+            assertTrue(cwnd(b, 2) > 100_000, "the window is 2/3 x 1.5 x the acked bytes, not the MTU floor: " + cwnd(b, 2));
+            assertCounters(b);
+        });
+    }
+
+    /**
      * Saturation of the acked-bytes count (Alg. 1 line 4, byte-width bits): with time standing
      * still, one QuickAdapt window collects 4,104 ACKs of one MTU, 2^24 + 16 KiB, so the count must
-     * stop at 2^24 - 1; a loss after the deadline then adapts from it (Alg. 2 line 7). Every update
-     * against the model; QuickAdapt must have run.
+     * stop at 2^24 - 1; a loss after the deadline then adapts from it (Alg. 2 line 7). On a second
+     * flow a loss before the deadline sets trigger_qa (Alg. 1 line 30) and the first ACK after it
+     * adapts from the saturated count plus its own size, which saturates again (the hardware's
+     * acked x c + size x c must give way to byteMax x c). MAX_CWND is the largest the byte width
+     * holds, so that the QuickAdapt windows (0.8 x 2^24 B) are not cut to it. Every update against
+     * the model; QuickAdapt must have run on both.
      */
     @Test
     void ackedBytesSaturateWithinOneQuickAdaptWindow() {
         withBench(DEFAULT, "acked_saturation", (b, seed) -> {
+            SmarttParams p = b.model.p.clone();
+            p.maxCwnd = (1 << 24) - 1;
+            b.writeParams(p);
             b.clock(t -> t);
             b.setNow(1000);
             b.push(of(3, Kind.INIT, 0));
+            b.push(of(5, Kind.INIT, 0));
             int acks = (1 << 24) / MTU + 8;
             for (int i = 0; i < acks; i++) {
                 b.push(ack(3, MTU, 30_000, false));
+                b.push(ack(5, MTU, 30_000, false));
             }
+            b.push(of(5, Kind.NACK, MTU));  // before the deadline: trigger_qa, no QuickAdapt yet
             b.drain();
+            assertEquals(0, b.counter(SmarttCsr.QUICK_ADAPTS), "no QuickAdapt before the deadline");
             b.setNow(1000 + 10_000_000);   // past the QuickAdapt deadline
             b.push(of(3, Kind.NACK, MTU));
             b.drain();
-            assertTrue(b.counter(SmarttCsr.QUICK_ADAPTS) > 0, "QuickAdapt ran on the saturated count");
+            assertEquals(1, b.counter(SmarttCsr.QUICK_ADAPTS), "QuickAdapt ran on the saturated count (a loss)");
+            b.push(ack(5, MTU, 30_000, false));
+            b.drain();
+            assertEquals(2, b.counter(SmarttCsr.QUICK_ADAPTS), "QuickAdapt ran on the saturated count plus an ACK");
             assertCounters(b);
         });
     }

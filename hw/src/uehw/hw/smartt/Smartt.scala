@@ -223,6 +223,11 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val mtuQaWindow = RegNext(if (mtuQaShifted.getWidth <= cfg.cwndWidth) mtuQaShifted.resize(cfg.cwndWidth)
                               else satTo(mtuQaShifted, U(cwndMax, mtuQaShifted.getWidth bits), cfg.cwndWidth))
     val initCwnd = RegNext(RegNext((csr.initCwnd << F).resize(cfg.cwndWidth).min(cwndHigh)).max(cwndLow))
+    // QuickAdapt then FastIncrease from the MTU's floor, and the product from which qaValue + step saturates:
+    // (qaProduct >> 4) + step > cwndMax <=> qaProduct >= (cwndMax - step + 1) << 4 (S3 compares beside each other)
+    val mtuQaPlusStep = RegNext(satAdd(mtuQaWindow, fastIncreaseStep, cwndMax))
+    val qaPlusStepSaturatesAt = RegNext((U(cwndMax, cfg.cwndWidth + 1 bits) - fastIncreaseStep.resize(cfg.cwndWidth + 1) + 1) <<
+      (Smartt.qaCoefFrac - F))
 
     // 1/BDP for Fair Decrease: floor(2^40 / BDP) by restoring division, one quotient bit a clock,
     // rerun after every BDP write (events wait meanwhile). BDP >= 1024, so the quotient fits 31 bits.
@@ -375,24 +380,34 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val loop = new FlowStateLoop(unit, SmarttQaWindow(cfg), 3)
     private val window = loop.read.state                                    // stage 3
     private val now = at(f1.now, 1, 3)
-    private val since = now - window.end                                    // mod 2^T
-    val expired = !window.started || !since.msb                             // Alg. 2 line 3
+    private val sinceFull = now - window.end                                // mod 2^T: its sign bit only
+    val expired = !window.started || !sinceFull.msb                         // Alg. 2 line 3
     val started = window.started
     private val dw = scala.math.max(T, cfg.trttWidth) + 1
     private val trtt = derived.targetRtt
-    private val trttZero = RegNext(trtt === 0)
-    private val distance = RegNext(since.resize(dw) + trtt.resize(dw))      // 4: D, 0 only when both are
-    private val distanceFixed = distance | (RegNext(since === 0) && trttZero).asUInt.resize(dw) // at least 1
+    // D = since + trtt = (now + trtt) - end, plus 2^T when now < end (since wrapped): one subtract
+    // from a sum made at stage 2, the wrap's 2^T added to the bits from T up.
+    private val nowPlusTrtt = RegNext(at(f1.now, 1, 2).resize(dw) + trtt.resize(dw))   // stage 3
+    private val trttZero = at(trtt === 0, 2, 4)
+    private val raw = nowPlusTrtt - window.end.resize(dw)                    // mod 2^dw (D < 2^dw)
+    private val wrapped = now < window.end
+    private val distance = RegNext((raw(dw - 1 downto T) + wrapped.asUInt) @@ raw(T - 1 downto 0)) // 4: D, 0 only when both are
+    private val distanceFixed = distance | (RegNext(now === window.end) && trttZero).asUInt.resize(dw)     // at least 1
     private val leading = RegNext(leadingOne(distanceFixed, 0))            // 5
     private val distanceAt5Full = RegNext(distanceFixed)
     private val (index, msb) = recipIndex(distanceAt5Full(dw - 2 downto 0), leading, 0, I)
     private val recip = RegNext(reciprocalRom(I, V).readSync(index))        // read in 5, registered in 7
     private val shift = RegNext(RegNext(U(V, 6 bits) + msb.resize(6)))     // 7
     private val trttTimesRecip = products(trtt, recip, "qaNorm_trttTimesRecip", registers = 2) // M 8, P 9
-    private val f16 = RegNext(fraction16(trttTimesRecip, cfg.trttWidth + V, at(shift, 7, 9), "qaNorm")) // 11: trtt / D in u.16
+    // 11: trtt / D in u.16; 1 in the paper profile, whose coefficient is QA_SCALING itself
+    private val f16 = RegNext(Mux(csr.referenceProfile, fraction16(trttTimesRecip, cfg.trttWidth + V, at(shift, 7, 9), "qaNorm"),
+      U(BigInt(1) << 16, 17 bits)))
     private val coefficientFull = productMP(f16, csr.qaScaling)           // 13: one DSP
-    /** QA_SCALING x trtt / D in u5.12 (truncated), at S2. */
-    val coefficient = RegNext(coefficientFull(31 downto 16 + gainFrac - Smartt.qaCoefFrac))
+    /**
+     * QuickAdapt's coefficient in u5.12 (truncated), at S1 (the P register's bits): QA_SCALING x trtt / D
+     * in the reference profile, QA_SCALING in the paper's.
+     */
+    val coefficient = coefficientFull(31 downto 16 + gainFrac - Smartt.qaCoefFrac)
     // the window's next value (stage 6): INIT clears it, an event past its end starts a new one
     private val kind6 = at(f1.e.kind, 1, 6)
     private val next = SmarttQaWindow(cfg)
@@ -522,6 +537,15 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     private val isNack = event.kind === 1
     private val lossBytes = Mux(ref && isNack, satAdd(s.acked, U(Smartt.nackAckedBytes, 7 bits), byteMax), s.acked)
     val qaBytes = Mux(event.isAck, acked1, lossBytes)
+    // Alg. 2 line 7's acked x coefficient as acked x c + addend x c: two DSPs fed here (M in S2), the sum
+    // in the first one's post-adder (P in S3), so that S3 compares a P register. The addend is the
+    // ACK's size, a NACK's 64 B (reference profile) or 0; when acked + addend saturates, S3 takes
+    // byteMax x c instead.
+    // Both windows' acked x c side by side (the DSPs' inputs straight from registers), the one in use picked before the add.
+    private val kindBefore = at(f1.e.kind, 1, Stage.S1 - 1)
+    val qaAddend = RegNext(Mux(kindBefore === 0, at(f2.size, 2, Stage.S1 - 1),
+      Mux(ref && kindBefore === 1, U(Smartt.nackAckedBytes, 16 bits), U(0, 16 bits))))
+    val qaSaturates = s.acked.resize(B + 1) + qaAddend > byteMax
     // Alg. 2 line 8: bytes_to_ignore = unacked, from the transport, or the window before QA.
     val inFlight = Mux(csr.unackedFromWindow, s.cwnd(cw - 1 downto F), event.unacked)
     // Sec. 3.6.1, the decay rounded to nearest (half up): round(avg / 2^shift) = ((2 avg >> shift) + 1) >> 1.
@@ -556,8 +580,17 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val overThreshold = RegNext(overFull(productWidth - 1 downto 0))
     val overPossible = RegNext(!overFull(overFull.getWidth - 1 downto productWidth).orR)
     val incMiProducts = products(event.numMi, cwndRecip, "s2_incMi")      // Eq. 4
-    private val coefficient = Mux(csr.referenceProfile, qaNorm.coefficient, csr.qaScaling @@ U(0, 1 bits)) // u5.12
-    val qaProduct = RegNext(RegNext(s1.qaBytes) * coefficient)            // Alg. 2 line 7 (max with MTU after)
+    private val c = qaNorm.coefficient
+    private val qaAckedOfWritten = RegNext(written.state.acked * c)        // M registers
+    private val qaAckedOfStored = RegNext(read.stored.acked * c)
+    private val qaAddendProduct = RegNext(s1.qaAddend * c)
+    private val qaAcked = Mux(RegNext(read.fromWritten), qaAckedOfWritten, qaAckedOfStored)
+    val qaProduct = RegNext(qaAcked.resize(B + 18) + qaAddendProduct)       // Alg. 2 line 7 (max with MTU after)
+    private val qaCoefficient = RegNext(c)
+    val qaSaturatedProduct = RegNext((qaCoefficient << B) - qaCoefficient)   // byteMax x c
+    val qaSaturates = RegNext(RegNext(s1.qaSaturates))
+    // Alg. 3 line 4 against the MTU's floor: count1 > floor(mtuQaWindow / 2^F)
+    val countAboveFloor = RegNext(RegNext(s1.count1) > derived.mtuQaWindow(cw - 1 downto F))
     private val fdWritten = RegNext(read.fromWritten)
     private val fdProducts = s1.fdOfWritten.zip(s1.fdOfStored).map { case ((w, lo), (st, _)) => (Mux(fdWritten, w, st), lo) }
     val fdTermFull = sumProducts(fdProducts, cw + 30)                    // Eq. 1: cwnd x kFD
@@ -601,18 +634,36 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val fdTerm = RegNext(s2.fdTerm)
     val fairDecrease = clampDecrease(s.cwnd, fdTerm, fromHigh, fromLow)
     val mdDecrease = (event.mdTerm.resize(cw + 1) + fdTerm).min((derived.mtu << F).resize(cw + 1))
-    // Alg. 2 line 7: max(acked, mtu) x scaling = max(acked x scaling, mtu x scaling), then >> 3 and
-    // saturated (the MTU's value precomputed from the CSRs, saturated there).
-    private val qaProduct = s2.qaProduct
-    private val qaShifted = qaProduct(qaProduct.getWidth - 1 downto Smartt.qaCoefFrac - F)
-    val qaValue = Mux(qaProduct < (derived.mtuQa @@ U(0, 1 bits)), derived.mtuQaWindow,
-      Mux(qaShifted(qaShifted.getWidth - 1 downto cw).orR, U(cwndMax, cw bits), qaShifted.resize(cw)))
+    // Alg. 2 line 7: max(acked, mtu) x scaling = max(acked x scaling, mtu x scaling), then >> 4 and
+    // saturated (the MTU's value precomputed from the CSRs, saturated there). Every compare below
+    // is on the product itself, side by side; only picks follow them.
     // Alg. 3 lines 4-5 with c1 the QuickAdapt window (when QuickAdapt runs) or the stored one.
     private val clean = at(s1.clean, Stage.S1, Stage.S3)
     val count1 = at(s1.count1, Stage.S1, Stage.S3)
     val adapt = at(s1.adapt, Stage.S1, Stage.S3)
-    val fastAfterQa = clean && (count1 > qaValue(cw - 1 downto F) || s.fiActive)
-    val qaPlusStep = satAdd(qaValue, derived.fastIncreaseStep, cwndMax)
+    /** What S3 finds of a QuickAdapt product, from compares on the product itself. */
+    private class QaFacts(product: UInt) {
+      private val shifted = product(product.getWidth - 1 downto Smartt.qaCoefFrac - F)
+      val window = shifted.resize(cw)
+      val belowFloor = product < (derived.mtuQa @@ U(0, 1 bits))
+      val over = shifted(shifted.getWidth - 1 downto cw).orR
+      // count1 > floor(qaValue / 2^F) <=> (count1 << F) > qaValue <=> (count1 << qaCoefFrac) > product
+      // (multiples of 2^F and 2^4 against floors)
+      val countAbove = product < (count1 @@ U(0, Smartt.qaCoefFrac bits))
+      val plusStepSaturates = product >= derived.qaPlusStepSaturatesAt
+      val plusStep = window + derived.fastIncreaseStep
+    }
+    private val ofSum = new QaFacts(s2.qaProduct)
+    private val ofSaturated = new QaFacts(s2.qaSaturatedProduct.resize(B + 18))
+    private def pick[T <: Data](f: QaFacts => T): T = Mux(s2.qaSaturates, f(ofSaturated), f(ofSum))
+    private val belowFloor = pick(_.belowFloor)
+    private val qaOver = pick(_.over)
+    val qaValue = Mux(belowFloor, derived.mtuQaWindow, Mux(qaOver, U(cwndMax, cw bits), pick(_.window)))
+    // above the largest window count1 is never above it
+    private val countAboveQa = Mux(belowFloor, s2.countAboveFloor, !qaOver && pick(_.countAbove))
+    val fastAfterQa = clean && (countAboveQa || s.fiActive)
+    val qaPlusStep = Mux(belowFloor, derived.mtuQaPlusStep,
+      Mux(qaOver || pick(_.plusStepSaturates), U(cwndMax, cw bits), pick(_.plusStep)))
     val fastOnStored = RegNext(s2.fastOnStored)
     val storedPlusStep = RegNext(s2.storedPlusStep)
   }
