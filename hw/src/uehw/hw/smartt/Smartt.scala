@@ -61,7 +61,7 @@ case class SmarttQaWindow(cfg: SmarttConfig) extends Bundle {
 
 object Smartt {
   /** Clock edges from an event's acceptance to its update on `io.update` (with no same-flow wait). */
-  val latency = 18
+  val latency = 20
   /**
    * Minimum spacing, in clocks, of two events of one flow entering the pipeline: the update loop
    * (state read to state written) takes four clocks, so an event waits in stage 0 while its flow
@@ -69,6 +69,8 @@ object Smartt {
    */
   val sameFlowSpacing = 4
   val gainFrac = 11
+  /** Bits of an increase numerator that meet 1/cwnd: one DSP48E2's 26 unsigned (SmarttFixedModel.MANTISSA_BITS). */
+  val mantissaBits = 26
   val wtdFrac = 10
   /**
    * Fraction bits of the stored WTD average: three more than the threshold, with a rounded decay,
@@ -107,7 +109,7 @@ class SmarttSpec(val cfg: SmarttConfig) extends WindowLawSpec[SmarttEvent, Smart
   def stateType = SmarttFlowState(cfg)
   def updateType = SmarttUpdate(cfg)
   def queryWidth = cfg.byteWidth
-  def loopStart = 13
+  def loopStart = 15
   def build(unit: WindowUnit[SmarttEvent, SmarttFlowState, SmarttUpdate]) = new SmarttLaw(cfg, unit)
 }
 
@@ -133,7 +135,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
   private val byteMax = (BigInt(1) << B) - 1
   private val cwndMax = (BigInt(1) << cfg.cwndWidth) - 1
   private object Stage { val S1: Int = unit.Stage.S1; val S2: Int = S1 + 1; val S3: Int = S1 + 2; val S4: Int = S1 + 3 }
-  require(Stage.S1 == 13, "the event stages below fill stages 1-12")
+  require(Stage.S1 == 15, "the event stages below fill stages 1-14")
   private def at[T <: Data](x: T, from: Int, to: Int): T = unit.at(x, from, to)
   private def written = unit.flowState.written
   private def read = unit.flowState.read
@@ -367,7 +369,34 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val mdTerm = RegNext(satTo(f10.mdFull(49 downto 16 + gainFrac - F), Mux(csr.referenceProfile, derived.mtu, size) << F, 24))
     val numMiProducts = products(f10.miFrac, derived.mtu, "f11_numMi", registers = 2)
   }
-  private val numMiSum = RegNext(sumProducts(f11.numMiProducts, 48))  // stage 14
+
+  /** Stage 13: Eq. 4's numerator summed, and the MI + FI numerator (registered in 14). */
+  val f13 = new Area {
+    private val numMiFull = sumProducts(f11.numMiProducts, 49)          // < 2^48
+    val numMi = RegNext(numMiFull(47 downto 0))
+    val numMiFi = RegNext(numMiFull + at(f6sum.numFi, 7, 13))            // < 2^49
+  }
+
+  /**
+   * An increase numerator x (a register at stage p) cut to its top `Smartt.mantissaBits` for one
+   * DSP: m = x >> e, e = max(0, bits(x) - mantissaBits); the leading one found in p, m and e picked
+   * in p + 1, registered in p + 2. Also registered there: V - (2F - gainFrac) - e modulo 64,
+   * which S2 adds to the window's leading one for the product's shift (at most 40, so exact).
+   */
+  class Mantissa(x: UInt, label: String) extends Area {
+    private val M = Smartt.mantissaBits
+    private val w = x.getWidth
+    require(w > M && w - M < 32, s"$label: a numerator of $w bits")
+    private val lead = RegNext(leadingOne(x, M))                         // positions M .. w - 1
+    private val small = RegNext(x(w - 1 downto M) === 0)
+    private val xr = RegNext(x)
+    val m = RegNext(oneHotPick((M until w).map(q => (lead(q - M), xr(q downto q - M + 1))) :+ (small -> xr(M - 1 downto 0)), M))
+    val e = oneHotPick((M until w).map(q => (lead(q - M), U(q - M + 1, 5 bits))), 5)
+    val shiftLessMsb = RegNext(U(((V - (2 * F - gainFrac)) % 64 + 64) % 64, 6 bits) - e.resize(6))
+  }
+  private val mantissaFi = new Mantissa(f6sum.numFi, "numFi")        // 7 -> 9
+  private val mantissaMi = new Mantissa(f13.numMi, "numMi")          // 14 -> 16
+  private val mantissaMiFi = new Mantissa(f13.numMiFi, "numMiFi")    // 14 -> 16
 
   /**
    * Reference profile: QuickAdapt's measurement window in a loop of its own at stages 3-6 (it
@@ -404,10 +433,10 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
       U(BigInt(1) << 16, 17 bits)))
     private val coefficientFull = productMP(f16, csr.qaScaling)           // 13: one DSP
     /**
-     * QuickAdapt's coefficient in u5.12 (truncated), at S1 (the P register's bits): QA_SCALING x trtt / D
+     * QuickAdapt's coefficient in u5.12 (truncated), at S1 (the P register, delayed to S1): QA_SCALING x trtt / D
      * in the reference profile, QA_SCALING in the paper's.
      */
-    val coefficient = coefficientFull(31 downto 16 + gainFrac - Smartt.qaCoefFrac)
+    val coefficient = at(coefficientFull(31 downto 16 + gainFrac - Smartt.qaCoefFrac), 13, Stage.S1)
     // the window's next value (stage 6): INIT clears it, an event past its end starts a new one
     private val kind6 = at(f1.e.kind, 1, 6)
     private val next = SmarttQaWindow(cfg)
@@ -440,8 +469,10 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val close = at(f2.close, 2, Stage.S1)
     val qaDeadline = at(f2.qaDeadline, 2, Stage.S1)
     val kFd = at(f6sum.kFd, 8, Stage.S1)
-    val numFi = at(f6sum.numFi, 7, Stage.S2)
-    val numMi = at(numMiSum, 14, Stage.S2)
+    /** The increase numerators' mantissas and their shifts less the window's leading one, at S2. */
+    val fi = (at(mantissaFi.m, 9, Stage.S2), at(mantissaFi.shiftLessMsb, 9, Stage.S2))
+    val mi = (mantissaMi.m, mantissaMi.shiftLessMsb)
+    val miFi = (mantissaMiFi.m, mantissaMiFi.shiftLessMsb)
     val mdTerm = at(f11.mdTerm, 12, Stage.S3)
     val isAck = kind === 0
   }
@@ -509,6 +540,20 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     r
   }
 
+  private val incProductWidth = Smartt.mantissaBits + V
+  /**
+   * x / cwnd for an increase numerator's mantissa, in S2: one DSP (M in S3), the product's shift,
+   * and the threshold on the product from which the quotient passes sw + 1 bits (it then clamps
+   * to MAX_CWND all the same), so that S3 shifts and compares the product side by side.
+   */
+  class OverCwnd(mantissa: (UInt, UInt), recip: UInt, msb: UInt, val label: String, withBig: Boolean = true) extends Area {
+    val product = RegNext(mantissa._1 * recip).setName(s"s2_${label}_product")
+    val shift = msb.resize(6) + mantissa._2                          // V + msb - (2F - gainFrac) - e, modulo 64
+    private val bigAt = if (withBig) shift.resize(7) + (sw + 1) else null
+    val bigThreshold = if (withBig) RegNext(Vec((0 until incProductWidth).map(i => bigAt === i)).asBits.asUInt) else null
+    val bigPossible = if (withBig) RegNext(bigAt < incProductWidth) else null
+  }
+
   /** S1: the state as read or forwarded; everything that takes only adds and compares of it. */
   val s1 = new Area {
     val s = read.state
@@ -568,18 +613,17 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
   val s2 = new Area {
     val s = RegNext(s1.s)
     val cwndRecip = reciprocalRom(I, V).readSync(s1.cwndIndex)                   // registered: read in S1
-    val incShift = (U(V, 6 bits) + RegNext(s1.cwndMsb).resize(6) - (2 * F - gainFrac)).resize(6)
-    val incFiProducts = products(event.numFi, cwndRecip, "s2_incFi")      // Eq. 3
+    private val cwndMsb = RegNext(s1.cwndMsb)
     // Thresholds on the products for S3's compares, so that they need not wait for the shift:
     // (p >> k) >= 2^(sw + 1) <=> p >= 2^(sw + 1 + k); (p >> k) > size <=> p >= (size + 1) << k.
-    private val productWidth = 48 + V
-    private val bigAt = incShift.resize(7) + (sw + 1)
-    val bigThreshold = RegNext(Vec((0 until productWidth).map(i => bigAt === i)).asBits.asUInt)
-    val bigPossible = RegNext(bigAt < productWidth)
-    private val overFull = ((at(event.size, Stage.S1, Stage.S2) << F).resize(cw + 1) + 1) << incShift
+    val fi = new OverCwnd(event.fi, cwndRecip, cwndMsb, "incFi")          // Eq. 3
+    val mi = new OverCwnd(event.mi, cwndRecip, cwndMsb, "incMi", withBig = false) // Eq. 4, for its cap at the size
+    val miFi = new OverCwnd(event.miFi, cwndRecip, cwndMsb, "incMiFi")    // Eq. 4 + Eq. 3 below the cap
+    private val productWidth = incProductWidth
+    // (mi >> k) > size <=> mi >= (size + 1) << k, in 2^-F bytes
+    private val overFull = ((at(event.size, Stage.S1, Stage.S2) << F).resize(cw + 1) + 1) << mi.shift
     val overThreshold = RegNext(overFull(productWidth - 1 downto 0))
     val overPossible = RegNext(!overFull(overFull.getWidth - 1 downto productWidth).orR)
-    val incMiProducts = products(event.numMi, cwndRecip, "s2_incMi")      // Eq. 4
     private val c = qaNorm.coefficient
     private val qaAckedOfWritten = RegNext(written.state.acked * c)        // M registers
     private val qaAckedOfStored = RegNext(read.stored.acked * c)
@@ -612,21 +656,20 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
   /** S3: the increases (products summed and shifted, the MI one capped at the size); QuickAdapt and FastIncrease; the decreases. */
   val s3 = new Area {
     val s = RegNext(s2.s)
-    private val productWidth = 48 + V
-    val incShift = RegNext(s2.incShift)
     // The increases in sw + 1 bits and a flag for more: any more clamps to MAX_CWND all the same.
-    private val incFiProduct = sumProducts(s2.incFiProducts, productWidth)
-    private val incMiProduct = sumProducts(s2.incMiProducts, productWidth)
-    private val incFiFull = incFiProduct >> incShift
-    private val incMiShiftedFull = incMiProduct >> incShift
-    val incFi = incFiFull(sw downto 0)
-    val incFiBig = s2.bigPossible && incFiProduct >= s2.bigThreshold
-    val incMi = incMiShiftedFull(sw downto 0)
+    // Straight from the DSPs' M registers: a shift, or a compare.
+    private def quotient(x: OverCwnd): (UInt, Bool) = {
+      val full = (x.product >> RegNext(x.shift)).setName(s"s3_${x.label}Full")
+      (full(sw downto 0), x.bigPossible && x.product >= x.bigThreshold)
+    }
+    val (incFi, incFiBig) = quotient(s2.fi)
+    val (incMiFi, incMiFiBig) = quotient(s2.miFi)
     val sizeFixed = RegNext(s2.sizeFixed)
-    val incMiOver = s2.overPossible && incMiProduct >= s2.overThreshold
-    private val w = incFi.getWidth + 1
-    // Eq. 4 min(size, ..), then Eq. 3: both sums side by side, the cap's compare beside them.
-    val incMiPlusFi = Mux(incMiOver, sizeFixed.resize(w) + incFi.resize(w), incMi.resize(w) + incFi.resize(w))
+    val incMiOver = s2.overPossible && s2.mi.product >= s2.overThreshold   // Eq. 4's cap: min(size, ..)
+    // Eq. 4 at its cap, then Eq. 3: cwnd + size + FI, as (cwnd + size) + FI against the limits less the size
+    val cwndPlusSize = s.cwnd + sizeFixed
+    val toHighLessSize = RegNext(s2.toHigh) - sizeFixed.resize(sw).asSInt
+    val toLowLessSize = RegNext(s2.toLow) - sizeFixed.resize(sw).asSInt
     val canDecrease = !csr.wtdEnable || RegNext(s2.wtd1) >= (csr.wtdThreshold @@ U(0, wtdStateFrac - wtdFrac bits)) // Alg. 1 line 12
     val toHigh = RegNext(s2.toHigh); val toLow = RegNext(s2.toLow)
     val fromHigh = RegNext(s2.fromHigh); val fromLow = RegNext(s2.fromLow)
@@ -674,10 +717,11 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val toHigh = RegNext(s3.toHigh); val toLow = RegNext(s3.toLow)
     val fromHigh = RegNext(s3.fromHigh); val fromLow = RegNext(s3.fromLow)
     private val incFi = RegNext(s3.incFi)
-    private val incFiBig = RegNext(s3.incFiBig)                  // (with it, the MI sum is big too: incMi <= size)
-    private val incMiPlusFi = RegNext(s3.incMiPlusFi)
+    private val incFiBig = RegNext(s3.incFiBig)
     val fairIncrease = clampIncrease(s.cwnd, incFi, incFiBig, toHigh, toLow)                 // Eq. 3
-    val multiplicativeIncrease = clampIncrease(s.cwnd, incMiPlusFi, incFiBig, toHigh, toLow) // Eq. 4, then Eq. 3
+    val multiplicativeIncrease = clampIncrease(s.cwnd, RegNext(s3.incMiFi), RegNext(s3.incMiFiBig), toHigh, toLow) // Eq. 4 + Eq. 3
+    val sizePlusFairIncrease = clampIncrease(RegNext(s3.cwndPlusSize), incFi, incFiBig,         // Eq. 4 at the size, then Eq. 3
+      RegNext(s3.toHighLessSize), RegNext(s3.toLowLessSize))
     val multiplicativeDecrease = clampDecrease(s.cwnd, RegNext(s3.mdDecrease), fromHigh, fromLow)
     private val qaValue = RegNext(s3.qaValue)
     val quickAdapt = clampValue(qaValue)                          // Alg. 1 lines 15-16 (and a loss's, line 26)
@@ -758,7 +802,8 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     private val choices = Seq(
       (rules.ignoring || rules.held || rules.atTarget) -> s4.held, rules.fairDecrease -> s4.fairDecrease,
       rules.multiplicativeDecrease -> s4.multiplicativeDecrease, rules.fairIncrease -> s4.fairIncrease,
-      rules.multiplicativeIncrease -> s4.multiplicativeIncrease, rules.quickAdaptAlone -> s4.quickAdapt,
+      (rules.multiplicativeIncrease && !s3.incMiOver) -> s4.multiplicativeIncrease,
+      (rules.multiplicativeIncrease && s3.incMiOver) -> s4.sizePlusFairIncrease, rules.quickAdaptAlone -> s4.quickAdapt,
       rules.quickAdaptThenFast -> s4.quickAdaptPlusStep, rules.fastIncreaseOnly -> s4.storedPlusStep,
       rules.lossCut -> s4.lossCut, rules.isInit -> s4.init)
     val window = Clamped()

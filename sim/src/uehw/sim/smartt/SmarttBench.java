@@ -132,14 +132,14 @@ public final class SmarttBench extends WindowUnitBench<Event, SmarttEvent, Smart
 
     /**
      * docs/smartt.md, "CSR writes": an event accepted at edge k that waited w clocks in stage 0 reads
-     * the old value in every stage when k + w <= h - 16, the new one in every stage when k >= h + 2.
+     * the old value in every stage when k + w <= h - 18, the new one in every stage when k >= h + 2.
      */
-    public static final int CSR_OLD_UP_TO = 16;
+    public static final int CSR_OLD_UP_TO = 18;
     public static final int CSR_NEW_FROM = 2;
 
     /**
      * One parameter register written among the events (WindowUnitBench.writeAmongEvents), its value
-     * taken from {@code from}: no event is accepted from h - 18 (an event accepted before may wait
+     * taken from {@code from}: no event is accepted from h - 20 (an event accepted before may wait
      * up to L - 1 = 3 clocks) to h + 1; BDP's new reciprocal is used from h + 3 ("one accepted at
      * h + 3 waits in stage 0 and uses the new").
      */

@@ -516,17 +516,28 @@ public final class SmarttFixedModel {
             multiplicativeDecreases++;
             return new CaseResult(Math.max(0, c - Math.min(mtu << F, md + fdTerm)), Rule.MULTIPLICATIVE_DECREASE);
         }
-        // Sec. 3.2.3 Eq. 3: size / cwnd x mtu x fi.
+        // Sec. 3.2.3 Eq. 3: size / cwnd x mtu x fi. Each numerator is cut to its top MANTISSA_BITS
+        // (one DSP's operand) before it meets 1/cwnd: x / cwnd ~ ((x >> e) x t) >> (shift - e).
         long numFi = size * mtu * p.fi;
-        long incFi = numFi * rc[0] >>> shift;
+        long incFi = overCwnd(numFi, rc[0], shift);
         if (above) {
             fairIncreases++;
             return new CaseResult(Math.min(cwndFieldMax(), c + incFi), Rule.FAIR_INCREASE);
         }
-        // Sec. 3.2.4 Eq. 4: min(size, (trtt - rtt)/rtt x size/cwnd x mtu x mi), then a Fair Increase.
+        // Sec. 3.2.4 Eq. 4: min(size, (trtt - rtt)/rtt x size/cwnd x mtu x mi), then a Fair Increase:
+        // size + FI when MI reaches the size, else (MI's numerator + FI's) / cwnd in one product.
         long numMi = (size * p.mi * frac16 >>> 16) * mtu;
-        long incMi = Math.min(size << F, numMi * rc[0] >>> shift);
+        long inc = overCwnd(numMi, rc[0], shift) > size << F ? (size << F) + incFi : overCwnd(numMi + numFi, rc[0], shift);
         multiplicativeIncreases++;
-        return new CaseResult(Math.min(cwndFieldMax(), c + incMi + incFi), Rule.MULTIPLICATIVE_INCREASE);
+        return new CaseResult(Math.min(cwndFieldMax(), c + inc), Rule.MULTIPLICATIVE_INCREASE);
+    }
+
+    /** Bits of an increase numerator that meet the window's reciprocal: a DSP48E2's 26 unsigned. */
+    public static final int MANTISSA_BITS = 26;
+
+    /** (x >> e) x t >> (shift - e), e = max(0, bits(x) - MANTISSA_BITS): x / cwnd with x cut to its top bits. */
+    static long overCwnd(long x, long t, int shift) {
+        int e = Math.max(0, 64 - Long.numberOfLeadingZeros(x) - MANTISSA_BITS);
+        return (x >>> e) * t >>> (shift - e);
     }
 }
