@@ -134,7 +134,7 @@ object Blocks {
       "bdpBytes" -> cfg.bdp.toString,
       "gamma" -> f"${cfg.gamma}%.4f",
       "latencyCycles" -> Smartt.latency.toString,
-      "sameFlowSpacingCycles" -> Smartt.sameFlowSpacing.toString)
+      "sameFlowSpacingCycles" -> cfg.sameFlowSpacing.toString)
   }
 
   val swift: BlockSpec = new ConfiguredBlock[SwiftConfig]("swift",

@@ -41,7 +41,8 @@ class SmarttTest {
 
     static Simulation<Smartt> compile(SmarttConfig cfg) {
         return Simulation.compile(SmarttTest.class, "n" + cfg.flows() + "_f" + cfg.flowIdWidth()
-                + (cfg.recipIndexBits() == DEFAULT.recipIndexBits() ? "" : "_r" + cfg.recipIndexBits()), () -> new Smartt(cfg));
+                + (cfg.recipIndexBits() == DEFAULT.recipIndexBits() ? "" : "_r" + cfg.recipIndexBits())
+                + (cfg.sameFlowSpacing() == DEFAULT.sameFlowSpacing() ? "" : "_l" + cfg.sameFlowSpacing()), () -> new Smartt(cfg));
     }
 
     @FunctionalInterface
@@ -296,15 +297,21 @@ class SmarttTest {
 
     // ------------------------------------------------------------ line rate
 
+    /** The default (L = 5) and the longest same-flow spacing. */
+    static Stream<SmarttConfig> spacings() {
+        return Stream.of(DEFAULT, new SmarttConfig(1024, 16, 24, 24, 32, 10, 14, 4096, 100, 12000, 8));
+    }
+
     /**
      * One event per clock across flows: 20000 back-to-back events over 64 flows in rotation take
-     * 20000 clocks plus the latency. One flow back to back: an event every L = sameFlowSpacing
+     * 20000 clocks plus the latency. One flow back to back: an event every L = same-flow-spacing
      * clocks (ready low in between), so m events take L (m - 1) + 1 clocks plus the latency.
      * Every update matches the model either way.
      */
-    @Test
-    void oneEventPerClockAcrossFlowsOneEveryLClocksForOneFlow() {
-        withBench(DEFAULT, "line_rate", (b, seed) -> {
+    @ParameterizedTest(name = "spacing [{index}]")
+    @MethodSource("spacings")
+    void oneEventPerClockAcrossFlowsOneEveryLClocksForOneFlow(SmarttConfig cfg) {
+        withBench(cfg, "line_rate_l" + cfg.sameFlowSpacing(), (b, seed) -> {
             Random r = new Random(seed);
             int n = 20000;
             for (int i = 0; i < n; i++) {
@@ -318,9 +325,9 @@ class SmarttTest {
                 b.push(randomEvent(r, b.model.p, 7, 0.2));
             }
             long oneFlow = b.drain();
-            int spacing = Smartt.sameFlowSpacing();
-            System.out.printf("smartt one flow back to back: %d events in %d clocks (%.3f events a clock)%n",
-                    m, oneFlow, (double) m / (oneFlow - Smartt.latency()));
+            int spacing = cfg.sameFlowSpacing();
+            System.out.printf("smartt one flow back to back, L = %d: %d events in %d clocks (%.3f events a clock)%n",
+                    spacing, m, oneFlow, (double) m / (oneFlow - Smartt.latency()));
             assertEquals((long) spacing * (m - 1) + 1 + Smartt.latency(), oneFlow);
             assertEquals(n + m, b.updates.matched());
             assertCounters(b);
@@ -329,20 +336,21 @@ class SmarttTest {
 
     /**
      * The same-flow rule never changes the result: a few flows, so that most events meet their
-     * flow's previous one in the update loop, offered with random gaps (0 to 6 idle clocks, so
+     * flow's previous one in the update loop, offered with random gaps (0 to L + 2 idle clocks, so
      * every spacing below, at and above L occurs); every update in order and bit-exact with the
      * model, none lost, every counter equal.
      */
-    @Test
-    void sameFlowEventsAtRandomSpacingAreExactInOrderAndNeverLost() {
-        withBench(DEFAULT, "same_flow_spacing", (b, seed) -> {
+    @ParameterizedTest(name = "spacing [{index}]")
+    @MethodSource("spacings")
+    void sameFlowEventsAtRandomSpacingAreExactInOrderAndNeverLost(SmarttConfig cfg) {
+        withBench(cfg, "same_flow_spacing_l" + cfg.sameFlowSpacing(), (b, seed) -> {
             Random r = new Random(seed);
             int n = 30000;
-            int[] gaps = new int[7];
+            int[] gaps = new int[cfg.sameFlowSpacing() + 3];
             for (int i = 0; i < n; i++) {
                 int flow = r.nextInt(1 + (i / 5000));   // 1 flow, then 2, ... 6
                 b.push(randomEvent(r, b.model.p, flow, 0.3));
-                int gap = r.nextInt(7);
+                int gap = r.nextInt(gaps.length);
                 gaps[gap]++;
                 for (int k = 0; k < gap; k++) {
                     b.step();
@@ -351,8 +359,8 @@ class SmarttTest {
             b.drain();
             assertEquals(n, b.updates.matched());
             assertCounters(b);
-            System.out.printf("smartt same-flow spacing: %d events, gaps 0..6 offered %s times, seed %d%n",
-                    n, Arrays.toString(gaps), seed);
+            System.out.printf("smartt same-flow spacing L = %d: %d events, gaps 0..%d offered %s times, seed %d%n",
+                    cfg.sameFlowSpacing(), n, gaps.length - 1, Arrays.toString(gaps), seed);
         });
     }
 

@@ -63,11 +63,16 @@ object Smartt {
   /** Clock edges from an event's acceptance to its update on `io.update` (with no same-flow wait). */
   val latency = 20
   /**
-   * Minimum spacing, in clocks, of two events of one flow entering the pipeline: the update loop
-   * (state read to state written) takes four clocks, so an event waits in stage 0 while its flow
-   * had an event enter stage 1 in the three clocks before (ready is low while it waits).
+   * Clocks of the update loop, S1-S5 (state read to state written): two events of one flow enter
+   * the pipeline at least this many clocks apart.
    */
-  val sameFlowSpacing = 4
+  val loopClocks = 5
+  /**
+   * L, the default spacing in clocks of two events of one flow entering the pipeline
+   * (`--same-flow-spacing`, loopClocks..8): an event waits in stage 0 while its flow had an event
+   * enter stage 1 in the L - 1 clocks before (ready is low while it waits).
+   */
+  val defaultSameFlowSpacing = 5
   val gainFrac = 11
   /** Bits of an increase numerator that meet 1/cwnd: one DSP48E2's 26 unsigned (SmarttFixedModel.MANTISSA_BITS). */
   val mantissaBits = 26
@@ -109,7 +114,14 @@ class SmarttSpec(val cfg: SmarttConfig) extends WindowLawSpec[SmarttEvent, Smart
   def stateType = SmarttFlowState(cfg)
   def updateType = SmarttUpdate(cfg)
   def queryWidth = cfg.byteWidth
-  def loopStart = 15
+  def loopStart = 14
+  /**
+   * Five clocks: the window's reciprocal ROM is read in S1 and registered in S2 for the increases'
+   * DSPs in S3 (a block RAM's clock-to-out straight into an unregistered DSP does not fit 3.6 ns),
+   * their quotients are found in S4 and the rule's window in S5.
+   */
+  override def loopLength = Smartt.loopClocks
+  override def sameFlowSpacing: Int = cfg.sameFlowSpacing
   def build(unit: WindowUnit[SmarttEvent, SmarttFlowState, SmarttUpdate]) = new SmarttLaw(cfg, unit)
 }
 
@@ -134,11 +146,15 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
   private val I = cfg.recipIndexBits
   private val byteMax = (BigInt(1) << B) - 1
   private val cwndMax = (BigInt(1) << cfg.cwndWidth) - 1
-  private object Stage { val S1: Int = unit.Stage.S1; val S2: Int = S1 + 1; val S3: Int = S1 + 2; val S4: Int = S1 + 3 }
-  require(Stage.S1 == 15, "the event stages below fill stages 1-14")
+  private object Stage {
+    val S1: Int = unit.Stage.S1; val S2: Int = S1 + 1; val S3: Int = S1 + 2; val S4: Int = S1 + 3; val S5: Int = S1 + 4
+  }
+  require(Stage.S1 == 14 && unit.Stage.S4 == Stage.S5, "the event stages below fill stages 1-13; the loop is S1-S5")
   private def at[T <: Data](x: T, from: Int, to: Int): T = unit.at(x, from, to)
   private def written = unit.flowState.written
   private def read = unit.flowState.read
+  /** S1 takes the update in W: only when L is the loop's length (a flow's next event can then be in S1 as its last is in W). */
+  private def fromWritten: Bool = if (read.fromWritten != null) read.fromWritten else False
 
   // ---------------------------------------------------------------- CSRs
   val csr = new Area {
@@ -364,9 +380,9 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
    * Eq. 4's numerator as DSP products (M and P: stage 13, summed and registered there).
    */
   val f11 = new Area {
-    private val size = at(f2.size, 2, 11)
     // the reference profile caps MD + FD at one MTU only (the sum's cap below), not MD at the size
-    val mdTerm = RegNext(satTo(f10.mdFull(49 downto 16 + gainFrac - F), Mux(csr.referenceProfile, derived.mtu, size) << F, 24))
+    private val limit = RegNext(Mux(csr.referenceProfile, derived.mtu, at(f2.size, 2, 10)) << F)  // picked in 10
+    val mdTerm = RegNext(satTo(f10.mdFull(49 downto 16 + gainFrac - F), limit, 24))
     val numMiProducts = products(f10.miFrac, derived.mtu, "f11_numMi", registers = 2)
   }
 
@@ -380,8 +396,8 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
   /**
    * An increase numerator x (a register at stage p) cut to its top `Smartt.mantissaBits` for one
    * DSP: m = x >> e, e = max(0, bits(x) - mantissaBits); the leading one found in p, m and e picked
-   * in p + 1, registered in p + 2. Also registered there: V - (2F - gainFrac) - e modulo 64,
-   * which S2 adds to the window's leading one for the product's shift (at most 40, so exact).
+   * in p + 1, registered in p + 2. In p + 1 also V - (2F - gainFrac) - e modulo 64, which S2
+   * adds to the window's leading one for the product's shift (at most 40, so exact).
    */
   class Mantissa(x: UInt, label: String) extends Area {
     private val M = Smartt.mantissaBits
@@ -392,7 +408,8 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     private val xr = RegNext(x)
     val m = RegNext(oneHotPick((M until w).map(q => (lead(q - M), xr(q downto q - M + 1))) :+ (small -> xr(M - 1 downto 0)), M))
     val e = oneHotPick((M until w).map(q => (lead(q - M), U(q - M + 1, 5 bits))), 5)
-    val shiftLessMsb = RegNext(U(((V - (2 * F - gainFrac)) % 64 + 64) % 64, 6 bits) - e.resize(6))
+    /** V - (2F - gainFrac) - e modulo 64, in p + 1 (combinational). */
+    val shiftLessMsb = U(((V - (2 * F - gainFrac)) % 64 + 64) % 64, 6 bits) - e.resize(6)
   }
   private val mantissaFi = new Mantissa(f6sum.numFi, "numFi")        // 7 -> 9
   private val mantissaMi = new Mantissa(f13.numMi, "numMi")          // 14 -> 16
@@ -469,10 +486,10 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val close = at(f2.close, 2, Stage.S1)
     val qaDeadline = at(f2.qaDeadline, 2, Stage.S1)
     val kFd = at(f6sum.kFd, 8, Stage.S1)
-    /** The increase numerators' mantissas and their shifts less the window's leading one, at S2. */
-    val fi = (at(mantissaFi.m, 9, Stage.S2), at(mantissaFi.shiftLessMsb, 9, Stage.S2))
-    val mi = (mantissaMi.m, mantissaMi.shiftLessMsb)
-    val miFi = (mantissaMiFi.m, mantissaMiFi.shiftLessMsb)
+    /** The increase numerators' mantissas (at S3) and their shifts less the window's leading one (at S2). */
+    val fi = (at(mantissaFi.m, 9, Stage.S3), at(RegNext(mantissaFi.shiftLessMsb), 9, Stage.S2))
+    val mi = (at(mantissaMi.m, 16, Stage.S3), mantissaMi.shiftLessMsb)
+    val miFi = (at(mantissaMiFi.m, 16, Stage.S3), mantissaMiFi.shiftLessMsb)
     val mdTerm = at(f11.mdTerm, 12, Stage.S3)
     val isAck = kind === 0
   }
@@ -503,15 +520,15 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     r.cwnd := Mux(r.high, Mux(highBelowLow, low, high), Mux(under, low, sum)) // one LUT6 a bit
     r
   }
-  /** The same for a window that does not start from the stored one (QuickAdapt's). */
-  private def clampValue(value: UInt): Clamped = {
-    val r = Clamped()
-    val under = value < low
-    r.high := value > high
-    r.low := Mux(r.high, highBelowLow, under)
-    r.cwnd := Mux(r.high, Mux(highBelowLow, low, high), Mux(under, low, value.resize(cw)))
-    r
+  /**
+   * A window before its clamp, for S5's pick: the unclamped value and its two compares, so that the
+   * pick runs beside the compares and one LUT a bit applies the clamp after it.
+   */
+  class Unclamped(val value: UInt, val high: Bool, val under: Bool) {
+    def low: Bool = Mux(high, highBelowLow, under)
   }
+  /** A window that does not start from the stored one (QuickAdapt's), before its clamp. */
+  private def unclampedValue(value: UInt): Unclamped = new Unclamped(value.resize(cw), value > high, value < low)
   /**
    * clampDelta for a decrease `dec` (delta = -dec), from the headroom measured the other way
    * (fromHigh = cwnd - MAX_CWND, fromLow = cwnd - MTU): compared with `dec` itself, so that no
@@ -528,16 +545,12 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     r.cwnd := Mux(r.high, Mux(highBelowLow, low, high), Mux(under, low, sum))
     r
   }
-  /** clampDelta for an increase `inc`, or more than that width holds when `big`. */
-  private def clampIncrease(cwnd: UInt, inc: UInt, big: Bool, toHigh: SInt, toLow: SInt): Clamped = {
-    val r = Clamped()
+  /** clampDelta for an increase `inc` (or more than that width holds when `big`), before its clamp. */
+  private def unclampedIncrease(cwnd: UInt, inc: UInt, big: Bool, toHigh: SInt, toLow: SInt): Unclamped = {
     val w = scala.math.max(inc.getWidth, sw) + 1
-    val sum = cwnd + inc.resize(cw)
-    val under = !big && !toLow.msb && inc.resize(w) < toLow.asUInt.resize(w)
-    r.high := big || toHigh.msb || inc.resize(w) > toHigh.asUInt.resize(w)
-    r.low := Mux(r.high, highBelowLow, under)
-    r.cwnd := Mux(r.high, Mux(highBelowLow, low, high), Mux(under, low, sum))
-    r
+    new Unclamped(cwnd + inc.resize(cw),                      // modulo 2^cw: used only when within the limits
+      big || toHigh.msb || inc.resize(w) > toHigh.asUInt.resize(w),
+      !big && !toLow.msb && inc.resize(w) < toLow.asUInt.resize(w))
   }
 
   private val incProductWidth = Smartt.mantissaBits + V
@@ -547,8 +560,9 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
    * to MAX_CWND all the same), so that S3 shifts and compares the product side by side.
    */
   class OverCwnd(mantissa: (UInt, UInt), recip: UInt, msb: UInt, val label: String, withBig: Boolean = true) extends Area {
-    val product = RegNext(mantissa._1 * recip).setName(s"s2_${label}_product")
-    val shift = msb.resize(6) + mantissa._2                          // V + msb - (2F - gainFrac) - e, modulo 64
+    val product = RegNext(mantissa._1 * recip).setName(s"s3_${label}_product")
+    // V + msb - (2F - gainFrac) - e, modulo 64: added in S2 from the leading one S1 found
+    val shift = RegNext(RegNext(msb).resize(6) + mantissa._2)
     private val bigAt = if (withBig) shift.resize(7) + (sw + 1) else null
     val bigThreshold = if (withBig) RegNext(Vec((0 until incProductWidth).map(i => bigAt === i)).asBits.asUInt) else null
     val bigPossible = if (withBig) RegNext(bigAt < incProductWidth) else null
@@ -558,8 +572,12 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
   val s1 = new Area {
     val s = read.state
     val sizeBytes = event.size.resize(B)
-    // 1/cwnd's table index: the stored window's and the one in W's side by side, one pick.
-    val (cwndIndex, cwndMsb) = windowRecipIndex(written.state.cwnd, read.stored.cwnd, read.fromWritten, log2Up(Smartt.minMtu) + F, I)
+    // 1/cwnd's table index and leading one: of the stored window and of the one in W side by side,
+    // each addressing a table of its own (S2 picks the data), so that no select runs before the search
+    private val lowest = log2Up(Smartt.minMtu) + F
+    val (indexOfStored, msbOfStored) = windowRecipIndex(read.stored.cwnd, lowest, I)
+    val (indexOfWritten, msbOfWritten) = if (read.fromWritten != null) windowRecipIndex(written.state.cwnd, lowest, I) else (null, null)
+    val cwndMsb = if (read.fromWritten != null) Mux(fromWritten, msbOfWritten, msbOfStored) else msbOfStored
     val acked1 = satAdd(s.acked, sizeBytes, byteMax)                     // Alg. 1 line 4
     val ignoreLeft = s.ignoreBytes > sizeBytes                            // line 5: ignore1 != 0 (lines 8-9, 32)
     val ignore1 = Mux(ignoreLeft, s.ignoreBytes - sizeBytes, U(0, B bits))
@@ -574,8 +592,10 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     // Reference profile: fiCount counts down the window of the last unclean ACK; FastIncrease once
     // the clean bytes exceed it, and on until an unclean ACK.
     val fastRef = clean && (s.fiActive || sizeBytes > s.fiCount)
-    private val countRef = Mux(!clean, s.cwnd(cw - 1 downto F), Mux(fastRef, U(0, B bits), s.fiCount - sizeBytes))
-    val count1 = Mux(ref, countRef, Mux(clean, satAdd(s.fiCount, sizeBytes, byteMax), U(0, B bits)))
+    // Alg. 3 line 3's count (or the reference profile's countdown): the sum and the difference here,
+    // S2 picks (the sum saturates at 2^B - 1: its bit B)
+    val fiCountPlusSize = s.fiCount.resize(B + 1) + sizeBytes
+    val fiCountLessSize = s.fiCount - sizeBytes
     /** Reference profile: an ACK skipped (ECN-marked inside the ignore window, QuickAdapt's own included). */
     val skipRef = event.isAck && event.ecn && (ignoreLeft || adaptRef)
     // Alg. 2 line 7 from the acked bytes: this ACK's included, a loss's not (a NACK's 64 B in the reference profile).
@@ -609,33 +629,29 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val fromLow = (s.cwnd.resize(sw).asSInt - low.resize(sw).asSInt)
   }
 
-  /** S2: 1/cwnd and the increase products; the QuickAdapt product; Fair Decrease; Wait-to-Decrease. */
+  /** S2: 1/cwnd read; the QuickAdapt product; Fair Decrease; Wait-to-Decrease; FastIncrease's count. */
   val s2 = new Area {
     val s = RegNext(s1.s)
-    val cwndRecip = reciprocalRom(I, V).readSync(s1.cwndIndex)                   // registered: read in S1
-    private val cwndMsb = RegNext(s1.cwndMsb)
-    // Thresholds on the products for S3's compares, so that they need not wait for the shift:
-    // (p >> k) >= 2^(sw + 1) <=> p >= 2^(sw + 1 + k); (p >> k) > size <=> p >= (size + 1) << k.
-    val fi = new OverCwnd(event.fi, cwndRecip, cwndMsb, "incFi")          // Eq. 3
-    val mi = new OverCwnd(event.mi, cwndRecip, cwndMsb, "incMi", withBig = false) // Eq. 4, for its cap at the size
-    val miFi = new OverCwnd(event.miFi, cwndRecip, cwndMsb, "incMiFi")    // Eq. 4 + Eq. 3 below the cap
-    private val productWidth = incProductWidth
-    // (mi >> k) > size <=> mi >= (size + 1) << k, in 2^-F bytes
-    private val overFull = ((at(event.size, Stage.S1, Stage.S2) << F).resize(cw + 1) + 1) << mi.shift
-    val overThreshold = RegNext(overFull(productWidth - 1 downto 0))
-    val overPossible = RegNext(!overFull(overFull.getWidth - 1 downto productWidth).orR)
+    private val clean1 = RegNext(s1.clean)
+    private val plus = RegNext(s1.fiCountPlusSize)
+    private val countPaper = Mux(clean1, Mux(plus(B), U(byteMax, B bits), plus(B - 1 downto 0)), U(0, B bits))
+    private val countRef = Mux(!clean1, s.cwnd(cw - 1 downto F), Mux(RegNext(s1.fastRef), U(0, B bits), RegNext(s1.fiCountLessSize)))
+    val count1 = Mux(csr.referenceProfile, countRef, countPaper)
+    private val recipOfStored = reciprocalRom(I, V).readSync(s1.indexOfStored)     // read in S1, registered at S3
+    val cwndRecip = if (s1.indexOfWritten == null) recipOfStored
+                    else Mux(RegNext(fromWritten), reciprocalRom(I, V).readSync(s1.indexOfWritten), recipOfStored)
     private val c = qaNorm.coefficient
     private val qaAckedOfWritten = RegNext(written.state.acked * c)        // M registers
     private val qaAckedOfStored = RegNext(read.stored.acked * c)
     private val qaAddendProduct = RegNext(s1.qaAddend * c)
-    private val qaAcked = Mux(RegNext(read.fromWritten), qaAckedOfWritten, qaAckedOfStored)
+    private val qaAcked = Mux(RegNext(fromWritten), qaAckedOfWritten, qaAckedOfStored)
     val qaProduct = RegNext(qaAcked.resize(B + 18) + qaAddendProduct)       // Alg. 2 line 7 (max with MTU after)
     private val qaCoefficient = RegNext(c)
     val qaSaturatedProduct = RegNext((qaCoefficient << B) - qaCoefficient)   // byteMax x c
     val qaSaturates = RegNext(RegNext(s1.qaSaturates))
     // Alg. 3 line 4 against the MTU's floor: count1 > floor(mtuQaWindow / 2^F)
-    val countAboveFloor = RegNext(RegNext(s1.count1) > derived.mtuQaWindow(cw - 1 downto F))
-    private val fdWritten = RegNext(read.fromWritten)
+    val countAboveFloor = RegNext(count1 > derived.mtuQaWindow(cw - 1 downto F))
+    private val fdWritten = RegNext(fromWritten)
     private val fdProducts = s1.fdOfWritten.zip(s1.fdOfStored).map { case ((w, lo), (st, _)) => (Mux(fdWritten, w, st), lo) }
     val fdTermFull = sumProducts(fdProducts, cw + 30)                    // Eq. 1: cwnd x kFD
     val fdTerm = fdTermFull(cw + 29 downto 30)
@@ -647,25 +663,28 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val fromHigh = RegNext(s1.fromHigh); val fromLow = RegNext(s1.fromLow)
     val sizeFixed = (at(event.size, Stage.S1, Stage.S2) << F).resize(cw)
     private val clean = at(s1.clean, Stage.S1, Stage.S2)
-    val fastOnStored = clean && (RegNext(s1.count1) > s.cwnd(cw - 1 downto F) || s.fiActive) // Alg. 3 line 4, c1 = cwnd
+    val fastOnStored = clean && (count1 > s.cwnd(cw - 1 downto F) || s.fiActive) // Alg. 3 line 4, c1 = cwnd
     val storedPlusStep = clampDelta(s.cwnd, derived.fastIncreaseStep.resize(sw).asSInt, toHigh, toLow)  // line 5
     val held = clampDelta(s.cwnd, S(0, sw bits), toHigh, toLow)           // ignored, held: the window as it is
     val lossCut = clampDecrease(s.cwnd, sizeFixed, fromHigh, fromLow)  // Alg. 1 line 29
   }
 
-  /** S3: the increases (products summed and shifted, the MI one capped at the size); QuickAdapt and FastIncrease; the decreases. */
+  /** S3: the increases' products (DSPs); QuickAdapt and FastIncrease; the decreases; the rule. */
   val s3 = new Area {
     val s = RegNext(s2.s)
-    // The increases in sw + 1 bits and a flag for more: any more clamps to MAX_CWND all the same.
-    // Straight from the DSPs' M registers: a shift, or a compare.
-    private def quotient(x: OverCwnd): (UInt, Bool) = {
-      val full = (x.product >> RegNext(x.shift)).setName(s"s3_${x.label}Full")
-      (full(sw downto 0), x.bigPossible && x.product >= x.bigThreshold)
-    }
-    val (incFi, incFiBig) = quotient(s2.fi)
-    val (incMiFi, incMiFiBig) = quotient(s2.miFi)
+    private val cwndRecip = RegNext(s2.cwndRecip)                // the block RAM's output register
+    private val cwndMsb = s1.cwndMsb
+    // Thresholds on the products for S4's compares, so that they need not wait for the shift:
+    // (p >> k) >= 2^(sw + 1) <=> p >= 2^(sw + 1 + k); (p >> k) > size <=> p >= (size + 1) << k.
+    val fi = new OverCwnd(event.fi, cwndRecip, cwndMsb, "incFi")          // Eq. 3
+    val mi = new OverCwnd(event.mi, cwndRecip, cwndMsb, "incMi", withBig = false) // Eq. 4, for its cap at the size
+    val miFi = new OverCwnd(event.miFi, cwndRecip, cwndMsb, "incMiFi")    // Eq. 4 + Eq. 3 below the cap
+    private val productWidth = incProductWidth
     val sizeFixed = RegNext(s2.sizeFixed)
-    val incMiOver = s2.overPossible && s2.mi.product >= s2.overThreshold   // Eq. 4's cap: min(size, ..)
+    // (mi >> k) > size <=> mi >= (size + 1) << k, in 2^-F bytes
+    private val overFull = ((sizeFixed.resize(cw + 1) + 1) << mi.shift).setName("s3_overFull")
+    val overThreshold = RegNext(overFull(productWidth - 1 downto 0))
+    val overPossible = RegNext(!overFull(overFull.getWidth - 1 downto productWidth).orR)
     // Eq. 4 at its cap, then Eq. 3: cwnd + size + FI, as (cwnd + size) + FI against the limits less the size
     val cwndPlusSize = s.cwnd + sizeFixed
     val toHighLessSize = RegNext(s2.toHigh) - sizeFixed.resize(sw).asSInt
@@ -675,14 +694,15 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val fromHigh = RegNext(s2.fromHigh); val fromLow = RegNext(s2.fromLow)
     // Eq. 1 and Eq. 2 + FD (the sum at most one MTU).
     val fdTerm = RegNext(s2.fdTerm)
-    val fairDecrease = clampDecrease(s.cwnd, fdTerm, fromHigh, fromLow)
-    val mdDecrease = (event.mdTerm.resize(cw + 1) + fdTerm).min((derived.mtu << F).resize(cw + 1))
+    // MD + FD and whether it passes one MTU side by side; S4 caps it and clamps both decreases
+    val mdSum = event.mdTerm.resize(cw + 1) + fdTerm
+    val mdOverMtu = mdSum > (derived.mtu << F).resize(cw + 1)
     // Alg. 2 line 7: max(acked, mtu) x scaling = max(acked x scaling, mtu x scaling), then >> 4 and
     // saturated (the MTU's value precomputed from the CSRs, saturated there). Every compare below
     // is on the product itself, side by side; only picks follow them.
     // Alg. 3 lines 4-5 with c1 the QuickAdapt window (when QuickAdapt runs) or the stored one.
     private val clean = at(s1.clean, Stage.S1, Stage.S3)
-    val count1 = at(s1.count1, Stage.S1, Stage.S3)
+    val count1 = RegNext(s2.count1)
     val adapt = at(s1.adapt, Stage.S1, Stage.S3)
     /** What S3 finds of a QuickAdapt product, from compares on the product itself. */
     private class QaFacts(product: UInt) {
@@ -698,52 +718,73 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     }
     private val ofSum = new QaFacts(s2.qaProduct)
     private val ofSaturated = new QaFacts(s2.qaSaturatedProduct.resize(B + 18))
-    private def pick[T <: Data](f: QaFacts => T): T = Mux(s2.qaSaturates, f(ofSaturated), f(ofSum))
+    // The facts of both registered; S4 picks the one in use and the values from them.
+    private def pick[T <: Data](f: QaFacts => T): T = Mux(RegNext(s2.qaSaturates), RegNext(f(ofSaturated)), RegNext(f(ofSum)))
     private val belowFloor = pick(_.belowFloor)
     private val qaOver = pick(_.over)
+    /** S4: QuickAdapt's window. */
     val qaValue = Mux(belowFloor, derived.mtuQaWindow, Mux(qaOver, U(cwndMax, cw bits), pick(_.window)))
     // above the largest window count1 is never above it
-    private val countAboveQa = Mux(belowFloor, s2.countAboveFloor, !qaOver && pick(_.countAbove))
-    val fastAfterQa = clean && (countAboveQa || s.fiActive)
+    private val countAboveQa = Mux(belowFloor, RegNext(s2.countAboveFloor), !qaOver && pick(_.countAbove))
+    /** S4: FastIncrease after QuickAdapt (Alg. 3 line 4 with c1 the QuickAdapt window). */
+    val fastAfterQa = RegNext(clean) && (countAboveQa || RegNext(s.fiActive))
+    /** S4: QuickAdapt's window then FastIncrease's step (Alg. 3 line 5). */
     val qaPlusStep = Mux(belowFloor, derived.mtuQaPlusStep,
       Mux(qaOver || pick(_.plusStepSaturates), U(cwndMax, cw bits), pick(_.plusStep)))
     val fastOnStored = RegNext(s2.fastOnStored)
     val storedPlusStep = RegNext(s2.storedPlusStep)
   }
 
-  /** S4: the window each rule gives, clamped; the rule that applies picks it. */
+  /** S4: the increases, straight from the DSPs' M registers: a shift, or a compare. */
   val s4 = new Area {
-    val s = RegNext(s3.s)
-    val toHigh = RegNext(s3.toHigh); val toLow = RegNext(s3.toLow)
-    val fromHigh = RegNext(s3.fromHigh); val fromLow = RegNext(s3.fromLow)
-    private val incFi = RegNext(s3.incFi)
-    private val incFiBig = RegNext(s3.incFiBig)
-    val fairIncrease = clampIncrease(s.cwnd, incFi, incFiBig, toHigh, toLow)                 // Eq. 3
-    val multiplicativeIncrease = clampIncrease(s.cwnd, RegNext(s3.incMiFi), RegNext(s3.incMiFiBig), toHigh, toLow) // Eq. 4 + Eq. 3
-    val sizePlusFairIncrease = clampIncrease(RegNext(s3.cwndPlusSize), incFi, incFiBig,         // Eq. 4 at the size, then Eq. 3
-      RegNext(s3.toHighLessSize), RegNext(s3.toLowLessSize))
-    val multiplicativeDecrease = clampDecrease(s.cwnd, RegNext(s3.mdDecrease), fromHigh, fromLow)
-    private val qaValue = RegNext(s3.qaValue)
-    val quickAdapt = clampValue(qaValue)                          // Alg. 1 lines 15-16 (and a loss's, line 26)
-    val quickAdaptPlusStep = clampValue(RegNext(s3.qaPlusStep))   // then FastIncrease (Alg. 3 line 5)
-    val storedPlusStep = RegNext(s3.storedPlusStep)
-    val fairDecrease = RegNext(s3.fairDecrease)
-    val held = at(s2.held, Stage.S2, Stage.S4)
-    val init = Clamped()                                          // INIT: INIT_CWND (clamped when the CSR was written)
-    init.cwnd := derived.initCwnd; init.high := False; init.low := False
-    val lossCut = at(s2.lossCut, Stage.S2, Stage.S4)
+    // The increases in sw + 1 bits and a flag for more: any more clamps to MAX_CWND all the same.
+    private def quotient(x: OverCwnd): (UInt, Bool) = {
+      val full = (x.product >> RegNext(x.shift)).setName(s"s4_${x.label}Full")
+      (full(sw downto 0), x.bigPossible && x.product >= x.bigThreshold)
+    }
+    val (incFi, incFiBig) = quotient(s3.fi)
+    val (incMiFi, incMiFiBig) = quotient(s3.miFi)
+    val incMiOver = s3.overPossible && s3.mi.product >= s3.overThreshold   // Eq. 4's cap: min(size, ..)
+    // Eq. 1, and Eq. 2 + FD at most one MTU, clamped here, where the clock has room
+    private val cwnd = RegNext(s3.s.cwnd)
+    private val fromHigh = RegNext(s3.fromHigh); private val fromLow = RegNext(s3.fromLow)
+    val fairDecrease = clampDecrease(cwnd, RegNext(s3.fdTerm), fromHigh, fromLow)
+    val mdDecrease = Mux(RegNext(s3.mdOverMtu), RegNext((derived.mtu << F).resize(cw + 1)), RegNext(s3.mdSum))
+    val multiplicativeDecrease = clampDecrease(cwnd, mdDecrease, fromHigh, fromLow)
   }
 
-  /** Which rule applies (Alg. 1), decided in S3 from S1-S3's flags: one select a candidate window. */
+  /** S5: the window each rule gives, clamped; the rule that applies picks it. */
+  val s5 = new Area {
+    private def from3[T <: Data](x: T): T = at(x, Stage.S3, Stage.S5)
+    val s = from3(s3.s)
+    val toHigh = from3(s3.toHigh); val toLow = from3(s3.toLow)
+    private val incFi = RegNext(s4.incFi)
+    private val incFiBig = RegNext(s4.incFiBig)
+    val fairIncrease = unclampedIncrease(s.cwnd, incFi, incFiBig, toHigh, toLow)                 // Eq. 3
+    val multiplicativeIncrease = unclampedIncrease(s.cwnd, RegNext(s4.incMiFi), RegNext(s4.incMiFiBig), toHigh, toLow) // Eq. 4 + Eq. 3
+    val sizePlusFairIncrease = unclampedIncrease(from3(s3.cwndPlusSize), incFi, incFiBig,         // Eq. 4 at the size, then Eq. 3
+      from3(s3.toHighLessSize), from3(s3.toLowLessSize))
+    val multiplicativeDecrease = RegNext(s4.multiplicativeDecrease)
+    val quickAdapt = unclampedValue(RegNext(s3.qaValue))              // Alg. 1 lines 15-16 (and a loss's, line 26)
+    val quickAdaptPlusStep = unclampedValue(RegNext(s3.qaPlusStep))   // then FastIncrease (Alg. 3 line 5)
+    val storedPlusStep = from3(s3.storedPlusStep)
+    val fairDecrease = RegNext(s4.fairDecrease)
+    val held = at(s2.held, Stage.S2, Stage.S5)
+    val init = Clamped()                                          // INIT: INIT_CWND (clamped when the CSR was written)
+    init.cwnd := derived.initCwnd; init.high := False; init.low := False
+    val lossCut = at(s2.lossCut, Stage.S2, Stage.S5)
+  }
+
+  /** Which rule applies (Alg. 1), decided in S4 from S1-S4's flags: one select a candidate window. */
   val rules = new Area {
-    private def from[T <: Data](x: T, stage: Int): T = at(x, stage, Stage.S3)
+    private def from[T <: Data](x: T, stage: Int): T = at(x, stage, Stage.S4)
     val kind = from(event.kind, Stage.S1)
     val isAck = kind === 0; val isInit = kind === 3; val isLoss = !isAck && !isInit
     private val ref = csr.referenceProfile
     private val ecn = from(event.ecn, Stage.S1)
     private val above = from(event.above, Stage.S1)
     private val ignoreLeft = from(s1.ignoreLeft, Stage.S1)
-    private val adapt = s3.adapt
+    private val adapt = RegNext(s3.adapt)
     // The paper profile (Alg. 1-3).
     private val ignoringPaper = isAck && ignoreLeft                 // Alg. 1 lines 8-9
     private val actedPaper = isAck && !ignoringPaper
@@ -756,10 +797,10 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val atTarget = ref && actedRef && !adapt && !fastRef && from(event.atTarget, Stage.S1)
     val ignoring = Mux(ref, ignoringRef, ignoringPaper)
     private val acted = Mux(ref, actedRef, actedPaper)
-    private val fastOnStored = Mux(ref, fastRef, s3.fastOnStored)
+    private val fastOnStored = Mux(ref, fastRef, RegNext(s3.fastOnStored))
     private val fastAfterQa = Mux(ref, fastRef, s3.fastAfterQa)
     private val ackCases = acted && !adapt && !fastOnStored && !atTarget // Alg. 1 lines 15-16: no QuickAdapt, no FastIncrease
-    private val canDecrease = s3.canDecrease
+    private val canDecrease = RegNext(s3.canDecrease)
     val held = ackCases && ecn && !canDecrease
     val fairDecrease = ackCases && ecn && canDecrease && !above
     val multiplicativeDecrease = ackCases && ecn && canDecrease && above
@@ -787,9 +828,9 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     when(multiplicativeIncrease) { rule := Smartt.Rule.MULTIPLICATIVE_INCREASE }
   }
 
-  /** S4: the rule's window and the new state. */
+  /** S5: the rule's window and the new state. */
   val decide = new Area {
-    private def s1At[T <: Data](x: T): T = at(x, Stage.S1, Stage.S4)
+    private def s1At[T <: Data](x: T): T = at(x, Stage.S1, Stage.S5)
     val kind = RegNext(rules.kind)
     val isAck = kind === 0; val isInit = kind === 3; val isLoss = !isAck && !isInit
     val rule = RegNext(rules.rule)
@@ -798,19 +839,29 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val quickAdapt = rule === Smartt.Rule.QUICK_ADAPT
     val expired = s1At(s1.expired)
 
-    // The window: every candidate was clamped on its own; the rule picks one (Alg. 1 line 36).
-    private val choices = Seq(
-      (rules.ignoring || rules.held || rules.atTarget) -> s4.held, rules.fairDecrease -> s4.fairDecrease,
-      rules.multiplicativeDecrease -> s4.multiplicativeDecrease, rules.fairIncrease -> s4.fairIncrease,
-      (rules.multiplicativeIncrease && !s3.incMiOver) -> s4.multiplicativeIncrease,
-      (rules.multiplicativeIncrease && s3.incMiOver) -> s4.sizePlusFairIncrease, rules.quickAdaptAlone -> s4.quickAdapt,
-      rules.quickAdaptThenFast -> s4.quickAdaptPlusStep, rules.fastIncreaseOnly -> s4.storedPlusStep,
-      rules.lossCut -> s4.lossCut, rules.isInit -> s4.init)
+    // The window: every candidate was clamped on its own; the rule picks one (Alg. 1 line 36). The
+    // selects are S4's (the rules, MI's cap), registered.
+    // Windows clamped before S5, and windows S5 finds with their compares: the rule's value is
+    // picked beside the compares, and the clamp follows the pick (one LUT a bit).
+    private val mi = rules.multiplicativeIncrease
+    private val clamped = Seq(
+      (rules.ignoring || rules.held || rules.atTarget) -> s5.held, rules.fairDecrease -> s5.fairDecrease,
+      rules.multiplicativeDecrease -> s5.multiplicativeDecrease, rules.fastIncreaseOnly -> s5.storedPlusStep,
+      rules.lossCut -> s5.lossCut, rules.isInit -> s5.init).map { case (sel, c) => (RegNext(sel), c) }
+    private val unclamped = Seq(
+      rules.fairIncrease -> s5.fairIncrease, (mi && !s4.incMiOver) -> s5.multiplicativeIncrease,
+      (mi && s4.incMiOver) -> s5.sizePlusFairIncrease, rules.quickAdaptAlone -> s5.quickAdapt,
+      rules.quickAdaptThenFast -> s5.quickAdaptPlusStep).map { case (sel, c) => (RegNext(sel), c) }
+    private val value = oneHotPick(clamped.map { case (sel, c) => (sel, c.cwnd) } ++ unclamped.map { case (sel, c) => (sel, c.value) }, cw)
+    private val toHigh = orTree(unclamped.map { case (sel, c) => sel && c.high })
+    private val toLow = orTree(unclamped.map { case (sel, c) => sel && !c.high && c.under })
     val window = Clamped()
-    window.assignFromBits(oneHotPick(choices.map { case (sel, c) => (RegNext(sel), c.asBits.asUInt) }, window.getBitsWidth).asBits)
+    window.cwnd := Mux(toHigh, RegNext(Mux(highBelowLow, low, high)), Mux(toLow, low, value))
+    window.high := orTree(clamped.map { case (sel, c) => sel && c.high } ++ unclamped.map { case (sel, c) => sel && c.high })
+    window.low := orTree(clamped.map { case (sel, c) => sel && c.low } ++ unclamped.map { case (sel, c) => sel && c.low })
 
     // The other fields (Alg. 1 lines 4-5, 30-34; Alg. 2 lines 8, 11-12; Alg. 3 lines 3-11).
-    private val s = s4.s
+    private val s = s5.s
     private val acked1 = s1At(s1.acked1)
     private val ignore1 = s1At(s1.ignore1)
     private val inFlight = s1At(s1.inFlight)
@@ -828,10 +879,10 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
       // the paper profile: an ignored ACK skips WTD and FastIncrease; the reference profile counts
       // FastIncrease's bytes on every ACK and skips WTD on a skipped one
       when(Mux(ref, !skipRef, !ignoring)) {
-        next.wtd := at(s2.wtd1, Stage.S2, Stage.S4)
+        next.wtd := at(s2.wtd1, Stage.S2, Stage.S5)
       }
       when(ref || !ignoring) {
-        next.fiCount := at(s3.count1, Stage.S3, Stage.S4)
+        next.fiCount := at(s3.count1, Stage.S3, Stage.S5)
         next.fiActive := fastIncrease
       }
     }
@@ -851,7 +902,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     private val rollPaper = !ignoring && expired && (isAck || !ignoreLeft) // Alg. 2 lines 11-12 (loss: line 32)
     private val rollRef = s1At(event.windowExpired)                  // the early loop's window rolls
     when(!isInit && Mux(ref, rollRef, rollPaper)) {
-      next.qaEnd := at(event.qaDeadline, Stage.S1, Stage.S4)
+      next.qaEnd := at(event.qaDeadline, Stage.S1, Stage.S5)
       next.qaStarted := True
       next.acked := 0
     }
@@ -874,8 +925,8 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     private def w[T <: Data](x: T): T = RegNext(x)
     val rule = w(decide.rule)
     val clampedHigh = w(decide.window.high); val clampedLow = w(decide.window.low)
-    val rttZero = w(at(event.rttZero, Stage.S1, Stage.S4)); val rttBelow = w(at(event.rttBelow, Stage.S1, Stage.S4))
-    val sizeZero = w(at(event.size, Stage.S1, Stage.S4) === 0); val sizeOver = w(at(event.sizeOver, Stage.S1, Stage.S4))
+    val rttZero = w(at(event.rttZero, Stage.S1, Stage.S5)); val rttBelow = w(at(event.rttBelow, Stage.S1, Stage.S5))
+    val sizeZero = w(at(event.size, Stage.S1, Stage.S5) === 0); val sizeOver = w(at(event.sizeOver, Stage.S1, Stage.S5))
     val fastIncrease = w(decide.fastIncrease)
   }
 

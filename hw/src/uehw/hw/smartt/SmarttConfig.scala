@@ -27,7 +27,13 @@ case class SmarttConfig(flows: Int = 1024,
                         recipValueBits: Int = 14,
                         mtu: Int = 4096,
                         linkGbps: Int = 100,
-                        baseRttNs: Long = 12000) {
+                        baseRttNs: Long = 12000,
+                        sameFlowSpacing: Int = Smartt.defaultSameFlowSpacing) {
+  /** The ten sizes and defaults without the same-flow spacing (Java callers): L = 5. */
+  def this(flows: Int, flowIdWidth: Int, byteWidth: Int, rttWidth: Int, timeWidth: Int, recipIndexBits: Int,
+           recipValueBits: Int, mtu: Int, linkGbps: Int, baseRttNs: Long) =
+    this(flows, flowIdWidth, byteWidth, rttWidth, timeWidth, recipIndexBits, recipValueBits, mtu, linkGbps, baseRttNs,
+      Smartt.defaultSameFlowSpacing)
   ParamCheck(flows >= 1 && flows <= 65536, "flows", s"$flows is outside 1..65536")
   ParamCheck(flowIdWidth >= log2Up(flows) && flowIdWidth <= 24, "flow-id-width",
     s"$flowIdWidth must be in ${log2Up(flows)}..24 for $flows flows")
@@ -37,6 +43,8 @@ case class SmarttConfig(flows: Int = 1024,
   ParamCheck(recipIndexBits >= 6 && recipIndexBits <= 12, "recip-index-bits", s"$recipIndexBits is outside 6..12")
   ParamCheck(recipValueBits >= 8 && recipValueBits <= 14, "recip-value-bits", s"$recipValueBits is outside 8..14")
   ParamCheck(mtu >= Smartt.minMtu && mtu <= 65535, "mtu", s"$mtu is outside ${Smartt.minMtu}..65535")
+  ParamCheck(sameFlowSpacing >= Smartt.loopClocks && sameFlowSpacing <= 8, "same-flow-spacing",
+    s"$sameFlowSpacing is outside ${Smartt.loopClocks}..8: the update loop takes ${Smartt.loopClocks} clocks")
   ParamCheck(baseRttNs >= 1 && baseRttNs < (1L << rttWidth), "base-rtt-ns",
     s"$baseRttNs must be in 1..${(1L << rttWidth) - 1} (rtt-width $rttWidth)")
 
@@ -78,12 +86,14 @@ object SmarttConfig {
     ParamSpec("recip-value-bits", "14", "reciprocal table value bits", 8, 14),
     ParamSpec("mtu", "4096", "reset value of MTU (bytes)", Smartt.minMtu, 65535),
     ParamSpec("link-gbps", "100", "link speed for the reset BDP and gamma (Sec. 3.5)", 1, 3200),
-    ParamSpec("base-rtt-ns", "12000", "reset value of BASE_RTT (ns)", 1, (1L << 24) - 1)
+    ParamSpec("base-rtt-ns", "12000", "reset value of BASE_RTT (ns)", 1, (1L << 24) - 1),
+    ParamSpec("same-flow-spacing", Smartt.defaultSameFlowSpacing.toString,
+      "L, clocks between two events of one flow entering the pipeline (the update loop takes 5)", Smartt.loopClocks, 8)
   )
 
   def fromParams(p: ParamValues): SmarttConfig = SmarttConfig(
     flows = p.int("flows"), flowIdWidth = p.int("flow-id-width"), byteWidth = p.int("byte-width"),
     rttWidth = p.int("rtt-width"), timeWidth = p.int("time-width"), recipIndexBits = p.int("recip-index-bits"),
     recipValueBits = p.int("recip-value-bits"), mtu = p.int("mtu"), linkGbps = p.int("link-gbps"),
-    baseRttNs = p.long("base-rtt-ns"))
+    baseRttNs = p.long("base-rtt-ns"), sameFlowSpacing = p.int("same-flow-spacing"))
 }

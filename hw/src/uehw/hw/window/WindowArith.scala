@@ -39,33 +39,28 @@ object WindowArith {
 
   /**
    * The reciprocal table's index (the I bits below the leading one) and the leading one's position
-   * (msb) of whichever of two windows `useFirst` picks, in one clock: the stored window and the one
-   * just written, side by side. Only windows >= 2^lowest are looked at (below it the result is
-   * unspecified), by 2-bit groups: a group's index is its bits below its top bit, or below the bit
-   * under it when the top bit is 0 (one kept LUT a bit, beside the search); the first nonzero group of
-   * the window in use selects its index through one AND-OR tree. Only the group ORs, the selects and
-   * the index bits are kept wires: a kept "any one above" would let ABC build the next group's from
-   * it, a chain.
+   * (msb) of a window, in one clock. Only windows >= 2^lowest are looked at (below it the result
+   * is unspecified), by 2-bit groups: a group's index is its bits below its top bit, or below the
+   * bit under it when the top bit is 0 (one kept LUT a bit, beside the search); the first nonzero
+   * group selects its index through one AND-OR tree. Only the group ORs, the selects and the index
+   * bits are kept wires: a kept "any one above" would let ABC build the next group's from it, a
+   * chain.
    */
-  def windowRecipIndex(first: UInt, second: UInt, useFirst: Bool, lowest: Int, indexBits: Int): (UInt, UInt) = {
+  def windowRecipIndex(x: UInt, lowest: Int, indexBits: Int): (UInt, UInt) = {
     val I = indexBits
-    val w = first.getWidth
+    val w = x.getWidth
     val groups = lowest / 2 until (w + 1) / 2
-    def bit(x: UInt, b: Int): Bool = if (b >= 0 && b < w) x(b) else False
-    def bitsBelow(x: UInt, top: Int): UInt = (top - 1 to top - I by -1).map(b => bit(x, b).asBits).reduce(_ ## _).asUInt
-    def candidates(x: UInt, use: Bool) = {
-      val nonzero = groups.map(g => kept((scala.math.max(2 * g, lowest) until scala.math.min(w, 2 * g + 2)).map(x(_)).orR))
-      groups.indices.map { i =>
-        val g = groups(i)
-        val sel = kept(use && nonzero(i) && !nonzero.drop(i + 1).orR)
-        val high = bit(x, 2 * g + 1)
-        // each index bit a kept LUT3 beside the search, so that a pick leaf (three selects, three bits) is one LUT6
-        val index = Vec(Mux(high, bitsBelow(x, 2 * g + 1), bitsBelow(x, 2 * g)).asBools.map(kept)).asBits.asUInt
-        (sel, index, U(g, log2Up(w) - 1 bits) @@ high.asUInt)
-      }
+    def bit(b: Int): Bool = if (b >= 0 && b < w) x(b) else False
+    def bitsBelow(top: Int): UInt = (top - 1 to top - I by -1).map(b => bit(b).asBits).reduce(_ ## _).asUInt
+    val nonzero = groups.map(g => kept((scala.math.max(2 * g, lowest) until scala.math.min(w, 2 * g + 2)).map(x(_)).orR))
+    val picks = groups.indices.map { i =>
+      val g = groups(i)
+      val sel = kept(nonzero(i) && !nonzero.drop(i + 1).orR)
+      val high = bit(2 * g + 1)
+      // each index bit a kept LUT3 beside the search, so that a pick leaf (three selects, three bits) is one LUT6
+      val index = Vec(Mux(high, bitsBelow(2 * g + 1), bitsBelow(2 * g)).asBools.map(kept)).asBits.asUInt
+      (sel, index, U(g, log2Up(w) - 1 bits) @@ high.asUInt)
     }
-    // a group's two candidates side by side in the tree
-    val picks = candidates(first, useFirst).zip(candidates(second, !useFirst)).flatMap { case (a, b) => Seq(a, b) }
     (oneHotPick(picks.map { case (sel, index, _) => (sel, index) }, I),
       oneHotPick(picks.map { case (sel, _, msb) => (sel, msb) }, log2Up(w)))
   }

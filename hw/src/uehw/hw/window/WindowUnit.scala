@@ -239,7 +239,7 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
 
   // ---------------------------------------------- the flow state: read, forwarded, written
   // unprefixed names (written_*, read_*, stateRam): the main state is the unit's
-  val flowState = new FlowStateLoop(this, spec.stateType, Stage.S1).setName("")
+  val flowState = new FlowStateLoop(this, spec.stateType, Stage.S1, spec.loopLength).setName("")
   val cwndRam = Mem(UInt(spec.queryWidth bits), spec.ramWords)
 
   // ------------------------------------------------- the law: CSRs, event stages, update loop
@@ -285,20 +285,21 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
 }
 
 /**
- * A per-flow value in block RAM updated by a four-clock read-modify-write loop S1..S4 (S1 at stage
- * `s1` of the unit's pipeline): read at S1 - 2, the data at S1 - 1, what the loop has not written
- * yet forwarded, the new value written in W = S1 + 4. The unit's stage 0 keeps same-flow events
- * four clocks apart, so at most one update in flight matches. The unit's main state is one; a law
- * may keep another loop of its own at an earlier stage (its result then reaches the main loop as a
- * value of the event). The post-reset sweep writes `init` to every flow.
+ * A per-flow value in block RAM updated by a read-modify-write loop of `length` clocks (4 or
+ * more), S1 at stage `s1` of the unit's pipeline: read at S1 - 2, the data at S1 - 1, what the
+ * loop has not written yet forwarded, the new value written in W = S1 + length. The unit's stage 0
+ * keeps same-flow events at least `length` clocks apart, so at most one update in flight matches.
+ * The unit's main state is one; a law may keep another loop of its own at an earlier stage (its
+ * result then reaches the main loop as a value of the event). The post-reset sweep writes `init`
+ * to every flow.
  */
-class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: Int) extends Area {
+class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: Int, length: Int = 4) extends Area {
   import unit.{at, stage1, stageValid}
   private val READ = s1 - 2
-  private val S3 = s1 + 2
-  private val S4 = s1 + 3
-  require(READ >= 1 && S4 <= unit.Stage.S4, s"a state loop at stage $s1 does not fit the unit's stages")
-  require(unit.spec.loopLength == 4, "the forwarding is laid out for a four-stage loop")
+  private val LAST = s1 + length - 1   // the loop's last stage; W is the next
+  private val W2 = LAST - 1            // two stages before W
+  require(length >= 4, s"a state loop of $length clocks: the forwarding needs four or more")
+  require(READ >= 1 && LAST <= unit.Stage.S4, s"a state loop at stage $s1 does not fit the unit's stages")
   val stateRam = Mem(t(), unit.spec.ramWords)
 
   /** What stage W writes. */
@@ -314,21 +315,23 @@ class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: In
   /**
    * READ reads; READ + 1 has the data. Updates that are not in it yet are forwarded: the ones in W
    * and one clock after W at READ + 1, as the data is registered; the one in W at S1, as S1 starts.
-   * Which, is decided at READ from the addresses in S3, S4 and W, which are then one clock from
-   * where they are forwarded. The flow's previous event is `sameFlowSpacing` clocks ahead or more:
-   * in W at S1 only at 4, in W when the data comes only at 5 or less, so a law whose events are
-   * further apart has neither path.
+   * Which, is decided at READ from the addresses two stages before W, one stage before W and in W,
+   * which are then one clock from where they are forwarded. The flow's previous event is
+   * `sameFlowSpacing` clocks ahead or more: in W at S1 only at `length`, in W when the data comes
+   * only at `length` + 1 or less, so a law whose events are further apart has neither path.
    */
   val read = new Area {
     private val spacing = unit.spec.sameFlowSpacing
     private val addr = at(stage1.addr, 1, READ)
     private def hit(ok: Bool, a: UInt) = RegNext(ok && a === addr) init (False)
-    // at READ, the event in S4 is 5 clocks ahead (in W when the data comes), the one in S3 is 4 ahead (in W at S1)
-    private val loopAddr = if (spacing <= 5) at(stage1.addr, 1, S3) else null
-    private val loopOkS3 = if (spacing <= 5) stageValid(S3) && at(stage1.inRange, 1, S3) else null
-    private val loopAddrS4 = if (spacing <= 5) RegNext(loopAddr) else null
-    private val loopOkS4 = if (spacing <= 5) RegNext(loopOkS3) init (False) else null
-    private val fromWrittenAtData = if (spacing <= 5) hit(loopOkS4, loopAddrS4) else False // in W when the data comes
+    // at READ, the event in LAST is length + 1 clocks ahead (in W when the data comes), the one in W2
+    // is `length` ahead (in W at S1)
+    private val near = spacing <= length + 1
+    private val loopAddr = if (near) at(stage1.addr, 1, W2) else null
+    private val loopOkW2 = if (near) stageValid(W2) && at(stage1.inRange, 1, W2) else null
+    private val loopAddrLast = if (near) RegNext(loopAddr) else null
+    private val loopOkLast = if (near) RegNext(loopOkW2) init (False) else null
+    private val fromWrittenAtData = if (near) hit(loopOkLast, loopAddrLast) else False // in W when the data comes
     private val fromBeforeAtData = hit(written.write, written.addr)     // one clock after W when the data comes
     private val ramData = stateRam.readSync(addr)
     private val noneAtData = !(fromWrittenAtData || fromBeforeAtData)
@@ -337,9 +340,9 @@ class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: In
     atData.assignFromBits(Seq(noneAtData -> ramData, fromWrittenAtData -> written.state, fromBeforeAtData -> writtenBefore)
       .map { case (sel, s) => Mux(sel, s.asBits, spinal.core.B(0, s.getBitsWidth bits)) }.reduce(_ | _))
     val stored = RegNext(atData)
-    /** S1 takes the update in W (the flow's event four clocks before); null when same-flow events are 5 or more apart. */
-    val fromWritten: Bool = if (spacing <= 4) RegNext(hit(loopOkS3, loopAddr)) init (False) else null
-    val state = if (spacing <= 4) Mux(fromWritten, written.state, stored) else stored
+    /** S1 takes the update in W (the flow's event `length` clocks before); null when same-flow events are further apart. */
+    val fromWritten: Bool = if (spacing <= length) RegNext(hit(loopOkW2, loopAddr)) init (False) else null
+    val state = if (spacing <= length) Mux(fromWritten, written.state, stored) else stored
   }
 
   /** The RAM's write port: W's update, or the sweep's initial value. */
@@ -349,10 +352,10 @@ class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: In
     val enable = Bool()
   }
 
-  /** Drives W from the loop's new value at S4; the sweep writes `init`. */
+  /** Drives W from the loop's new value at its last stage; the sweep writes `init`. */
   def write(next: T, init: T): Unit = {
-    written.write := stageValid(S4) && at(stage1.inRange, 1, S4)
-    written.addr := at(stage1.addr, 1, S4)
+    written.write := stageValid(LAST) && at(stage1.inRange, 1, LAST)
+    written.addr := at(stage1.addr, 1, LAST)
     written.state := next
     ramWrite.addr := Mux(unit.sweep.active, unit.sweep.addr, written.addr)
     ramWrite.state := Mux(unit.sweep.active, init, written.state)

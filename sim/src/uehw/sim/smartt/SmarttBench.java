@@ -139,13 +139,13 @@ public final class SmarttBench extends WindowUnitBench<Event, SmarttEvent, Smart
 
     /**
      * One parameter register written among the events (WindowUnitBench.writeAmongEvents), its value
-     * taken from {@code from}: no event is accepted from h - 20 (an event accepted before may wait
-     * up to L - 1 = 3 clocks) to h + 1; BDP's new reciprocal is used from h + 3 ("one accepted at
+     * taken from {@code from}: no event is accepted from h - 16 - L (an event accepted before may wait
+     * up to L - 1 clocks) to h + 1; BDP's new reciprocal is used from h + 3 ("one accepted at
      * h + 3 waits in stage 0 and uses the new").
      */
     public void writeRegisterAmongEvents(java.util.Random random, int address, SmarttParams from) {
         long value = csrImage(from).get(address);
-        int quiet = CSR_OLD_UP_TO + Smartt.sameFlowSpacing() - 2;
+        int quiet = CSR_OLD_UP_TO + cfg.sameFlowSpacing() - 2;
         writeAmongEvents(random, quiet, address, value, address == SmarttCsr.BDP ? 3 : CSR_NEW_FROM,
                 () -> takeRegister(model.p, address, from));
     }
