@@ -19,8 +19,11 @@ class CsrCounters(busif: BusIf, firstAddress: Int, oneReadMux: Boolean = false) 
   private val selected = oneReadMux generate UInt(32 bits)
   if (oneReadMux) Component.current.addPrePopTask(() => {
     def kept[T <: Data](x: T): T = { val r = CombInit(x); r.addAttribute("keep"); r }
+    // the word address only (one LUT6 a hit at 8 address bits): regif selects a counter's field only
+    // at its exact address, so the byte offset cannot change what is read
     val address = busif.readAddress()
-    val hits = counters.toSeq.map { case (a, value) => (kept(address === a), value) }
+    val word = address & U(((BigInt(1) << address.getWidth) - 1) - 3, address.getWidth bits)
+    val hits = counters.toSeq.map { case (a, value) => (kept(word === a), value) }
     selected := Vec((0 until 32).map { b =>
       hits.grouped(3).map(g => kept(g.map { case (hit, value) => hit && value(b) }.reduce(_ || _))).reduce(_ || _)
     }).asBits.asUInt

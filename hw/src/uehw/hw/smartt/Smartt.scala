@@ -527,8 +527,8 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
   class Unclamped(val value: UInt, val high: Bool, val under: Bool) {
     def low: Bool = Mux(high, highBelowLow, under)
   }
-  /** A window that does not start from the stored one (QuickAdapt's), before its clamp. */
-  private def unclampedValue(value: UInt): Unclamped = new Unclamped(value.resize(cw), value > high, value < low)
+  /** A window that does not start from the stored one (QuickAdapt's, in S4), before its clamp: its compares registered beside it for S5. */
+  private def unclampedValue(value: UInt): Unclamped = new Unclamped(RegNext(value.resize(cw)), RegNext(value > high), RegNext(value < low))
   /**
    * clampDelta for a decrease `dec` (delta = -dec), from the headroom measured the other way
    * (fromHigh = cwnd - MAX_CWND, fromLow = cwnd - MTU): compared with `dec` itself, so that no
@@ -545,13 +545,21 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     r.cwnd := Mux(r.high, Mux(highBelowLow, low, high), Mux(under, low, sum))
     r
   }
-  /** clampDelta for an increase `inc` (or more than that width holds when `big`), before its clamp. */
-  private def unclampedIncrease(cwnd: UInt, inc: UInt, big: Bool, toHigh: SInt, toLow: SInt): Unclamped = {
-    val w = scala.math.max(inc.getWidth, sw) + 1
-    new Unclamped(cwnd + inc.resize(cw),                      // modulo 2^cw: used only when within the limits
-      big || toHigh.msb || inc.resize(w) > toHigh.asUInt.resize(w),
-      !big && !toLow.msb && inc.resize(w) < toLow.asUInt.resize(w))
+  /**
+   * An increase's headroom to both limits, registered a clock before the compares: whether MAX_CWND
+   * is already passed, and both distances as unsigned values (0 where negative), so that each
+   * compare is one carry chain.
+   */
+  class Headroom(toHigh: SInt, toLow: SInt) extends Area {
+    val highPassed = RegNext(toHigh.msb)
+    val toHighU = RegNext(Mux(toHigh.msb, U(0, sw bits), toHigh.asUInt))
+    val toLowU = RegNext(Mux(toLow.msb, U(0, sw bits), toLow.asUInt))
   }
+  /** clampDelta for an increase `inc` (or more than that width holds when `big`), before its clamp. */
+  private def unclampedIncrease(cwnd: UInt, inc: UInt, big: Bool, room: Headroom): Unclamped =
+    new Unclamped(cwnd + inc.resize(cw),                      // modulo 2^cw: used only when within the limits
+      big || room.highPassed || inc > room.toHighU,
+      !big && inc < room.toLowU)
 
   private val incProductWidth = Smartt.mantissaBits + V
   /**
@@ -749,6 +757,8 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     private val cwnd = RegNext(s3.s.cwnd)
     private val fromHigh = RegNext(s3.fromHigh); private val fromLow = RegNext(s3.fromLow)
     val fairDecrease = clampDecrease(cwnd, RegNext(s3.fdTerm), fromHigh, fromLow)
+    val room = new Headroom(RegNext(s3.toHigh), RegNext(s3.toLow))
+    val roomLessSize = new Headroom(RegNext(s3.toHighLessSize), RegNext(s3.toLowLessSize))
     val mdDecrease = Mux(RegNext(s3.mdOverMtu), RegNext((derived.mtu << F).resize(cw + 1)), RegNext(s3.mdSum))
     val multiplicativeDecrease = clampDecrease(cwnd, mdDecrease, fromHigh, fromLow)
   }
@@ -757,16 +767,14 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
   val s5 = new Area {
     private def from3[T <: Data](x: T): T = at(x, Stage.S3, Stage.S5)
     val s = from3(s3.s)
-    val toHigh = from3(s3.toHigh); val toLow = from3(s3.toLow)
     private val incFi = RegNext(s4.incFi)
     private val incFiBig = RegNext(s4.incFiBig)
-    val fairIncrease = unclampedIncrease(s.cwnd, incFi, incFiBig, toHigh, toLow)                 // Eq. 3
-    val multiplicativeIncrease = unclampedIncrease(s.cwnd, RegNext(s4.incMiFi), RegNext(s4.incMiFiBig), toHigh, toLow) // Eq. 4 + Eq. 3
-    val sizePlusFairIncrease = unclampedIncrease(from3(s3.cwndPlusSize), incFi, incFiBig,         // Eq. 4 at the size, then Eq. 3
-      from3(s3.toHighLessSize), from3(s3.toLowLessSize))
+    val fairIncrease = unclampedIncrease(s.cwnd, incFi, incFiBig, s4.room)                 // Eq. 3
+    val multiplicativeIncrease = unclampedIncrease(s.cwnd, RegNext(s4.incMiFi), RegNext(s4.incMiFiBig), s4.room) // Eq. 4 + Eq. 3
+    val sizePlusFairIncrease = unclampedIncrease(from3(s3.cwndPlusSize), incFi, incFiBig, s4.roomLessSize) // Eq. 4 at the size, then Eq. 3
     val multiplicativeDecrease = RegNext(s4.multiplicativeDecrease)
-    val quickAdapt = unclampedValue(RegNext(s3.qaValue))              // Alg. 1 lines 15-16 (and a loss's, line 26)
-    val quickAdaptPlusStep = unclampedValue(RegNext(s3.qaPlusStep))   // then FastIncrease (Alg. 3 line 5)
+    val quickAdapt = unclampedValue(s3.qaValue)              // Alg. 1 lines 15-16 (and a loss's, line 26)
+    val quickAdaptPlusStep = unclampedValue(s3.qaPlusStep)   // then FastIncrease (Alg. 3 line 5)
     val storedPlusStep = from3(s3.storedPlusStep)
     val fairDecrease = RegNext(s4.fairDecrease)
     val held = at(s2.held, Stage.S2, Stage.S5)
