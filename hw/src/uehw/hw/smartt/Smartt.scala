@@ -132,10 +132,10 @@ class SmarttSpec(val cfg: SmarttConfig) extends WindowLawSpec[SmarttEvent, Smart
 class Smartt(val cfg: SmarttConfig) extends WindowUnit(new SmarttSpec(cfg))
 
 /**
- * The SMaRTT law. Stages 1-8 compute everything that depends only on the event and the CSRs (the
- * RTT reciprocal, the MD/MI fractions, the gain products) while the skeleton reads the flow's
- * state; the update loop S1-S4 (stages 9-12) applies Alg. 1-3 to it in four clocks and the
- * skeleton writes it back in W. The arithmetic is uehw.sim.smartt.SmarttFixedModel's, bit for bit.
+ * The SMaRTT law. Stages 1-13 compute everything that depends only on the event and the CSRs (the
+ * RTT reciprocal, the MD/MI fractions, the gain products, the increase numerators' mantissas)
+ * while the skeleton reads the flow's state; the update loop S1-S5 (stages 14-18) applies Alg. 1-3
+ * to it in five clocks and the skeleton writes it back in W. The arithmetic is uehw.sim.smartt.SmarttFixedModel's, bit for bit.
  */
 class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState, SmarttUpdate])
     extends WindowLaw[SmarttFlowState, SmarttUpdate] {
@@ -419,7 +419,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
    * Reference profile: QuickAdapt's measurement window in a loop of its own at stages 3-6 (it
    * depends only on the events' times, INIT and trtt there), and the normalisation of QuickAdapt's
    * bytes to one target RTT folded into its coefficient, QA_SCALING x trtt / D in u5.12,
-   * D = (now - end mod 2^T) + trtt, ready at S2 (SmarttFixedModel.normalisedScaling).
+   * D = (now - end mod 2^T) + trtt, ready at S1 (SmarttFixedModel.normalisedScaling).
    */
   val qaNorm = new Area {
     private val T = cfg.timeWidth
@@ -495,7 +495,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
   }
 
 
-  // ------------------------------------------------- the update loop: Alg. 1-3 in four clocks
+  // ------------------------------------------------- the update loop: Alg. 1-3 in five clocks
   private val high = derived.cwndHigh
   private val low = derived.cwndLow
   private val highBelowLow = derived.highBelowLow
@@ -563,9 +563,9 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
 
   private val incProductWidth = Smartt.mantissaBits + V
   /**
-   * x / cwnd for an increase numerator's mantissa, in S2: one DSP (M in S3), the product's shift,
-   * and the threshold on the product from which the quotient passes sw + 1 bits (it then clamps
-   * to MAX_CWND all the same), so that S3 shifts and compares the product side by side.
+   * x / cwnd for an increase numerator's mantissa, in S3: one DSP (M in S4), the product's shift
+   * (summed in S2), and the threshold on the product from which the quotient passes sw + 1 bits
+   * (it then clamps to MAX_CWND all the same), so that S4 shifts and compares the product side by side.
    */
   class OverCwnd(mantissa: (UInt, UInt), recip: UInt, msb: UInt, val label: String, withBig: Boolean = true) extends Area {
     val product = RegNext(mantissa._1 * recip).setName(s"s3_${label}_product")
@@ -610,11 +610,11 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     private val isNack = event.kind === 1
     private val lossBytes = Mux(ref && isNack, satAdd(s.acked, U(Smartt.nackAckedBytes, 7 bits), byteMax), s.acked)
     val qaBytes = Mux(event.isAck, acked1, lossBytes)
-    // Alg. 2 line 7's acked x coefficient as acked x c + addend x c: two DSPs fed here (M in S2), the sum
-    // in the first one's post-adder (P in S3), so that S3 compares a P register. The addend is the
-    // ACK's size, a NACK's 64 B (reference profile) or 0; when acked + addend saturates, S3 takes
-    // byteMax x c instead.
-    // Both windows' acked x c side by side (the DSPs' inputs straight from registers), the one in use picked before the add.
+    // Alg. 2 line 7's acked x coefficient as acked x c + addend x c: DSPs fed here (M in S2), the sum
+    // registered as P in S3, so that S3 compares a P register. Both windows' acked x c side by side
+    // (the DSPs' inputs straight from registers), the one in use picked before the add. The addend
+    // is the ACK's size, a NACK's 64 B (reference profile) or 0; when acked + addend saturates, S3
+    // compares byteMax x c as well and S4 takes its facts.
     private val kindBefore = at(f1.e.kind, 1, Stage.S1 - 1)
     val qaAddend = RegNext(Mux(kindBefore === 0, at(f2.size, 2, Stage.S1 - 1),
       Mux(ref && kindBefore === 1, U(Smartt.nackAckedBytes, 16 bits), U(0, 16 bits))))
