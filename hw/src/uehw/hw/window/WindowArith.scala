@@ -42,9 +42,9 @@ object WindowArith {
    * (msb) of a window, in one clock. Only windows >= 2^lowest are looked at (below it the result
    * is unspecified), by 2-bit groups: a group's index is its bits below its top bit, or below the
    * bit under it when the top bit is 0 (one kept LUT a bit, beside the search); the first nonzero
-   * group selects its index through one AND-OR tree. Only the group ORs, the selects and the index
-   * bits are kept wires: a kept "any one above" would let ABC build the next group's from it, a
-   * chain.
+   * group selects its index through one AND-OR tree. A group's select is one LUT over its bits,
+   * the kept ORs of 6-bit chunks above it and of its own chunk's bits above it: two levels, and
+   * no chain from one group's select to the next.
    */
   def windowRecipIndex(x: UInt, lowest: Int, indexBits: Int): (UInt, UInt) = {
     val I = indexBits
@@ -52,10 +52,19 @@ object WindowArith {
     val groups = lowest / 2 until (w + 1) / 2
     def bit(b: Int): Bool = if (b >= 0 && b < w) x(b) else False
     def bitsBelow(top: Int): UInt = (top - 1 to top - I by -1).map(b => bit(b).asBits).reduce(_ ## _).asUInt
-    val nonzero = groups.map(g => kept((scala.math.max(2 * g, lowest) until scala.math.min(w, 2 * g + 2)).map(x(_)).orR))
+    // "a one above group g" from 6-bit chunks of x (kept ORs, shared by the groups below them) and
+    // the bits of g's own chunk above it (a kept OR): with g's two bits, one LUT a select
+    val chunks = (lowest until w).grouped(6).toSeq
+    val chunkAny = chunks.map(c => kept(c.map(x(_)).orR))
+    def oneAbove(top: Int): Bool = {
+      val k = chunks.indexWhere(_.contains(top + 1))
+      if (k < 0) False
+      else (kept(chunks(k).filter(_ > top).map(x(_)).orR) +: chunkAny.drop(k + 1)).reduce(_ || _)
+    }
     val picks = groups.indices.map { i =>
       val g = groups(i)
-      val sel = kept(nonzero(i) && !nonzero.drop(i + 1).orR)
+      val here = (scala.math.max(2 * g, lowest) until scala.math.min(w, 2 * g + 2)).map(x(_)).orR
+      val sel = kept(here && !oneAbove(2 * g + 1))
       val high = bit(2 * g + 1)
       // each index bit a kept LUT3 beside the search, so that a pick leaf (three selects, three bits) is one LUT6
       val index = Vec(Mux(high, bitsBelow(2 * g + 1), bitsBelow(2 * g)).asBools.map(kept)).asBits.asUInt
