@@ -244,8 +244,10 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     // QuickAdapt then FastIncrease from the MTU's floor, and the product from which qaValue + step saturates:
     // (qaProduct >> 4) + step > cwndMax <=> qaProduct >= (cwndMax - step + 1) << 4 (S3 compares beside each other)
     val mtuQaPlusStep = RegNext(satAdd(mtuQaWindow, fastIncreaseStep, cwndMax))
-    val qaPlusStepSaturatesAt = RegNext((U(cwndMax, cfg.cwndWidth + 1 bits) - fastIncreaseStep.resize(cfg.cwndWidth + 1) + 1) <<
-      (Smartt.qaCoefFrac - F))
+    // (a step above the largest window, possible in narrow byte widths, saturates from 0)
+    private val stepAboveMax = if (fastIncreaseStep.getWidth > cfg.cwndWidth) fastIncreaseStep > cwndMax else False
+    val qaPlusStepSaturatesAt = RegNext(Mux(stepAboveMax, U(0, cfg.cwndWidth + 1 bits),
+      U(cwndMax, cfg.cwndWidth + 1 bits) - fastIncreaseStep.resize(cfg.cwndWidth + 1) + 1) << (Smartt.qaCoefFrac - F))
 
     // 1/BDP for Fair Decrease: floor(2^40 / BDP) by restoring division, one quotient bit a clock,
     // rerun after every BDP write (events wait meanwhile). BDP >= 1024, so the quotient fits 31 bits.
@@ -527,8 +529,9 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
   class Unclamped(val value: UInt, val high: Bool, val under: Bool) {
     def low: Bool = Mux(high, highBelowLow, under)
   }
-  /** A window that does not start from the stored one (QuickAdapt's, in S4), before its clamp: its compares registered beside it for S5. */
-  private def unclampedValue(value: UInt): Unclamped = new Unclamped(RegNext(value.resize(cw)), RegNext(value > high), RegNext(value < low))
+  /** A window that does not start from the stored one (QuickAdapt's, in S4), before its clamp: it and its compares registered for S5. */
+  private def unclampedValue(value: UInt, above: Bool, below: Bool): Unclamped =
+    new Unclamped(RegNext(value.resize(cw)), RegNext(above), RegNext(below))
   /**
    * clampDelta for a decrease `dec` (delta = -dec), from the headroom measured the other way
    * (fromHigh = cwnd - MAX_CWND, fromLow = cwnd - MTU): compared with `dec` itself, so that no
@@ -722,7 +725,10 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
       // (multiples of 2^F and 2^4 against floors)
       val countAbove = product < (count1 @@ U(0, Smartt.qaCoefFrac bits))
       val plusStepSaturates = product >= derived.qaPlusStepSaturatesAt
-      val plusStep = window + derived.fastIncreaseStep
+      val plusStep = (window + derived.fastIncreaseStep.resize(cw))  // used only below the saturation: no carry out
+      // the windows against the clamp's limits, here, so that S4 only picks
+      val windowHigh = window > high; val windowLow = window < low
+      val plusStepHigh = plusStep > high; val plusStepLow = plusStep < low
     }
     private val ofSum = new QaFacts(s2.qaProduct)
     private val ofSaturated = new QaFacts(s2.qaSaturatedProduct.resize(B + 18))
@@ -737,8 +743,14 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     /** S4: FastIncrease after QuickAdapt (Alg. 3 line 4 with c1 the QuickAdapt window). */
     val fastAfterQa = RegNext(clean) && (countAboveQa || RegNext(s.fiActive))
     /** S4: QuickAdapt's window then FastIncrease's step (Alg. 3 line 5). */
-    val qaPlusStep = Mux(belowFloor, derived.mtuQaPlusStep,
-      Mux(qaOver || pick(_.plusStepSaturates), U(cwndMax, cw bits), pick(_.plusStep)))
+    private val plusStepMax = qaOver || pick(_.plusStepSaturates)
+    val qaPlusStep = Mux(belowFloor, derived.mtuQaPlusStep, Mux(plusStepMax, U(cwndMax, cw bits), pick(_.plusStep)))
+    // the two windows against the clamp's limits, picked from S3's compares alike
+    private val maxHigh = high =/= U(cwndMax, cw bits); private val maxLow = False  // the largest window: above MAX_CWND unless it is MAX_CWND, never below MTU
+    val qaValueHigh = Mux(belowFloor, derived.mtuQaWindow > high, Mux(qaOver, maxHigh, pick(_.windowHigh)))
+    val qaValueLow = Mux(belowFloor, derived.mtuQaWindow < low, Mux(qaOver, maxLow, pick(_.windowLow)))
+    val qaPlusStepHigh = Mux(belowFloor, derived.mtuQaPlusStep > high, Mux(plusStepMax, maxHigh, pick(_.plusStepHigh)))
+    val qaPlusStepLow = Mux(belowFloor, derived.mtuQaPlusStep < low, Mux(plusStepMax, maxLow, pick(_.plusStepLow)))
     val fastOnStored = RegNext(s2.fastOnStored)
     val storedPlusStep = RegNext(s2.storedPlusStep)
   }
@@ -773,8 +785,8 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val multiplicativeIncrease = unclampedIncrease(s.cwnd, RegNext(s4.incMiFi), RegNext(s4.incMiFiBig), s4.room) // Eq. 4 + Eq. 3
     val sizePlusFairIncrease = unclampedIncrease(from3(s3.cwndPlusSize), incFi, incFiBig, s4.roomLessSize) // Eq. 4 at the size, then Eq. 3
     val multiplicativeDecrease = RegNext(s4.multiplicativeDecrease)
-    val quickAdapt = unclampedValue(s3.qaValue)              // Alg. 1 lines 15-16 (and a loss's, line 26)
-    val quickAdaptPlusStep = unclampedValue(s3.qaPlusStep)   // then FastIncrease (Alg. 3 line 5)
+    val quickAdapt = unclampedValue(s3.qaValue, s3.qaValueHigh, s3.qaValueLow)  // Alg. 1 lines 15-16 (and a loss's, line 26)
+    val quickAdaptPlusStep = unclampedValue(s3.qaPlusStep, s3.qaPlusStepHigh, s3.qaPlusStepLow) // then FastIncrease (Alg. 3 line 5)
     val storedPlusStep = from3(s3.storedPlusStep)
     val fairDecrease = RegNext(s4.fairDecrease)
     val held = at(s2.held, Stage.S2, Stage.S5)
