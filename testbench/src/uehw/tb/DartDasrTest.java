@@ -64,6 +64,7 @@ class DartDasrTest {
         pairs.put("SENDER_OUT_OF_RANGE", new long[] {m.senderOutOfRange, b.read(DasrCsr.SENDER_OUT_OF_RANGE)});
         pairs.put("MEMBERS", new long[] {m.members(), b.read(DasrCsr.MEMBERS)});
         pairs.put("OVERFLOW", new long[] {m.overflow(), b.read(DasrCsr.OVERFLOW)});
+        pairs.put("FREE", new long[] {m.freeSlots(), b.read(DasrCsr.FREE)});
         pairs.put("STATUS.STATE", new long[] {m.state().ordinal(), b.read(DasrCsr.STATUS) >> 1 & 3});
         pairs.forEach((name, v) -> assertEquals(v[0] & 0xFFFFFFFFL, v[1], name));
     }

@@ -156,7 +156,7 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     val now = UInt(T bits)
     val hasSlot = Bool()       // its sender held slot `slot` after the start (the slot RAM is written)
     val slot = UInt(SB bits)
-    val counts = Counts()
+    val counts = KnownCounts()
     val memberAfter = Bool()   // its sender is in the set after the event
     val added = Bool()         // the sender took `slot` from the free list (the table is written)
     val lastWrite = Bool()     // the slot's last packet time is `now`
@@ -223,26 +223,43 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
   /** The event before W: what the RAM reads and the flags may not see yet. */
   val w1 = new Area {
     val inRange = RegNext(w.inRange) init (False); val id = RegNext(w.id); val now = RegNext(w.now)
-    val hasSlot = RegNext(w.hasSlot) init (False); val slot = RegNext(w.slot); val counts = RegNext(w.counts)
+    val hasSlot = RegNext(w.hasSlot) init (False); val slot = RegNext(w.slot); val counts = RegNext(w.counts.values)
     val memberAfter = RegNext(w.memberAfter); val lastWrite = RegNext(w.lastWrite) init (False)
     val added = RegNext(w.added) init (False)
     val pushed = RegNext(w.pushed) init (False); val pushPos = RegNext(w.pushPos); val k = RegNext(w.k)
   }
 
-  /** What the rules ask of a slot's counts, and the counts one up and one down. */
-  case class CountFacts() extends Bundle {
-    val messagesOne = Bool(); val messagesFull = Bool(); val announcedLeft = Bool(); val announcedFull = Bool()
-    val messagesUp = UInt(MB bits); val messagesDown = UInt(MB bits)
-    val announcedUp = UInt(MB bits); val announcedDown = UInt(MB bits)
+  /**
+   * A count with what the rules ask of it and the count one up and one down. X finds one for every
+   * value a count can take next, side by side, and picks: the loop through one sender's counts
+   * (back-to-back events of a sender) is then a pick, not an add then the rules (1 CARRY4 + 8 LUT,
+   * 3.9 ns).
+   */
+  case class Count() extends Bundle {
+    val value = UInt(MB bits); val up = UInt(MB bits); val down = UInt(MB bits)
+    val isOne = Bool(); val nonZero = Bool(); val full = Bool()
   }
-  private def countFacts(c: Counts): CountFacts = {
-    val f = CountFacts()
-    f.messagesOne := c.messages === 1; f.messagesFull := c.messages === maxMessages
-    f.announcedLeft := c.announced =/= 0; f.announcedFull := c.announced === maxMessages
-    f.messagesUp := c.messages + 1; f.messagesDown := c.messages - 1
-    f.announcedUp := c.announced + 1; f.announcedDown := c.announced - 1
-    f
+  /** A slot's two counts, each with its facts. */
+  case class KnownCounts() extends Bundle {
+    val messages = Count(); val announced = Count()
+    def values: Counts = { val c = Counts(); c.messages := messages.value; c.announced := announced.value; c }
   }
+  private def countWith(v: UInt, up: UInt, down: UInt): Count = {
+    val c = Count()
+    c.value := v; c.up := up; c.down := down
+    c.isOne := v === 1; c.nonZero := v =/= 0; c.full := v === maxMessages
+    c
+  }
+  private def countOf(v: UInt): Count = countWith(v, v + 1, v - 1)
+  private def known(c: Counts): KnownCounts = {
+    val k = KnownCounts()
+    k.messages := countOf(c.messages); k.announced := countOf(c.announced)
+    k
+  }
+  /** The count one up and one down, from its known up and down (one more add each). */
+  private def oneUp(c: Count): Count = countWith(c.up, c.up + 1, c.value)
+  private def oneDown(c: Count): Count = countWith(c.down, c.value, c.down - 1)
+  private def constantCount(v: Int): Count = countOf(U(v, MB bits))
 
   /** A wire ABC keeps (a LUT output of its own). */
   private def kept(b: Bool): Bool = { val k = CombInit(b); k.addAttribute("keep"); k }
@@ -257,6 +274,20 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
       val next = flags.grouped(1 << w).map(g => kept(Vec(g).read(index(w - 1 downto 0)))).toSeq
       if (next.size == 1) next.head else pick(next, index(index.getWidth - 1 downto w))
     }
+
+  /**
+   * a === b in two LUT levels: kept compares of three bit pairs, then their AND (one LUT up to 18
+   * bits). For a compare on a block RAM's output, whose lateness ABC9 does not see.
+   */
+  private def equalsInTwoLevels(a: UInt, b: UInt): Bool = {
+    val pairs = a.asBits.subdivideIn(3 bits, strict = false).zip(b.asBits.subdivideIn(3 bits, strict = false))
+    kept(pairs.map { case (x, y) => kept(x === y) }.reduce(_ && _))
+  }
+
+  /** X's rules on the sweep's slot and the sender, for one value of W's added flag. */
+  case class SweepRules() extends Bundle {
+    val evict = Bool(); val push = Bool(); val member = Bool(); val emptyNoPush = Bool(); val add = Bool()
+  }
 
   /** An event's fields but its sender (R and X carry the id and whether it is in range instead). */
   case class Fields() extends Bundle {
@@ -322,7 +353,7 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
    */
   /** X's window start and the WINDOW its update adds, read by R's window tests. */
   private val windowStartForR = UInt(T bits)
-  private val windowOfXForR = UInt(31 bits)
+  private val windowEndForR = UInt(T bits)
 
   val r = new Area {
     val valid = RegNext(h.valid) init (False)
@@ -348,22 +379,30 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     private val fromW = h.sameAsX
     private val fromW1 = !fromW && h.sameAsW
     val fromRead = !fromW && !fromW1
-    // (the read's occupied flag goes to X on its own: the 1-of-S pick is deep enough)
-    val hintOccupied = pick(occupied.toSeq, hint)
-    private val readMember = h.slotRead.owner === id && !held(w.hasSlot, w.slot, hint) &&
-      !held(w1.hasSlot, w1.slot, hint) && !(w.evicted && w.k === hint)
-    val otherMember = inRange && Mux(fromW, w.memberAfter,
-      Mux(fromW1, w1.memberAfter && !(w.evicted && w.k === w1.slot), readMember))
+    private val hintOccupied = pick(occupied.toSeq, hint)
+    // The read's owner compare comes last, in two kept LUT levels on the block RAM's output, and
+    // meets the rest (from registers) in one LUT: ABC9 built 5 levels after the RAM (3.7 ns).
+    private val ownerIsId = equalsInTwoLevels(h.slotRead.owner, id)
+    private val memberUnlessRead = kept(inRange && Mux(fromW, w.memberAfter,
+      fromW1 && w1.memberAfter && !(w.evicted && w.k === w1.slot)))
+    private val memberIfOwnerRead = kept(inRange && fromRead && !held(w.hasSlot, w.slot, hint) &&
+      !held(w1.hasSlot, w1.slot, hint) && !(w.evicted && w.k === hint))
+    // The sender is a member as the events before the one in X left it: X takes out what that
+    // event did (its sweep's eviction, its add), choosing between the two made here.
+    // (each of the two is one LUT after the owner compare)
+    private val readIfXKeeps = kept(memberIfOwnerRead && hintOccupied)
+    val memberIfXKeeps = memberUnlessRead || (readIfXKeeps && ownerIsId)
+    val memberIfXEvicts = Bool()
     val otherSlot = Mux(fromW, w.slot, Mux(fromW1, w1.slot, hint))
     private val readCounts = Counts()
     readCounts.messages := h.slotRead.messages
     readCounts.announced := h.slotRead.announced
-    val otherCounts = Mux(fromW, w.counts, Mux(fromW1, w1.counts, readCounts))
-    val otherFacts = countFacts(otherCounts)
+    val otherCounts = known(Mux(fromW, w.counts.values, Mux(fromW1, w1.counts, readCounts)))
     // the compares of each source's slot side by side, then the pick
     private def ofSource(f: UInt => Bool) = Mux(fromW, f(w.slot), Mux(fromW1, f(w1.slot), f(hint)))
     val otherSlotIsK = ofSource(_ === k)
-    val otherSlotIsXK = ofSource(_ === xK)    // evicted by the event in X if it evicts
+    private val otherSlotIsXK = ofSource(_ === xK)    // evicted by the event in X if it evicts
+    memberIfXEvicts := kept(memberUnlessRead && !otherSlotIsXK) || (kept(readIfXKeeps && !otherSlotIsXK) && ownerIsId)
     val hintIsXSlot0 = xSlot0 === hint  // held by the event in X
 
     // Slot k for the sweep, as the events before the one in X left it.
@@ -379,9 +418,13 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     private val groupIsXInH = RegNext(xGroup === h.e.group)
     private val shifted = w.groupRemembered
     private val groupHits = Mux(shifted, Vec(groupIsXInH +: h.groupHits.dropRight(1)), h.groupHits)
-    val groupSeenNewest = groupHits.dropRight(1).orR
-    val groupSeenOldest = groupHits.last
-    val groupIsX = xGroup === e.group
+    private val groupSeenNewest = groupHits.dropRight(1).orR
+    private val groupSeenOldest = groupHits.last
+    private val groupIsX = xGroup === e.group
+    // not seen, whether or not the event in X remembers its group (the oldest then drops out)
+    val groupNewIfXRemembers = !groupSeenNewest && !groupIsX
+    val groupNewIfXKeeps = !groupSeenNewest && !groupSeenOldest
+    val lookAheadInRange = e.lookAhead && inRange
 
     // Fig. 5's window tests a clock early, on each window start the event in X may leave: the one
     // it keeps, the next one (it closes its window) or its own time (it skips). X picks with what
@@ -390,7 +433,7 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     val window = csr.window
     private def tests(elapsed: UInt): Vec[Bool] = Vec(elapsed >= window, elapsed >= (window @@ U(0, 1 bits)))
     val windowIfKept = tests(now - windowStartForR)
-    val windowIfClosed = tests(now - windowStartForR - windowOfXForR)   // the start X's event moves on by its WINDOW
+    val windowIfClosed = tests(now - windowEndForR)   // the start X's event moves on by its WINDOW
     val windowIfSkipped = tests(now - xNow)
   }
 
@@ -409,43 +452,42 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     r.xGroup := e.group
     private def q[T <: Data](v: T): T = RegNext(v)
 
-    // W (the event before) in X: its slot against k and the hint, compared in R with both it could be.
-    private val wSlotIsK = Mux(w.added, q(r.kIsXTaken), q(r.kIsXSlot0))
-    private val wSlotIsHint = Mux(w.added, q(r.hintIsXTaken), q(r.hintIsXSlot0))
-
-    // The sweep (Sec. III-B soft state) on slot k.
-    private val occupiedK = Mux(w.hasSlot && wSlotIsK, w.memberAfter, q(r.kOccupied))
-    private val queuedK = q(r.kQueued) && !(w.added && wSlotIsK)
-    private val idle = Mux(w.lastWrite && wSlotIsK, q(r.kIdleX), q(r.kIdle))
-    val evict = occupiedK && idle
-    val push = evict || (!occupiedK && !queuedK)
-
     // The sender's entry: W's when the sender is W's, else the one R found, less what W did to its slot.
     private val fromW = q(r.fromX)
     val slot0 = Mux(fromW, w.slot, q(r.otherSlot))
-    private val slot0IsK = Mux(fromW, wSlotIsK, q(r.otherSlotIsK))
-    private val fromRead = q(r.fromRead)
-    private val member0 = Mux(fromW, w.memberAfter, q(r.otherMember) && !(w.evicted && q(r.otherSlotIsXK)) &&
-      !(fromRead && (w.hasSlot && wSlotIsHint || !q(r.hintOccupied))))
-    private val member = member0 && !(slot0IsK && idle)  // a member's own slot k is occupied: evicted when idle
-    // the counts and their facts: W's found here, the other source's in R, picked side by side
+    // the counts and their facts: W's kept with its result, the other source's found in R
     private val counts0 = Mux(fromW, w.counts, q(r.otherCounts))
-    private val facts0 = Mux(fromW, countFacts(w.counts), q(r.otherFacts))
 
     // The free list: the head at rd, from W or W1 when they pushed it and the RAM read cannot see it yet.
-    val rd = Reg(UInt(SB bits)) init (0)
+    // The head (rd), whether the list is empty and its length (FREE) are kept as the events before
+    // the one in W left them; W's added and pushed flags apply when they are read. Updated in X, after
+    // the add, they were its critical path (a clock enable, or 2 LUTs, after the add: 3.7 to 4.3 ns).
+    private val rdBefore = Reg(UInt(SB bits)) init (0)
+    private val rdBeforeNext = Reg(UInt(SB bits)) init (1)
+    val rd = Mux(w.added, rdBeforeNext, rdBefore)
+    private val rdNext = Mux(w.added, rdBeforeNext + 1, rdBeforeNext)
+    rdBefore := rd
+    rdBeforeNext := rdNext
     val wr = Reg(UInt(SB bits)) init (0)
-    val freeCount = Reg(UInt(SB + 1 bits)) init (S)
-    val freeEmpty = RegInit(False)
+    val freeLength = Reg(UInt(SB + 1 bits)) init (S)
+    when(w.valid) { freeLength := freeLength + report.pushed.asUInt - report.added.asUInt }
+    private val freeEmptyBefore = RegInit(False)
+    private val freeIsOneBefore = RegInit(Bool(S == 1))
+    val freeEmpty = Mux(w.pushed && !w.added, False, Mux(w.added && !w.pushed, freeIsOneBefore, freeEmptyBefore))
+    freeEmptyBefore := freeEmpty
+    // whether the list holds one slot (it empties if this event takes it and pushes none)
+    freeIsOneBefore := Mux(w.pushed === w.added, freeLength === 1, Mux(w.pushed, freeLength === 0, freeLength === 2))
     // Both banks read each clock, at rd and rd + 1 (one even, one odd): the head is ready whether
     // or not the event in X takes one (rd goes up at most one a clock).
     private val pair = rd(SB - 1 downto 1)
     private val banks = Seq(freeRam(0).readSync(pair + rd(0).asUInt), freeRam(1).readSync(pair))
-    private val headFromW = w.pushed && w.pushPos === rd
-    private val headFromW1 = w1.pushed && w1.pushPos === rd
+    // W's and W1's push positions against the head, compared a clock early against both heads
+    // the event before could leave (rd, or rd + 1 when it took one): the compares and the 4-way
+    // pick of the head in one clock were 8 LUTs, 3.8 ns.
+    private val headFromW = w.pushed && Mux(w.added, q(wr === rdNext), q(wr === rd))
+    private val headFromW1 = w1.pushed && Mux(w.added, q(w.pushPos === rdNext), q(w.pushPos === rd))
     private def ofTaken[T <: Data](f: UInt => T): T =
       Mux(freeEmpty, f(k), Mux(headFromW, f(w.k), Mux(headFromW1, f(w1.k), Mux(rd(0), f(banks(1)), f(banks(0))))))
-    private val nonEmpty = !freeEmpty || push
     val taken = ofTaken(v => v)   // an empty list gets this event's own k first
     r.xSlot0 := slot0
     r.kIsXTaken := ofTaken(_ === r.k)
@@ -456,40 +498,80 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     // more (its group first, the oldest dropped).
     val notificationCounts = RegInit(False)
     private val wRemembered = w.groupRemembered
-    private val groupSeen = q(r.groupSeenNewest) || (q(r.groupSeenOldest) && !wRemembered) || (wRemembered && q(r.groupIsX))
+    private val groupSeen = !Mux(wRemembered, q(r.groupNewIfXRemembers), q(r.groupNewIfXKeeps))
     private val notificationApplies = Mux(e.first, !groupSeen, notificationCounts)
-    private val lookAheadApplies = e.lookAhead && notificationApplies && inRange
+    private val lookAheadApplies = q(r.lookAheadInRange) && notificationApplies
 
     // Fig. 4: start (first packet, or a look-ahead), then end (last packet). Members always have
     // at least one message in flight. What a member's entry becomes is found beside `member`, so
     // that the add picks between two ready values.
     private val startsNew = Mux(isPacket, inRange && e.first, lookAheadApplies)   // a start, if not a member
-    private val announcedLeft = facts0.announcedLeft
+    private val messages0 = counts0.messages
+    private val announced0 = counts0.announced
+    private val announcedLeft = announced0.nonZero
     private val useAnnounced = isPacket && e.first && e.announced && announcedLeft       // if a member
     private val startsIfMember = Mux(isPacket, e.first && !(e.announced && announcedLeft), lookAheadApplies)
-    private val messagesFull = facts0.messagesFull
+    private val messagesFull = messages0.full
     private val grows = startsIfMember && !messagesFull
     private val ends = isPacket && inRange && e.last
-    private val memberLeaves = ends && facts0.messagesOne && !grows
-    private val memberMessages = Mux(grows && !ends, facts0.messagesUp, Mux(ends && !grows, facts0.messagesDown, counts0.messages))
-    private val announcedFull = facts0.announcedFull
-    private val memberAnnounced = Mux(useAnnounced, facts0.announcedDown,
-      Mux(lookAheadApplies && !announcedFull, facts0.announcedUp, counts0.announced))
-    private val add = startsNew && !member && nonEmpty
-    private val overflowStart = startsNew && !member && !nonEmpty
+    private val memberLeaves = ends && messages0.isOne && !grows
+    private val memberMessages = Mux(grows && !ends, oneUp(messages0), Mux(ends && !grows, oneDown(messages0), messages0))
+    private val announcedFull = announced0.full
+    private val memberAnnounced = Mux(useAnnounced, oneDown(announced0),
+      Mux(lookAheadApplies && !announcedFull, oneUp(announced0), announced0))
+    // The sweep's rules and the sender's membership, from W's flags: Shannon-expanded on W's added
+    // flag (it picks which of R's compares of W's slot apply), each half from registers only, then
+    // picked by it. As one cone ABC9 built the add 6 to 8 LUTs deep (3.6 to 4.0 ns to what follows).
+    private val fromRead = q(r.fromRead)
+    private val kIsXTaken = q(r.kIsXTaken); private val kIsXSlot0 = q(r.kIsXSlot0)
+    private val hintIsXTaken = q(r.hintIsXTaken); private val hintIsXSlot0 = q(r.hintIsXSlot0)
+    private val kOccupied = q(r.kOccupied); private val kQueued = q(r.kQueued)
+    private val kIdle = q(r.kIdle); private val kIdleX = q(r.kIdleX)
+    private val otherSlotIsK = q(r.otherSlotIsK)
+    private val memberIfXKeeps = q(r.memberIfXKeeps); private val memberIfXEvicts = q(r.memberIfXEvicts)
+    private def rulesIf(added: Boolean): SweepRules = {
+      // W's slot against k and the hint: R compared both slots it could be (taken, or its own)
+      val wSlotIsK = if (added) kIsXTaken else kIsXSlot0
+      val wSlotIsHint = if (added) hintIsXTaken else hintIsXSlot0
+      val rules = SweepRules()
+      // the sweep (Sec. III-B soft state) on slot k
+      val occupiedK = Mux(w.hasSlot && wSlotIsK, w.memberAfter, kOccupied)
+      val queuedK = if (added) kQueued && !wSlotIsK else kQueued
+      val idle = Mux(w.lastWrite && wSlotIsK, kIdleX, kIdle)
+      rules.evict := occupiedK && idle
+      rules.push := rules.evict || (!occupiedK && !queuedK)
+      // the sender a member: W's answer, or R's less W's eviction and W's add of the slot read
+      val slot0IsK = Mux(fromW, wSlotIsK, otherSlotIsK)
+      val member0 = Mux(fromW, w.memberAfter,
+        Mux(w.evicted, memberIfXEvicts, memberIfXKeeps) && !(fromRead && w.hasSlot && wSlotIsHint))
+      rules.member := member0 && !(slot0IsK && idle)  // a member's own slot k is occupied: evicted when idle
+      rules.emptyNoPush := freeEmpty && !rules.push   // the empty list gets this event's own k if it pushes
+      rules.add := startsNew && !rules.member && !rules.emptyNoPush
+      rules
+    }
+    private val rules = Mux(w.added, rulesIf(true), rulesIf(false))
+    val evict = rules.evict
+    val push = rules.push
+    private val member = rules.member
+    private val add = rules.add
+    private val overflowStart = startsNew && !member && rules.emptyNoPush
     private val messageSaturated = member && startsIfMember && messagesFull
     private val announcedSaturated = member && lookAheadApplies && announcedFull  // an added one has 0
-    private val leave = Mux(add, ends, member && memberLeaves)
+    // What the sender's entry becomes is picked by member, a level before add: add = !member and a
+    // start with room, and a sender neither a member nor added holds no slot (hasSlot low), so its
+    // slot and counts are read by no one. (Picked by add, the counts were 2 LUTs after it, 3.6 ns.)
+    private val leave = Mux(member, memberLeaves, add && ends)
     private val memberAfterStart = member || add
 
     // Fig. 5 at the end of the throughput window; an empty window passed too ends any congestion.
     val state = Reg(UInt(2 bits)) init (DartDasr.State.NO_CONGESTION)
     val windowStart = Reg(UInt(T bits)) init (0)
     windowStartForR := windowStart
+    // windowStart + window, kept beside it for R's test of a closed window (one subtract there)
+    private val windowEnd = Reg(UInt(T bits))
+    windowEndForR := windowEnd
     val windowBytes = Reg(UInt(32 bits)) init (0)
     val windowEcn = RegInit(False)
-    private val window = RegNext(r.window)
-    windowOfXForR := window
     // What the event before (now in W) did to the window start: R's tests of that case apply.
     private val beforeClosed = RegInit(False)
     private val beforeSkipped = RegInit(False)
@@ -503,13 +585,8 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     private val bytesBefore = Mux(close, U(0, 32 bits), windowBytes)
     private val bytesSum = bytesBefore.resize(33) + Mux(isPacket, e.bytes, U(0, 16 bits)).resize(33)
 
-    private val freeUp = freeCount + 1
-    private val freeDown = freeCount - 1
     when(valid) {
       wr := wr + push.asUInt
-      when(add) { rd := rd + 1 }
-      when(push && !add) { freeCount := freeUp; freeEmpty := False }
-      when(add && !push) { freeCount := freeDown; freeEmpty := freeCount === 1 }
       when(e.lookAhead && e.first) {
         notificationCounts := !groupSeen
         when(!groupSeen) {
@@ -519,10 +596,11 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
       }
       when(close) { state := closing }
       when(skip) { state := DartDasr.State.NO_CONGESTION }
-      windowStart := Mux(skip, now, Mux(close, windowStart + window, windowStart))
+      windowStart := Mux(skip, now, Mux(close, windowEnd, windowStart))
       windowBytes := Mux(bytesSum(32), U(0xFFFFFFFFL, 32 bits), bytesSum(31 downto 0))
       windowEcn := (windowEcn && !close) || (isPacket && e.ecn)
     }
+    windowEnd := Mux(valid && skip, now + r.window, Mux(valid && close, windowEnd + r.window, windowStart + r.window))
     beforeClosed := valid && close && !skip
     beforeSkipped := valid && skip
 
@@ -531,10 +609,10 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     w.id := id
     w.now := now
     w.hasSlot := valid && memberAfterStart
-    w.slot := Mux(add, taken, slot0)
-    w.counts.messages := Mux(add, Mux(ends, U(0, MB bits), U(1, MB bits)), memberMessages)
-    w.counts.announced := Mux(add, Mux(lookAheadApplies, U(1, MB bits), U(0, MB bits)), memberAnnounced)
-    w.memberAfter := valid && Mux(add, !ends, member && !memberLeaves)
+    w.slot := Mux(member, slot0, taken)
+    w.counts.messages := Mux(member, memberMessages, Mux(ends, constantCount(0), constantCount(1)))
+    w.counts.announced := Mux(member, memberAnnounced, Mux(lookAheadApplies, constantCount(1), constantCount(0)))
+    w.memberAfter := valid && Mux(member, !memberLeaves, add && !ends)
     w.added := valid && add
     w.lastWrite := valid && memberAfterStart && Mux(isPacket, inRange, lookAheadApplies)
     w.k := k
@@ -548,7 +626,7 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     report.pushed := push
     // used only on an add (the slot taken) or a member's leave (its own slot): which of the two,
     // without the leave's test of the counts (a 9-LUT path through the forwarded counts, 3.9 ns)
-    report.flagSlot := Mux(add, taken, slot0)
+    report.flagSlot := Mux(member, slot0, taken)
     report.flagK := Mux(evict || push, k, U(0, SB bits))
     report.removed := leave
     report.overflowStart := overflowStart
@@ -567,8 +645,8 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     indexRam.write(w.id, w.slot, w.added)
     private val entry = SlotEntry()
     entry.owner := w.id
-    entry.messages := w.counts.messages
-    entry.announced := w.counts.announced
+    entry.messages := w.counts.messages.value
+    entry.announced := w.counts.announced.value
     slotRam.write(w.slot, entry, w.hasSlot)
     timeRam.write(w.slot, w.now, w.lastWrite)
     for (b <- 0 until 2) {
@@ -618,7 +696,7 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
   csr.statusState := x.state
   csr.members := tally.members
   csr.overflow := tally.overflow
-  csr.free := x.freeCount
+  csr.free := x.freeLength
 
   val stats = new Area {
     import CsrCounters.{add, count}

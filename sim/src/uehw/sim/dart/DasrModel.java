@@ -112,6 +112,11 @@ public final class DasrModel implements uehw.sim.net.DasrUnit {
         return slotOf.size();
     }
 
+    /** Slots in the free list (the FREE CSR). */
+    public int freeSlots() {
+        return freeSlots.size();
+    }
+
     /** Senders that found the set full and have not ended yet (saturating at {@link #N_MAX}). */
     public int overflow() {
         return overflow;
