@@ -226,7 +226,7 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     val hasSlot = RegNext(w.hasSlot) init (False); val slot = RegNext(w.slot); val counts = RegNext(w.counts.values)
     val memberAfter = RegNext(w.memberAfter); val lastWrite = RegNext(w.lastWrite) init (False)
     val added = RegNext(w.added) init (False)
-    val pushed = RegNext(w.pushed) init (False); val pushPos = RegNext(w.pushPos); val k = RegNext(w.k)
+    val pushed = RegNext(w.pushed) init (False); val k = RegNext(w.k)
   }
 
   /**
@@ -351,7 +351,7 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
    * events 2 and more before left it (from W, W1 or the read), slot k's flags and idle test as they
    * left them, and the compares against the event now in X (W in X), whose own result comes in X.
    */
-  /** X's window start and the WINDOW its update adds, read by R's window tests. */
+  /** X's window start and end (the start plus the WINDOW R sampled for the event in X), read by R's window tests. */
   private val windowStartForR = UInt(T bits)
   private val windowEndForR = UInt(T bits)
 
@@ -459,7 +459,7 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     private val counts0 = Mux(fromW, w.counts, q(r.otherCounts))
 
     // The free list: the head at rd, from W or W1 when they pushed it and the RAM read cannot see it yet.
-    // The head (rd), whether the list is empty and its length (FREE) are kept as the events before
+    // The head, whether the list is empty and its length (FREE) are kept as the events before
     // the one in W left them; W's added and pushed flags apply when they are read. Updated in X, after
     // the add, they were its critical path (a clock enable, or 2 LUTs, after the add: 3.7 to 4.3 ns).
     private val rdBefore = Reg(UInt(SB bits)) init (0)
@@ -567,7 +567,9 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     val state = Reg(UInt(2 bits)) init (DartDasr.State.NO_CONGESTION)
     val windowStart = Reg(UInt(T bits)) init (0)
     windowStartForR := windowStart
-    // windowStart + window, kept beside it for R's test of a closed window (one subtract there)
+    // windowStart + the WINDOW R sampled for the event now in X, kept beside the start so that R's
+    // test of a closed window is one subtract (no reset: made every clock from registers that have
+    // one, it is right from the first clock after reset, long before the first event)
     private val windowEnd = Reg(UInt(T bits))
     windowEndForR := windowEnd
     val windowBytes = Reg(UInt(32 bits)) init (0)
