@@ -8,31 +8,18 @@ import spinal.lib.bus.regif._
  * Read-only 32-bit event counters on consecutive CSR addresses from `firstAddress`. Each counter
  * wraps at 2^32; the host takes differences. The register name is the Scala val name.
  *
- * With `oneReadMux`, every counter's read field is fed from one AND-OR of the counters selected
- * by the read address (kept LUTs of three counters each) instead of from its own counter. A read
- * returns the same value, but the regif read mux sees one source word for all the counters (Yosys
- * merges identical words), so the read path is shallower.
+ * With `oneReadMux`, the bus interface's reads go through `CsrReadMux` (all its registers, not
+ * only the counters).
  */
 class CsrCounters(busif: BusIf, firstAddress: Int, oneReadMux: Boolean = false) {
   private var nextAddress = firstAddress
   private val counters = scala.collection.mutable.ArrayBuffer[(Int, UInt)]()
-  private val selected = oneReadMux generate UInt(32 bits)
-  if (oneReadMux) Component.current.addPrePopTask(() => {
-    def kept[T <: Data](x: T): T = { val r = CombInit(x); r.addAttribute("keep"); r }
-    // the word address only (one LUT6 a hit at 8 address bits): regif selects a counter's field only
-    // at its exact address, so the byte offset cannot change what is read
-    val address = busif.readAddress()
-    val word = address & U(((BigInt(1) << address.getWidth) - 1) - 3, address.getWidth bits)
-    val hits = counters.toSeq.map { case (a, value) => (kept(word === a), value) }
-    selected := Vec((0 until 32).map { b =>
-      hits.grouped(3).map(g => kept(g.map { case (hit, value) => hit && value(b) }.reduce(_ || _))).reduce(_ || _)
-    }).asBits.asUInt
-  })
+  if (oneReadMux) CsrReadMux.install(busif)
 
   def counter(doc: String)(implicit name: SymbolName): UInt = {
     val value = Reg(UInt(32 bits)) init (0)
     busif.newRegAt(nextAddress, doc = doc)(name)
-      .field(UInt(32 bits), AccessType.RO, doc = "Count, wraps at 2^32")(SymbolName("COUNT")) := (if (oneReadMux) selected else value)
+      .field(UInt(32 bits), AccessType.RO, doc = "Count, wraps at 2^32")(SymbolName("COUNT")) := value
     counters += ((nextAddress, value))
     nextAddress += 4
     value
@@ -40,6 +27,48 @@ class CsrCounters(busif: BusIf, firstAddress: Int, oneReadMux: Boolean = false) 
 
   /** The address the next counter will get. */
   def address: Int = nextAddress
+}
+
+/**
+ * A read path for a regif AXI4-Lite register file: the read data register is loaded from one
+ * multiplexer indexed by the word address (4:1 LUTs; unmapped words read 0), on regif's own load
+ * condition and after regif's read mux, so that mux is never used and drops out. A read returns
+ * what regif's would, on the same edges, with regif's response. regif's mux is a one-hot AND-OR
+ * that ABC9 maps 7 LUTs deep at 20-40 registers (the limiting path of SMaRTT, 3.7 ns); the
+ * indexed multiplexer is 3 levels at 64 words.
+ */
+object CsrReadMux {
+  /**
+   * words(index) as a tree of kept 4:1 multiplexers (one LUT6 a bit): a case statement becomes a
+   * one-hot AND-OR that ABC9 maps as a chain.
+   */
+  private def tree(words: Seq[Bits], index: UInt): Bits =
+    if (words.size == 1) words.head
+    else {
+      val w = if (words.size >= 4) 2 else 1
+      val next = words.grouped(1 << w).map { g =>
+        val k = CombInit(Vec(g.padTo(1 << w, B(0, g.head.getWidth bits))).read(index(w - 1 downto 0)))
+        k.addAttribute("keep")
+        k
+      }.toSeq
+      tree(next, index(index.getWidth - 1 downto w))
+    }
+
+  def install(busif: BusIf): Unit = Component.current.addPrePopTask(() => {
+    val readRegister = busif match {
+      case axi: AxiLite4BusInterface => axi.reg_rdata
+      case _ => SpinalError("CsrReadMux reads through an AXI4-Lite bus interface's read data register")
+    }
+    // the word address (the byte offset is read by regif alone); named *Full: its low bits are unused
+    val readAddressFull = CombInit(busif.readAddress()).setName("csrReadAddressFull")
+    val word = readAddressFull(readAddressFull.getWidth - 1 downto 2)
+    val registers = busif.regSlicesNotReuse.collect { case r: RegInst => r }
+    for (r <- registers) require(r.addr % 4 == 0 && r.readBits.getWidth <= busif.busDataWidth,
+      s"CsrReadMux: register ${r.getName()} at ${r.addr} is not one aligned word")
+    val byWord = registers.map(r => (r.addr / 4).toInt -> r.readBits.resize(busif.busDataWidth)).toMap
+    val readValue = tree((0 until (1 << word.getWidth)).map(i => byWord.getOrElse(i, B(0, busif.busDataWidth bits))), word)
+    when(busif.askRead) { readRegister := readValue }
+  })
 }
 
 object CsrCounters {

@@ -129,6 +129,7 @@ public final class Catalogue {
             throw new IllegalStateException(catalogue + ": mutant " + f.get("id") + " replaces its text with itself");
         }
         return new Mutant(block, tests, f.get("id").trim(), f.get("kind").trim(), f.get("what").trim(),
-                catalogue.resolveSibling(f.get("file").trim()), f.get("find"), f.get("replace"), f.get("equivalent"));
+                // normalised: MutationRun finds the file by path equality (a "../common/X.scala" was never applied)
+                catalogue.resolveSibling(f.get("file").trim()).normalize(), f.get("find"), f.get("replace"), f.get("equivalent"));
     }
 }

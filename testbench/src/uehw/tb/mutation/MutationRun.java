@@ -145,14 +145,20 @@ public final class MutationRun {
         Files.createDirectories(classes);
         Path hw = root.resolve("hw/src");
         List<String> sources = new ArrayList<>();
+        boolean applied = false;
         try (Stream<Path> s = Files.walk(hw)) {
             for (Path f : s.filter(p -> p.toString().endsWith(".scala")).toList()) {
                 Path copy = src.resolve(hw.relativize(f).toString());
                 Files.createDirectories(copy.getParent());
                 String text = Files.readString(f);
-                Files.writeString(copy, f.equals(m.file()) ? m.apply(text) : text);
+                boolean mutated = f.normalize().equals(m.file().normalize());
+                applied |= mutated;
+                Files.writeString(copy, mutated ? m.apply(text) : text);
                 sources.add(copy.toString());
             }
+        }
+        if (!applied) {
+            throw new IllegalStateException(m.name() + ": its file " + m.file() + " is not among hw/src's sources (fix the catalogue)");
         }
         String plugin = Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
                 .filter(e -> e.contains("spinalhdl-idsl-plugin")).findFirst()
