@@ -123,6 +123,13 @@ class SwiftTest {
                         hot = r.nextInt(cfg.flows());
                     }
                     b.push(randomEvent(r, b.model.p, flow, cfg.delayWidth()));
+                    if (r.nextInt(1000) == 0) {
+                        // Timeouts back to back on one flow up to the reset threshold (lines 15-21): with
+                        // ACKs among them the random traffic reaches a reset only when a phase draws a low threshold.
+                        for (int t = 0; t <= b.model.p.retxResetThreshold(); t++) {
+                            b.push(new Event(flow, Kind.TIMEOUT, 0, 0, 0, 0, 0));
+                        }
+                    }
                     if (r.nextInt(2000) == 0 && b.actions().csrIdle()) {
                         b.counter(SwiftCsr.EVENTS);   // a CSR access with events presented: none taken twice or lost
                     }
