@@ -564,16 +564,22 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
       big || room.highPassed || inc > room.toHighU,
       !big && inc < room.toLowU)
 
-  private val incProductWidth = Smartt.mantissaBits + V
+  // the table's value pre-shifted by up to 3 (below): a 26 x 17 product, one DSP48E2 (27 x 18 signed)
+  private val incProductWidth = Smartt.mantissaBits + V + 3
   /**
    * x / cwnd for an increase numerator's mantissa, in S3: one DSP (M in S4), the product's shift
    * (summed in S2), and the threshold on the product from which the quotient passes sw + 1 bits
    * (it then clamps to MAX_CWND all the same), so that S4 shifts and compares the product side by side.
+   * The shift's two low bits go into the multiplier's input: recip << (3 - shift mod 4), registered
+   * in S2 (the DSP's B register), so that S4's shift is 4 x (shift / 4) + 3, a 16-way select: the
+   * product is the same bits moved, the quotient the same.
    */
-  class OverCwnd(mantissa: (UInt, UInt), recip: UInt, msb: UInt, val label: String, withBig: Boolean = true) extends Area {
-    val product = RegNext(mantissa._1 * recip).setName(s"s3_${label}_product")
+  class OverCwnd(mantissa: (UInt, UInt), recipAtS2: UInt, msb: UInt, val label: String, withBig: Boolean = true) extends Area {
     // V + msb - (2F - gainFrac) - e, modulo 64: added in S2 from the leading one S1 found
-    val shift = RegNext(RegNext(msb).resize(6) + mantissa._2)
+    private val shiftAtS2 = RegNext(msb).resize(6) + mantissa._2
+    private val recip = RegNext(recipAtS2.resize(V + 3) |<< (U(3, 2 bits) - shiftAtS2(1 downto 0))).setName(s"s3_${label}_recip")
+    val product = RegNext(mantissa._1 * recip).setName(s"s3_${label}_product")
+    val shift = RegNext(shiftAtS2(5 downto 2)) @@ U(3, 2 bits)
     private val bigAt = if (withBig) shift.resize(7) + (sw + 1) else null
     val bigThreshold = if (withBig) RegNext(Vec((0 until incProductWidth).map(i => bigAt === i)).asBits.asUInt) else null
     val bigPossible = if (withBig) RegNext(bigAt < incProductWidth) else null
@@ -584,11 +590,15 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val s = read.state
     val sizeBytes = event.size.resize(B)
     // 1/cwnd's table index and leading one: of the stored window and of the one in W side by side,
-    // each addressing a table of its own (S2 picks the data), so that no select runs before the search
+    // each in two halves (the upper bits' and the lower bits'), each addressing a table read of
+    // its own (S2 picks the data), so that no select runs before the search and the search
+    // before the RAM's address is one LUT level shorter
     private val lowest = log2Up(Smartt.minMtu) + F
-    val (indexOfStored, msbOfStored) = windowRecipIndex(read.stored.cwnd, lowest, I)
-    val (indexOfWritten, msbOfWritten) = if (read.fromWritten != null) windowRecipIndex(written.state.cwnd, lowest, I) else (null, null)
-    val cwndMsb = if (read.fromWritten != null) Mux(fromWritten, msbOfWritten, msbOfStored) else msbOfStored
+    val ofStored = windowRecipIndexHalves(read.stored.cwnd, lowest, I)
+    val ofWritten = if (read.fromWritten != null) windowRecipIndexHalves(written.state.cwnd, lowest, I) else null
+    private def msbOf(h: WindowRecipHalves) = Mux(h.upperAny, h.upper._2, h.lower._2)
+    val cwndMsb = if (ofWritten != null) Mux(fromWritten, msbOf(ofWritten), msbOf(ofStored)) else msbOf(ofStored)
+    val upperAny = if (ofWritten != null) Mux(fromWritten, ofWritten.upperAny, ofStored.upperAny) else ofStored.upperAny
     val acked1 = satAdd(s.acked, sizeBytes, byteMax)                     // Alg. 1 line 4
     val ignoreLeft = s.ignoreBytes > sizeBytes                            // line 5: ignore1 != 0 (lines 8-9, 32)
     val ignore1 = Mux(ignoreLeft, s.ignoreBytes - sizeBytes, U(0, B bits))
@@ -648,9 +658,13 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     private val countPaper = Mux(clean1, Mux(plus(B), U(byteMax, B bits), plus(B - 1 downto 0)), U(0, B bits))
     private val countRef = Mux(!clean1, s.cwnd(cw - 1 downto F), Mux(RegNext(s1.fastRef), U(0, B bits), RegNext(s1.fiCountLessSize)))
     val count1 = Mux(csr.referenceProfile, countRef, countPaper)
-    private val recipOfStored = reciprocalRom(I, V).readSync(s1.indexOfStored)     // read in S1, registered at S3
-    val cwndRecip = if (s1.indexOfWritten == null) recipOfStored
-                    else Mux(RegNext(fromWritten), reciprocalRom(I, V).readSync(s1.indexOfWritten), recipOfStored)
+    // read in S1 (a table a window, its two ports for the halves), picked here, registered at S3
+    private def recipOf(h: WindowRecipHalves): UInt = {
+      val rom = reciprocalRom(I, V)
+      Mux(RegNext(s1.upperAny), rom.readSync(h.upper._1), rom.readSync(h.lower._1))
+    }
+    val cwndRecip = if (s1.ofWritten == null) recipOf(s1.ofStored)
+                    else Mux(RegNext(fromWritten), recipOf(s1.ofWritten), recipOf(s1.ofStored))
     private val c = qaNorm.coefficient
     private val qaAckedOfWritten = RegNext(written.state.acked * c)        // M registers
     private val qaAckedOfStored = RegNext(read.stored.acked * c)
@@ -683,7 +697,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
   /** S3: the increases' products (DSPs); QuickAdapt and FastIncrease; the decreases; the rule. */
   val s3 = new Area {
     val s = RegNext(s2.s)
-    private val cwndRecip = RegNext(s2.cwndRecip)                // the block RAM's output register
+    private val cwndRecip = s2.cwndRecip                         // registered, pre-shifted, by each product
     private val cwndMsb = s1.cwndMsb
     // Thresholds on the products for S4's compares, so that they need not wait for the shift:
     // (p >> k) >= 2^(sw + 1) <=> p >= 2^(sw + 1 + k); (p >> k) > size <=> p >= (size + 1) << k.

@@ -39,39 +39,47 @@ object WindowArith {
 
   /**
    * The reciprocal table's index (the I bits below the leading one) and the leading one's position
-   * (msb) of a window, in one clock. Only windows >= 2^lowest are looked at (below it the result
-   * is unspecified), by 2-bit groups: a group's index is its bits below its top bit, or below the
-   * bit under it when the top bit is 0 (one kept LUT a bit, beside the search); the first nonzero
-   * group selects its index through one AND-OR tree. A group's select is one LUT over its bits,
-   * the kept ORs of 6-bit chunks above it and of its own chunk's bits above it: two levels, and
-   * no chain from one group's select to the next.
+   * (msb) of a window, in one clock, in two searches side by side: of the upper half of the
+   * window's bits, and of the lower half as if the upper were zero; and whether the upper half has
+   * a one (the select for after the table read: the caller reads the table for both halves and
+   * picks after the RAM). Only windows >= 2^lowest are looked at (below it the result is
+   * unspecified). A search goes by 2-bit groups: a group's index is its bits below its top bit,
+   * or below the bit under it when the top bit is 0 (one kept LUT a bit, beside the search); the
+   * first nonzero group selects its index through one AND-OR tree. A group's select is one kept
+   * LUT over its bits, the other group of its 4-bit chunk and the kept ORs of the chunks above
+   * it: disjoint ORs, so that ABC cannot build one select from another (it chains them where it
+   * sees slack, and it does not see the block RAM address's setup). In a half of up to 12 bits
+   * every select is two LUT levels from the window's register, the index four.
    */
-  def windowRecipIndex(x: UInt, lowest: Int, indexBits: Int): (UInt, UInt) = {
-    val I = indexBits
+  def windowRecipIndexHalves(x: UInt, lowest: Int, indexBits: Int): WindowRecipHalves = {
     val w = x.getWidth
-    val groups = lowest / 2 until (w + 1) / 2
-    def bit(b: Int): Bool = if (b >= 0 && b < w) x(b) else False
-    def bitsBelow(top: Int): UInt = (top - 1 to top - I by -1).map(b => bit(b).asBits).reduce(_ ## _).asUInt
-    // "a one above group g" from 6-bit chunks of x (kept ORs, shared by the groups below them) and
-    // the bits of g's own chunk above it (a kept OR): with g's two bits, one LUT a select
-    val chunks = (lowest until w).grouped(6).toSeq
-    val chunkAny = chunks.map(c => kept(c.map(x(_)).orR))
-    def oneAbove(top: Int): Bool = {
-      val k = chunks.indexWhere(_.contains(top + 1))
-      if (k < 0) False
-      else (kept(chunks(k).filter(_ > top).map(x(_)).orR) +: chunkAny.drop(k + 1)).reduce(_ || _)
-    }
-    val picks = groups.indices.map { i =>
-      val g = groups(i)
-      val here = (scala.math.max(2 * g, lowest) until scala.math.min(w, 2 * g + 2)).map(x(_)).orR
-      val sel = kept(here && !oneAbove(2 * g + 1))
+    val mid = (lowest + (w - lowest + 1) / 2 + 1) / 2 * 2    // even: the 2-bit groups do not straddle it
+    require(mid > lowest && mid < w, s"a window of $w bits searched from bit $lowest has no two halves")
+    WindowRecipHalves(orTree((mid until w).map(x(_))), windowRecipIndexBelow(x, mid, w, indexBits),
+      windowRecipIndexBelow(x, lowest, mid, indexBits))
+  }
+  case class WindowRecipHalves(upperAny: Bool, upper: (UInt, UInt), lower: (UInt, UInt))
+
+  /** One search of windowRecipIndexHalves: the bits lowest until top, the bits from top up taken as zero. */
+  private def windowRecipIndexBelow(x: UInt, lowest: Int, top: Int, indexBits: Int): (UInt, UInt) = {
+    val I = indexBits
+    val groups = lowest / 2 until (top + 1) / 2
+    def bit(b: Int): Bool = if (b >= 0 && b < x.getWidth) x(b) else False
+    def bitsBelow(t: Int): UInt = (t - 1 to t - I by -1).map(b => bit(b).asBits).reduce(_ ## _).asUInt
+    def here(g: Int): Bool = (scala.math.max(2 * g, lowest) until scala.math.min(top, 2 * g + 2)).map(x(_)).orR
+    val chunks = groups.grouped(2).toSeq
+    val chunkAny = chunks.map(c => kept(c.map(here).reduce(_ || _)))
+    val picks = groups.map { g =>
+      val k = chunks.indexWhere(_.contains(g))
+      val above = chunks(k).filter(_ > g).map(here) ++ chunkAny.drop(k + 1)
+      val sel = kept((here(g) +: above.map(!_)).reduce(_ && _))
       val high = bit(2 * g + 1)
       // each index bit a kept LUT3 beside the search, so that a pick leaf (three selects, three bits) is one LUT6
       val index = Vec(Mux(high, bitsBelow(2 * g + 1), bitsBelow(2 * g)).asBools.map(kept)).asBits.asUInt
-      (sel, index, U(g, log2Up(w) - 1 bits) @@ high.asUInt)
+      (sel, index, U(g, log2Up(x.getWidth) - 1 bits) @@ high.asUInt)
     }
     (oneHotPick(picks.map { case (sel, index, _) => (sel, index) }, I),
-      oneHotPick(picks.map { case (sel, _, msb) => (sel, msb) }, log2Up(w)))
+      oneHotPick(picks.map { case (sel, _, msb) => (sel, msb) }, log2Up(x.getWidth)))
   }
 
   /**
