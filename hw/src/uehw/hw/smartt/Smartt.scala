@@ -752,8 +752,14 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     private val qaOver = pick(_.over)
     /** S4: QuickAdapt's window. */
     val qaValue = Mux(belowFloor, derived.mtuQaWindow, Mux(qaOver, U(cwndMax, cw bits), pick(_.window)))
-    // above the largest window count1 is never above it
-    private val countAboveQa = Mux(belowFloor, RegNext(s2.countAboveFloor), !qaOver && pick(_.countAbove))
+    // above the largest window count1 is never above it; for each product's facts, the late
+    // select (whether acked + addend saturates) last
+    private val countAboveFloor = RegNext(s2.countAboveFloor)
+    private def countAboveQaOf(f: QaFacts): Bool = {
+      val below = RegNext(f.belowFloor)
+      Mux(below, countAboveFloor, !RegNext(f.over) && RegNext(f.countAbove))
+    }
+    private val countAboveQa = Mux(RegNext(s2.qaSaturates), countAboveQaOf(ofSaturated), countAboveQaOf(ofSum))
     /** S4: FastIncrease after QuickAdapt (Alg. 3 line 4 with c1 the QuickAdapt window). */
     val fastAfterQa = RegNext(clean) && (countAboveQa || RegNext(s.fiActive))
     /** S4: QuickAdapt's window then FastIncrease's step (Alg. 3 line 5). */
@@ -832,7 +838,9 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val ignoring = Mux(ref, ignoringRef, ignoringPaper)
     private val acted = Mux(ref, actedRef, actedPaper)
     private val fastOnStored = Mux(ref, fastRef, RegNext(s3.fastOnStored))
-    private val fastAfterQa = Mux(ref, fastRef, s3.fastAfterQa)
+    // s3.fastAfterQa is the latest of S4's facts: the rules that follow from it are found for
+    // both of its values, and it picks last
+    private def ifFastAfterQa[T <: Data](f: Bool => T): T = Mux(s3.fastAfterQa, f(Mux(ref, fastRef, True)), f(Mux(ref, fastRef, False)))
     private val ackCases = acted && !adapt && !fastOnStored && !atTarget // Alg. 1 lines 15-16: no QuickAdapt, no FastIncrease
     private val canDecrease = RegNext(s3.canDecrease)
     val held = ackCases && ecn && !canDecrease
@@ -841,12 +849,12 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val fairIncrease = ackCases && !ecn && above
     val multiplicativeIncrease = ackCases && !ecn && !above
     private val quickAdaptOnAck = isAck && adapt && (ref || !ignoreLeft) // the paper profile's ignored ACK does not adapt
-    val quickAdaptThenFast = quickAdaptOnAck && acted && fastAfterQa
-    val quickAdaptAlone = quickAdaptOnAck && !quickAdaptThenFast || isLoss && adapt
+    val quickAdaptThenFast = ifFastAfterQa(fastAfterQa => quickAdaptOnAck && acted && fastAfterQa)
+    val quickAdaptAlone = ifFastAfterQa(fastAfterQa => quickAdaptOnAck && !(quickAdaptOnAck && acted && fastAfterQa) || isLoss && adapt)
     val fastIncreaseOnly = acted && !adapt && fastOnStored
     val quickAdaptOnLoss = isLoss && adapt
     val lossCut = isLoss && !adapt && !(ref && ignoreLeft)
-    val fast = acted && Mux(adapt, fastAfterQa, fastOnStored)   // Alg. 3 line 4 (counted even with QuickAdapt)
+    val fast = ifFastAfterQa(fastAfterQa => acted && Mux(adapt, fastAfterQa, fastOnStored)) // Alg. 3 line 4 (counted even with QuickAdapt)
 
     val rule = UInt(4 bits)
     rule := Smartt.Rule.LOSS
