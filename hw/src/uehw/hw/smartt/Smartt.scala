@@ -549,20 +549,27 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     r
   }
   /**
-   * An increase's headroom to both limits, registered a clock before the compares: whether MAX_CWND
-   * is already passed, and both distances as unsigned values (0 where negative), so that each
-   * compare is one carry chain.
+   * An increase's compares with the clamp's limits, moved from its quotient onto its product so
+   * that S5 starts from registered flags (x = p >> k, k the product's shift; x not past sw + 1 bits):
+   * x > H <=> p > (H << k) | (2^k - 1), and x < L <=> p < L << k, for the headrooms H = MAX_CWND -
+   * cwnd and L = MTU - cwnd (0 where negative). The thresholds are made in S3 from S2's headroom,
+   * compared with the product in S4, the flags registered for S5.
    */
-  class Headroom(toHigh: SInt, toLow: SInt) extends Area {
+  class LimitsOnProduct(x: OverCwnd, toHigh: SInt, toLow: SInt) extends Area {
+    private val W = incProductWidth
+    private def atShift(v: SInt): UInt = Mux(v.msb, U(0, sw bits), v.asUInt) << x.shift
+    private val highFull = atShift(toHigh)
+    private val lowFull = atShift(toLow)
+    private val onesBelowShift = Vec((0 until W).map(i => x.shift > i)).asBits.asUInt
     val highPassed = RegNext(toHigh.msb)
-    val toHighU = RegNext(Mux(toHigh.msb, U(0, sw bits), toHigh.asUInt))
-    val toLowU = RegNext(Mux(toLow.msb, U(0, sw bits), toLow.asUInt))
+    val highAt = RegNext(highFull(W - 1 downto 0) | onesBelowShift)
+    val highOver = RegNext(highFull(highFull.getWidth - 1 downto W).orR)
+    val lowAt = RegNext(lowFull(W - 1 downto 0))
+    val lowOver = RegNext(lowFull(lowFull.getWidth - 1 downto W).orR)
+    /** S4: the flags, from the product and whether the quotient passes sw + 1 bits (`big`), registered for S5. */
+    def flags(big: Bool): (Bool, Bool) =
+      (RegNext(big || highPassed || !highOver && x.product > highAt), RegNext(!big && (lowOver || x.product < lowAt)))
   }
-  /** clampDelta for an increase `inc` (or more than that width holds when `big`), before its clamp. */
-  private def unclampedIncrease(cwnd: UInt, inc: UInt, big: Bool, room: Headroom): Unclamped =
-    new Unclamped(cwnd + inc.resize(cw),                      // modulo 2^cw: used only when within the limits
-      big || room.highPassed || inc > room.toHighU,
-      !big && inc < room.toLowU)
 
   // the table's value pre-shifted by up to 3 (below): a 26 x 17 product, one DSP48E2 (27 x 18 signed)
   private val incProductWidth = Smartt.mantissaBits + V + 3
@@ -712,11 +719,14 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     val overPossible = RegNext(!overFull(overFull.getWidth - 1 downto productWidth).orR)
     // Eq. 4 at its cap, then Eq. 3: cwnd + size + FI, as (cwnd + size) + FI against the limits less the size
     val cwndPlusSize = s.cwnd + sizeFixed
-    val toHighLessSize = RegNext(s2.toHigh) - sizeFixed.resize(sw).asSInt
-    val toLowLessSize = RegNext(s2.toLow) - sizeFixed.resize(sw).asSInt
+    val toHighLessSize = RegNext(s2.toHigh - s2.sizeFixed.resize(sw).asSInt)
+    val toLowLessSize = RegNext(s2.toLow - s2.sizeFixed.resize(sw).asSInt)
     val canDecrease = !csr.wtdEnable || RegNext(s2.wtd1) >= (csr.wtdThreshold @@ U(0, wtdStateFrac - wtdFrac bits)) // Alg. 1 line 12
     val toHigh = RegNext(s2.toHigh); val toLow = RegNext(s2.toLow)
     val fromHigh = RegNext(s2.fromHigh); val fromLow = RegNext(s2.fromLow)
+    val fiLimits = new LimitsOnProduct(fi, toHigh, toLow)
+    val miFiLimits = new LimitsOnProduct(miFi, toHigh, toLow)
+    val sizeFiLimits = new LimitsOnProduct(fi, toHighLessSize, toLowLessSize)
     // Eq. 1 and Eq. 2 + FD (the sum at most one MTU).
     val fdTerm = RegNext(s2.fdTerm)
     // MD + FD and whether it passes one MTU side by side; S4 caps it and clamps both decreases
@@ -789,8 +799,10 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     private val cwnd = RegNext(s3.s.cwnd)
     private val fromHigh = RegNext(s3.fromHigh); private val fromLow = RegNext(s3.fromLow)
     val fairDecrease = clampDecrease(cwnd, RegNext(s3.fdTerm), fromHigh, fromLow)
-    val room = new Headroom(RegNext(s3.toHigh), RegNext(s3.toLow))
-    val roomLessSize = new Headroom(RegNext(s3.toHighLessSize), RegNext(s3.toLowLessSize))
+    // each increase against the limits (Eq. 4 at the size, then Eq. 3: against the limits less the size)
+    val (fiHigh, fiUnder) = s3.fiLimits.flags(incFiBig)
+    val (miFiHigh, miFiUnder) = s3.miFiLimits.flags(incMiFiBig)
+    val (sizeFiHigh, sizeFiUnder) = s3.sizeFiLimits.flags(incFiBig)
     val mdDecrease = Mux(RegNext(s3.mdOverMtu), RegNext((derived.mtu << F).resize(cw + 1)), RegNext(s3.mdSum))
     val multiplicativeDecrease = clampDecrease(cwnd, mdDecrease, fromHigh, fromLow)
   }
@@ -800,10 +812,10 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     private def from3[T <: Data](x: T): T = at(x, Stage.S3, Stage.S5)
     val s = from3(s3.s)
     private val incFi = RegNext(s4.incFi)
-    private val incFiBig = RegNext(s4.incFiBig)
-    val fairIncrease = unclampedIncrease(s.cwnd, incFi, incFiBig, s4.room)                 // Eq. 3
-    val multiplicativeIncrease = unclampedIncrease(s.cwnd, RegNext(s4.incMiFi), RegNext(s4.incMiFiBig), s4.room) // Eq. 4 + Eq. 3
-    val sizePlusFairIncrease = unclampedIncrease(from3(s3.cwndPlusSize), incFi, incFiBig, s4.roomLessSize) // Eq. 4 at the size, then Eq. 3
+    // modulo 2^cw: a sum is used only when within the limits
+    val fairIncrease = new Unclamped(s.cwnd + incFi.resize(cw), s4.fiHigh, s4.fiUnder)        // Eq. 3
+    val multiplicativeIncrease = new Unclamped(s.cwnd + RegNext(s4.incMiFi).resize(cw), s4.miFiHigh, s4.miFiUnder) // Eq. 4 + Eq. 3
+    val sizePlusFairIncrease = new Unclamped(from3(s3.cwndPlusSize) + incFi.resize(cw), s4.sizeFiHigh, s4.sizeFiUnder) // Eq. 4 at the size, then Eq. 3
     val multiplicativeDecrease = RegNext(s4.multiplicativeDecrease)
     val quickAdapt = unclampedValue(s3.qaValue, s3.qaValueHigh, s3.qaValueLow)  // Alg. 1 lines 15-16 (and a loss's, line 26)
     val quickAdaptPlusStep = unclampedValue(s3.qaPlusStep, s3.qaPlusStepHigh, s3.qaPlusStepLow) // then FastIncrease (Alg. 3 line 5)
