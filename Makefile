@@ -37,7 +37,7 @@ help:
 	@echo "make lint   - verilator --lint-only -Wall on every generated top (fails on any warning)"
 	@echo "make consumer - mvn install, then docs/examples/consumer built offline against it (uehw brings SpinalHDL alone)"
 	@echo "make soak   - only the randomized tests, UEHW_SCALE (10) times longer; prints each test it ran"
-	@echo "make reports - every block's default configuration: UltraScale+ cells and critical path (ns), iCE40 Fmax,"
+	@echo "make reports - every block's default configuration (and SMaRTT, Swift at N = 4096): UltraScale+ cells and critical path (ns), iCE40 Fmax,"
 	@echo "               next to the reference designs -> build/reports/ (REPORT_BLOCKS=a,b runs only those again)"
 	@echo "make reports-full - every configuration of every block's sweep, and docs/resources.md"
 	@echo "make mutants - the mutation score: each RTL mutant of hw/**/*.mutants.txt against its block's tests"
