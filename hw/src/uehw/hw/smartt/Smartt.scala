@@ -787,10 +787,11 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
 
   /** S4: the increases, straight from the DSPs' M registers: a shift, or a compare. */
   val s4 = new Area {
-    // The increases in sw + 1 bits and a flag for more: any more clamps to MAX_CWND all the same.
+    // The increases in cw bits (an increase of 2^cw or more is above MAX_CWND by S4's compares, its
+    // sum unused) and a flag for more than sw + 1 bits (the compares' thresholds assume fewer).
     private def quotient(x: OverCwnd): (UInt, Bool) = {
       val full = (x.product >> RegNext(x.shift)).setName(s"s4_${x.label}Full")
-      (full(sw downto 0), x.bigPossible && x.product >= x.bigThreshold)
+      (full(cw - 1 downto 0), x.bigPossible && x.product >= x.bigThreshold)
     }
     val (incFi, incFiBig) = quotient(s3.fi)
     val (incMiFi, incMiFiBig) = quotient(s3.miFi)
