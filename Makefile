@@ -5,7 +5,8 @@ MVN ?= mvn -B -q
 BUILD := build
 # The project version, read from pom.xml (the jar, the manifest and the VERSION CSR carry the same).
 VERSION := $(shell sed -n "s:^  <version>\(.*\)</version>:\1:p" pom.xml | head -1)
-JAR := $(BUILD)/maven/uehw-$(VERSION).jar
+# The hwgen jar (module uehw-tools, sim/tools/) with its dependencies in lib/ beside it.
+JAR := $(BUILD)/maven/uehw-tools/uehw-tools-$(VERSION).jar
 HWGEN := java -jar $(JAR)
 BLOCKS := reps dart-dft dart-dasr dasr-limiter smartt swift trim-queue
 # Extra generations that `make rtl` lints: the modes the defaults do not cover.
@@ -21,6 +22,7 @@ VARIANT_smartt-narrow := smartt --flows 100 --flow-id-width 8 --byte-width 18 --
 # Swift: N not a power of two behind narrow ids, the narrowest delays.
 VARIANT_swift-narrow := swift --flows 100 --flow-id-width 8 --delay-width 16
 LINT_WAIVERS := hw/lint/spinal-waivers.vlt
+SUREFIRE := $(BUILD)/maven/uehw-testbench/surefire-reports
 DEB_TOOLS := verilator yosys nextpnr-ice40 fpga-icestorm iverilog
 # Node and npm run YoWASP; installed from Debian only where the machine has none of its own.
 DEB_NODE := nodejs npm
@@ -72,7 +74,7 @@ $(YOWASP_STAMP): sim/tools/yowasp/package.json sim/tools/yowasp/package-lock.jso
 yowasp: tools $(YOWASP_STAMP)
 
 # docs/resources.md is in the jar: hwgen --clock-mhz warns from its figures
-$(JAR): pom.xml docs/resources.md $(shell find hw sim -type f 2>/dev/null)
+$(JAR): $(wildcard pom.xml */pom.xml sim/*/pom.xml) docs/resources.md $(shell find hw sim -type f 2>/dev/null)
 	$(MVN) package -DskipTests
 
 cli: $(JAR)
@@ -117,10 +119,10 @@ consumer: tools
 # The randomized tests (JUnit tag "randomized") UEHW_SCALE times longer; then what ran, from Surefire's reports.
 soak: tools $(YOWASP_STAMP)
 	@scale=$${UEHW_SCALE:-10}; echo "soak: the randomized tests, $$scale times their regression length"; \
-	rm -rf $(BUILD)/maven/surefire-reports; \
+	rm -rf $(SUREFIRE); \
 	mvn -B test -Psoak -Duehw.scale=$$scale; status=$$?; \
 	echo "soak: ran (scale $$scale):"; \
-	n=0; for x in $(BUILD)/maven/surefire-reports/TEST-*.xml; do \
+	n=0; for x in $(SUREFIRE)/TEST-*.xml; do \
 	  [ -f "$$x" ] || continue; \
 	  grep -o '<testcase name="[^"]*" classname="[^"]*" time="[^"]*"' "$$x" \
 	    | sed -E 's/<testcase name="([^"]*)" classname="uehw.tb.([^"]*)" time="([^"]*)"/  \2 \1: \3 s/'; \
@@ -129,9 +131,10 @@ soak: tools $(YOWASP_STAMP)
 	[ $$n -gt 0 ] || { echo "soak: no test ran"; exit 1; }; exit $$status
 
 # The reports run from a copy of the jar, so a rebuild during a long run does not pull classes from under it.
-REPORTS_CP = $(BUILD)/reports-jar/uehw.jar:$(BUILD)/maven/lib/*
+REPORTS_CP = $(BUILD)/reports-jar/uehw.jar:$(BUILD)/reports-jar/lib/*
 reports-jar: $(JAR)
-	@mkdir -p $(BUILD)/reports-jar && cp $(JAR) $(BUILD)/reports-jar/uehw.jar
+	@rm -rf $(BUILD)/reports-jar && mkdir -p $(BUILD)/reports-jar && cp $(JAR) $(BUILD)/reports-jar/uehw.jar \
+	  && cp -r $(dir $(JAR))lib $(BUILD)/reports-jar/lib
 
 reports: tools $(YOWASP_STAMP) reports-jar
 	java -cp "$(REPORTS_CP)" uehw.report.Reports $(BUILD)/reports - "$(REPORT_BLOCKS)"
@@ -141,8 +144,8 @@ reports-full: tools $(YOWASP_STAMP) reports-jar
 
 # Not part of `make test` (it takes long): see docs/verification.md.
 mutants: tools
-	mvn -B -q test-compile dependency:build-classpath -Dmdep.outputFile=$(BUILD)/mutants-classpath.txt -Dmdep.includeScope=test
-	java -cp "$(BUILD)/maven/test-classes:$(BUILD)/maven/classes:$$(cat $(BUILD)/mutants-classpath.txt)" -Duehw.root=. \
+	mvn -B -q test-compile dependency:build-classpath -pl testbench -am -Dmdep.outputFile=$(CURDIR)/$(BUILD)/mutants-classpath.txt -Dmdep.includeScope=test
+	java -cp "$(BUILD)/maven/uehw-testbench/test-classes:$$(cat $(BUILD)/mutants-classpath.txt)" -Duehw.root=. \
 	  uehw.tb.mutation.MutationRun $(if $(MUTANTS),--only $(MUTANTS)) $(MUTANTS_ARGS)
 
 experiments: $(JAR)

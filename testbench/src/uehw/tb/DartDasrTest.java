@@ -14,17 +14,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import uehw.bench.Simulation;
+import uehw.bench.dart.DasrBench;
+import uehw.bench.dart.DasrCsr;
+import uehw.experiments.DasrIncast;
 import uehw.hw.dart.DartDasr;
 import uehw.hw.dart.DartDasrConfig;
-import uehw.sim.Seeds;
-import uehw.sim.Simulation;
-import uehw.sim.dart.DasrBench;
-import uehw.sim.dart.DasrCsr;
-import uehw.sim.dart.DasrEvent;
-import uehw.sim.dart.DasrModel;
-import uehw.sim.dart.DasrTraffic;
-import uehw.sim.net.DasrIncast;
-import uehw.sim.net.DasrRtlUnit;
+import uehw.model.Seeds;
+import uehw.model.dart.DasrEvent;
+import uehw.model.dart.DasrModel;
+import uehw.model.dart.DasrTraffic;
+import uehw.netsim.rtl.DasrRtlUnit;
 
 /** Dart DASR at the receiver NIC: RTL against the golden model, the paper's scenarios, line rate. */
 class DartDasrTest {
@@ -297,7 +297,7 @@ class DartDasrTest {
     }
 
     /**
-     * Hardware in the loop: dart.txt Sec. V-B's incast with the look-ahead (uehw.sim.net.DasrIncast,
+     * Hardware in the loop: dart.txt Sec. V-B's incast with the look-ahead (uehw.experiments.DasrIncast,
      * two rounds) with the receiver's DASR from this RTL instead of the model gives the model run's
      * trace digest (every packet, entropy, mark, trim, window and n). Prints the events, RTL clocks
      * and both runs' wall time.

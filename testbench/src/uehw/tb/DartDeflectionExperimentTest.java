@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
-import uehw.sim.Seeds;
-import uehw.sim.net.DeflectionExperiment;
-import uehw.sim.net.DeflectionExperiment.Outcome;
+import uehw.experiments.DeflectionExperiment;
+import uehw.experiments.DeflectionExperiment.Outcome;
+import uehw.model.Seeds;
 
 /**
  * dart.txt Sec. IV on the DFT golden model: short messages stuck behind two colliding long flows

@@ -21,16 +21,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import uehw.bench.Simulation;
+import uehw.bench.dart.DartBench;
+import uehw.bench.dart.DartCsr;
 import uehw.hw.dart.DartDft;
 import uehw.hw.dart.DartDftConfig;
-import uehw.sim.Seeds;
-import uehw.sim.Simulation;
-import uehw.sim.dart.DartBench;
-import uehw.sim.dart.DartCsr;
-import uehw.sim.dart.DartDftModel;
-import uehw.sim.dart.DartDftModel.Decision;
-import uehw.sim.dart.DartDftModel.Packet;
-import uehw.sim.dart.MessageTraffic;
+import uehw.model.Seeds;
+import uehw.model.dart.DartDftModel;
+import uehw.model.dart.DartDftModel.Decision;
+import uehw.model.dart.DartDftModel.Packet;
+import uehw.model.dart.MessageTraffic;
 
 /** Dart deflected flow table: RTL against the golden model, in-order delivery, the paper's rules, line rate. */
 class DartDftTest {

@@ -16,16 +16,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-
+import uehw.bench.ResetSweep;
+import uehw.bench.Simulation;
+import uehw.bench.dart.DasrLimiterBench;
+import uehw.bench.dart.DasrLimiterBench.Event;
+import uehw.bench.dart.DasrLimiterCsr;
 import uehw.hw.dart.DasrLimiter;
 import uehw.hw.dart.DasrLimiterConfig;
-import uehw.sim.ResetSweep;
-import uehw.sim.Seeds;
-import uehw.sim.Simulation;
-import uehw.sim.dart.DasrLimiterBench;
-import uehw.sim.dart.DasrLimiterBench.Event;
-import uehw.sim.dart.DasrLimiterCsr;
-import uehw.sim.dart.DasrLimiterModel;
+import uehw.model.Seeds;
+import uehw.model.dart.DasrLimiterModel;
 
 /** DASR's sender-side pacer: RTL against the model, line rate / n from the paper's rule, one event a clock. */
 class DasrLimiterTest {

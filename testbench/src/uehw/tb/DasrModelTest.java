@@ -11,10 +11,10 @@ import java.nio.file.Path;
 import java.util.Locale;
 
 import org.junit.jupiter.api.Test;
-import uehw.sim.Seeds;
-import uehw.sim.dart.DasrModel;
-import uehw.sim.dart.DasrModel.State;
-import uehw.sim.net.DasrIncast;
+import uehw.experiments.DasrIncast;
+import uehw.model.Seeds;
+import uehw.model.dart.DasrModel;
+import uehw.model.dart.DasrModel.State;
 
 /**
  * Dart's receiver half (DASR, dart.txt Sec. III) at model level: the paper's scenarios on the

@@ -10,14 +10,14 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import uehw.sim.Axi4StreamPackets;
-import uehw.sim.Axi4StreamPackets.Packet;
-import uehw.sim.InOrderScoreboard;
-import uehw.sim.OutOfOrderScoreboard;
-import uehw.sim.Seeds;
-import uehw.sim.Simulation;
-import uehw.sim.StreamMonitor;
-import uehw.sim.facade.AxisFifoFixture;
+import uehw.bench.Axi4StreamPackets;
+import uehw.bench.Axi4StreamPackets.Packet;
+import uehw.bench.InOrderScoreboard;
+import uehw.bench.OutOfOrderScoreboard;
+import uehw.bench.Simulation;
+import uehw.bench.StreamMonitor;
+import uehw.bench.facade.AxisFifoFixture;
+import uehw.model.Seeds;
 
 /** The harness itself: AXI4-Stream driver/monitor, Flow monitor and scoreboards. */
 class HarnessTest {

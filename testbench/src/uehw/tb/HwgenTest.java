@@ -23,19 +23,19 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import uehw.bench.dart.DartCsr;
+import uehw.bench.dart.DasrCsr;
+import uehw.bench.dart.DasrLimiterCsr;
+import uehw.bench.reps.RepsCsr;
+import uehw.bench.smartt.SmarttCsr;
+import uehw.bench.swift.SwiftCsr;
+import uehw.bench.trim.TrimQueueCsr;
 import uehw.cli.Hwgen;
 import uehw.cli.IntegrationKit;
 import uehw.cli.PortTable;
 import uehw.hw.Blocks;
 import uehw.hw.common.ParameterException;
 import uehw.hw.reps.RepsConfig;
-import uehw.sim.dart.DartCsr;
-import uehw.sim.dart.DasrCsr;
-import uehw.sim.dart.DasrLimiterCsr;
-import uehw.sim.reps.RepsCsr;
-import uehw.sim.smartt.SmarttCsr;
-import uehw.sim.swift.SwiftCsr;
-import uehw.sim.trim.TrimQueueCsr;
 
 /** The generator CLI: manifests, constraints, register docs, and bad parameters rejected by name. */
 class HwgenTest {

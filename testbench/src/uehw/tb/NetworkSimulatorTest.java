@@ -11,29 +11,30 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import uehw.sim.Seeds;
-import uehw.sim.SimWorker;
-import uehw.sim.net.FatTreeIncast;
-import uehw.sim.net.Flow;
-import uehw.sim.net.Network;
-import uehw.sim.net.Port;
-import uehw.sim.net.RepsEntropies;
-import uehw.sim.net.RepsRtlEntropies;
-import uehw.sim.net.SmarttWindows;
-import uehw.sim.net.SmarttRtlWindows;
-import uehw.sim.net.TrimQueueEngine;
-import uehw.sim.net.TrimQueueModelEngine;
-import uehw.sim.net.TrimQueueRtlEngine;
-import uehw.sim.net.WindowControl;
-import uehw.hw.trim.TrimQueueConfig;
-import uehw.sim.smartt.SmarttBench;
+import uehw.bench.SimWorker;
+import uehw.bench.reps.RepsBench;
+import uehw.bench.reps.RepsCsr;
+import uehw.bench.smartt.SmarttBench;
+import uehw.experiments.FatTreeIncast;
 import uehw.hw.reps.RepsConfig;
-import uehw.sim.reps.RepsBench;
-import uehw.sim.reps.RepsCsr;
-import uehw.sim.reps.RepsModel;
+import uehw.hw.trim.TrimQueueConfig;
+import uehw.model.Seeds;
+import uehw.model.reps.RepsModel;
+import uehw.netsim.Flow;
+import uehw.netsim.Network;
+import uehw.netsim.Port;
+import uehw.netsim.RepsEntropies;
+import uehw.netsim.SmarttWindows;
+import uehw.netsim.WindowControl;
+import uehw.netsim.rtl.ClockedEgress;
+import uehw.netsim.rtl.RepsRtlEntropies;
+import uehw.netsim.rtl.SmarttRtlWindows;
+import uehw.netsim.rtl.TrimQueueEngine;
+import uehw.netsim.rtl.TrimQueueModelEngine;
+import uehw.netsim.rtl.TrimQueueRtlEngine;
 
 /**
- * The packet-level network simulator (uehw.sim.net.Network): its topologies route as the fat tree
+ * The packet-level network simulator (uehw.netsim.Network): its topologies route as the fat tree
  * is drawn, a run is deterministic for a seed, packets are conserved, and the authors' incast
  * completes within what the bottleneck link allows. Expectations are physical (link rates,
  * latencies, hop counts) and counter conservation, not the simulator's own output.
@@ -151,7 +152,7 @@ class NetworkSimulatorTest {
 
     /**
      * The closed-loop proof: the same network run with the windows from the Verilated SMaRTT RTL
-     * (uehw.sim.net.SmarttRtlWindows, one unit for all hosts' flows) gives the identical trace as
+     * (uehw.netsim.rtl.SmarttRtlWindows, one unit for all hosts' flows) gives the identical trace as
      * with the fixed-point model: every window update, entropy and completion at the same time; in
      * SMaRTT's paper profile and in its reference-code profile.
      */
@@ -292,7 +293,7 @@ class NetworkSimulatorTest {
         }
 
         @Override
-        public void departed(long timePs, Port port, uehw.sim.net.Packet p) {
+        public void departed(long timePs, Port port, uehw.netsim.Packet p) {
             if (port.name.equals(portName)) {
                 windows.lines.add(timePs + " " + port.name + " " + p.kind + " flow " + p.flow + " seq " + p.seq + " " + p.bytes
                         + " B" + (p.ce ? " CE" : "") + (p.trimmed ? " trimmed" : ""));
@@ -311,7 +312,7 @@ class NetworkSimulatorTest {
         }
 
         @Override
-        public void departed(long timePs, Port port, uehw.sim.net.Packet p) {
+        public void departed(long timePs, Port port, uehw.netsim.Packet p) {
             if (port.name.equals(portName)) {
                 departures++;
                 for (long v : new long[] {timePs, p.flow, p.seq, p.bytes, (p.ce ? 1 : 0) | (p.trimmed ? 2 : 0)}) {
@@ -324,7 +325,7 @@ class NetworkSimulatorTest {
     /** The receiver's downlink port at the clock, on the engine given (4 clocks a beat: the switch's speedup). */
     static Port clockedDownlink(Network net, TrimQueueEngine engine) {
         Port port = net.downlinkTo(FatTreeIncast.RECEIVER);
-        port.clocked(engine, FatTreeIncast.CLOCKS_PER_BEAT);
+        ClockedEgress.attach(port, engine, FatTreeIncast.CLOCKS_PER_BEAT);
         return port;
     }
 
@@ -421,7 +422,7 @@ class NetworkSimulatorTest {
 
     /**
      * REPS in the loop: the same scenario with the entropies from the Verilated REPS RTL (one unit
-     * for all hosts, uehw.sim.net.RepsRtlEntropies) gives the identical trace as with one REPS model
+     * for all hosts, uehw.netsim.rtl.RepsRtlEntropies) gives the identical trace as with one REPS model
      * shared the same way: every entropy, window and completion at the same picosecond.
      */
     @Test

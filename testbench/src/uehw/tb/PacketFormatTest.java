@@ -5,14 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 import uehw.hw.common.PacketFormat;
-import uehw.sim.Seeds;
-import uehw.sim.packet.InternetChecksum;
-import uehw.sim.packet.Packet;
+import uehw.model.Seeds;
+import uehw.model.packet.InternetChecksum;
+import uehw.model.packet.Packet;
 
 /** docs/packet-format.md: the shared offsets against the RFCs, the checksum routine, built packets. */
 class PacketFormatTest {
@@ -35,6 +39,23 @@ class PacketFormatTest {
         assertEquals(ip + 24, PacketFormat.Ipv6Dst());
         assertEquals(14 + 20 + 8 + 12, PacketFormat.Ipv4AllHeaderBytes());
         assertEquals(14 + 40 + 8 + 12, PacketFormat.Ipv6AllHeaderBytes());
+    }
+
+    /** The models' copy (uehw.model.packet.PacketFormat, no dependency) is the RTL's description, name for name. */
+    @Test
+    void theModelsFormatIsTheRtlsFieldForField() throws ReflectiveOperationException {
+        int compared = 0;
+        for (Field f : uehw.model.packet.PacketFormat.class.getDeclaredFields()) {
+            if (!Modifier.isStatic(f.getModifiers())) {
+                continue;
+            }
+            Method rtl = PacketFormat.class.getMethod(f.getName());
+            assertEquals(rtl.invoke(null), f.get(null), f.getName());
+            compared++;
+        }
+        long rtlFields = Arrays.stream(PacketFormat.class.getMethods())
+                .filter(m -> Modifier.isStatic(m.getModifiers()) && m.getParameterCount() == 0 && m.getReturnType() == int.class).count();
+        assertEquals(rtlFields, compared, "a field of uehw.hw.common.PacketFormat is missing from the models' copy");
     }
 
     @Test

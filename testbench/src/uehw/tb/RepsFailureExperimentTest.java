@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
-import uehw.sim.Seeds;
-import uehw.sim.net.FatTreeLinkFailure;
-import uehw.sim.net.FatTreeLinkFailure.Outcome;
-import uehw.sim.reps.RepsModel.Mode;
+import uehw.experiments.FatTreeLinkFailure;
+import uehw.experiments.FatTreeLinkFailure.Outcome;
+import uehw.model.Seeds;
+import uehw.model.reps.RepsModel.Mode;
 
 /**
- * reps.txt Sec. 3.2 on the network simulator (uehw.sim.net.FatTreeLinkFailure): two flows across the
+ * reps.txt Sec. 3.2 on the network simulator (uehw.experiments.FatTreeLinkFailure): two flows across the
  * k = 8 fat tree (16 paths each), one aggregation-to-core link fails. REPS stops using it at its
  * first freezing event; OPS keeps spraying into it and takes far longer.
  */

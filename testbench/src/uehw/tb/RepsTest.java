@@ -19,16 +19,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import uehw.bench.Simulation;
+import uehw.bench.reps.RepsBench;
+import uehw.bench.reps.RepsCsr;
 import uehw.hw.reps.Reps;
 import uehw.hw.reps.RepsConfig;
-import uehw.sim.Seeds;
-import uehw.sim.Simulation;
-import uehw.sim.reps.RepsBench;
-import uehw.sim.reps.RepsCsr;
-import uehw.sim.reps.RepsModel;
-import uehw.sim.reps.RepsModel.Ctrl;
-import uehw.sim.reps.RepsModel.Mode;
-import uehw.sim.reps.RepsModel.SendResult;
+import uehw.model.Seeds;
+import uehw.model.reps.RepsModel;
+import uehw.model.reps.RepsModel.Ctrl;
+import uehw.model.reps.RepsModel.Mode;
+import uehw.model.reps.RepsModel.SendResult;
 
 /** REPS entropy cache: RTL against the golden model, the paper's scenarios, line rate, bad input. */
 class RepsTest {

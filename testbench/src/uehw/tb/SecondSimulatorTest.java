@@ -14,40 +14,39 @@ import java.util.Random;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
-
+import uehw.bench.Axi4StreamPackets;
+import uehw.bench.VerilogBench;
+import uehw.bench.dart.DartCsr;
+import uehw.bench.dart.DasrBench;
+import uehw.bench.dart.DasrCsr;
+import uehw.bench.dart.DasrLimiterBench;
+import uehw.bench.dart.DasrLimiterCsr;
+import uehw.bench.reps.RepsCsr;
+import uehw.bench.smartt.SmarttBench;
+import uehw.bench.smartt.SmarttCsr;
+import uehw.bench.swift.SwiftBench;
+import uehw.bench.swift.SwiftCsr;
+import uehw.bench.trim.TrimQueueCsr;
 import uehw.cli.Hwgen;
 import uehw.cli.Manifest;
 import uehw.hw.trim.TrimQueue;
-import uehw.sim.Axi4StreamPackets;
-import uehw.sim.VerilogBench;
-import uehw.sim.dart.DartCsr;
-import uehw.sim.dart.DasrBench;
-import uehw.sim.dart.DasrCsr;
-import uehw.sim.dart.DasrEvent;
-import uehw.sim.dart.DasrLimiterBench;
-import uehw.sim.dart.DasrLimiterCsr;
-import uehw.sim.dart.DasrLimiterModel;
-import uehw.sim.dart.DasrModel;
-import uehw.sim.dart.DartDftModel;
-import uehw.sim.dart.DartDftModel.Decision;
-import uehw.sim.dart.DartDftModel.Packet;
-import uehw.sim.reps.RepsCsr;
-import uehw.sim.reps.RepsModel;
-import uehw.sim.smartt.SmarttBench;
-import uehw.sim.smartt.SmarttCsr;
-import uehw.sim.smartt.SmarttFixedModel;
-import uehw.sim.smartt.SmarttFixedModel.Event;
-import uehw.sim.smartt.SmarttFixedModel.Kind;
-import uehw.sim.smartt.SmarttFixedModel.Rule;
-import uehw.sim.smartt.SmarttParams;
-import uehw.sim.swift.SwiftBench;
-import uehw.sim.swift.SwiftCsr;
-import uehw.sim.swift.SwiftFixedModel;
-import uehw.sim.trim.TrimQueueCsr;
-import uehw.sim.trim.TrimQueueModel;
+import uehw.model.dart.DartDftModel;
+import uehw.model.dart.DartDftModel.Decision;
+import uehw.model.dart.DartDftModel.Packet;
+import uehw.model.dart.DasrEvent;
+import uehw.model.dart.DasrLimiterModel;
+import uehw.model.dart.DasrModel;
+import uehw.model.reps.RepsModel;
+import uehw.model.smartt.SmarttFixedModel;
+import uehw.model.smartt.SmarttFixedModel.Event;
+import uehw.model.smartt.SmarttFixedModel.Kind;
+import uehw.model.smartt.SmarttFixedModel.Rule;
+import uehw.model.smartt.SmarttParams;
+import uehw.model.swift.SwiftFixedModel;
+import uehw.model.trim.TrimQueueModel;
 
 /**
- * The generated Verilog outside the project's harness: a plain-Verilog bench (uehw.sim.VerilogBench)
+ * The generated Verilog outside the project's harness: a plain-Verilog bench (uehw.bench.VerilogBench)
  * resets the default top, programs CSRs over AXI4-Lite and drives a directed sequence from vector
  * files, in Icarus and in Verilator. Both logs must equal the Java model's results, so a difference
  * between the simulators (X propagation, scheduling) fails as well.
@@ -537,7 +536,7 @@ class SecondSimulatorTest {
                 frame.reset();
                 if (!model.expectedTrimmed.isEmpty() && java.util.Arrays.equals(model.expectedTrimmed.peek(), out)) {
                     model.expectedTrimmed.poll();
-                    uehw.sim.packet.Packet p = new uehw.sim.packet.Packet(out);
+                    uehw.model.packet.Packet p = new uehw.model.packet.Packet(out);
                     assertEquals(trimDscp, p.dscp(), "a trimmed header carries TRIM_DSCP");
                     assertTrue(p.isIpv4() ? p.ipv4HeaderVerifies() : p.udpVerifies(), "a trimmed header's checksum is right");
                     trimmedIpv4 += p.isIpv4() ? 1 : 0;
@@ -548,7 +547,7 @@ class SecondSimulatorTest {
                     assertTrue(!model.expectedData.isEmpty() && java.util.Arrays.equals(model.expectedData.poll(), out),
                             "a " + out.length + "-byte frame left that no queue expected next: " + dir.resolve("icarus.log")
                                     + ", waveform " + dir.resolve("icarus.fst"));
-                    assertTrue(new uehw.sim.packet.Packet(out).ipv4HeaderVerifies() || new uehw.sim.packet.Packet(out).isIpv6(), "a forwarded header's checksum is right");
+                    assertTrue(new uehw.model.packet.Packet(out).ipv4HeaderVerifies() || new uehw.model.packet.Packet(out).isIpv6(), "a forwarded header's checksum is right");
                 }
             }
         }

@@ -14,13 +14,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import uehw.sim.Seeds;
-import uehw.sim.smartt.SmarttExactModel;
-import uehw.sim.smartt.SmarttFixedModel;
-import uehw.sim.smartt.SmarttFixedModel.Event;
-import uehw.sim.smartt.SmarttFixedModel.Kind;
-import uehw.sim.smartt.SmarttFixedModel.Rule;
-import uehw.sim.smartt.SmarttParams;
+import uehw.model.Seeds;
+import uehw.model.smartt.SmarttExactModel;
+import uehw.model.smartt.SmarttFixedModel;
+import uehw.model.smartt.SmarttFixedModel.Event;
+import uehw.model.smartt.SmarttFixedModel.Kind;
+import uehw.model.smartt.SmarttFixedModel.Rule;
+import uehw.model.smartt.SmarttParams;
 
 /**
  * The fixed-point model (bit-exact with the RTL) against the exact double-precision formulas: one
@@ -51,7 +51,7 @@ class SmarttErrorBoundTest {
 
     /** The reference-code profile at the authors' 800 Gb/s parameters, the exact model with the hardware's lags. */
     static SmarttParams reference() {
-        SmarttParams p = uehw.sim.net.FatTreeIncast.smartt(true);
+        SmarttParams p = uehw.experiments.FatTreeIncast.smartt(true);
         p.hardwareLag = true;
         p.wtdEnable = true; // the HELD case measured as well
         return p;

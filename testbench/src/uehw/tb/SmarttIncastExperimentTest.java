@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
-import uehw.sim.Seeds;
-import uehw.sim.Simulation;
-import uehw.sim.net.IncastExperiment;
-import uehw.sim.net.IncastExperiment.Outcome;
-import uehw.sim.net.IncastSpread;
-import uehw.sim.net.Percentiles;
+import uehw.bench.Simulation;
+import uehw.experiments.IncastExperiment;
+import uehw.experiments.IncastExperiment.Outcome;
+import uehw.experiments.IncastSpread;
+import uehw.model.Seeds;
+import uehw.netsim.Percentiles;
 
 /**
  * smartt-reps.txt Sec. 3 closed loop on the fixed-point model, on the network simulator's incast

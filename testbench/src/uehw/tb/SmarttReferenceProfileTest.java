@@ -10,14 +10,14 @@ import java.nio.file.Path;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
-import uehw.sim.net.FatTreeIncast;
-import uehw.sim.net.Flow;
-import uehw.sim.smartt.SmarttFixedModel;
-import uehw.sim.smartt.SmarttFixedModel.Event;
-import uehw.sim.smartt.SmarttFixedModel.Kind;
-import uehw.sim.smartt.SmarttFixedModel.Rule;
-import uehw.sim.smartt.SmarttFixedModel.Update;
-import uehw.sim.smartt.SmarttParams;
+import uehw.experiments.FatTreeIncast;
+import uehw.model.smartt.SmarttFixedModel;
+import uehw.model.smartt.SmarttFixedModel.Event;
+import uehw.model.smartt.SmarttFixedModel.Kind;
+import uehw.model.smartt.SmarttFixedModel.Rule;
+import uehw.model.smartt.SmarttFixedModel.Update;
+import uehw.model.smartt.SmarttParams;
+import uehw.netsim.Flow;
 
 /**
  * SMaRTT's reference-code profile (docs/smartt.md, "The reference-code profile"): each rule where

@@ -19,19 +19,19 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import uehw.bench.ResetSweep;
+import uehw.bench.Simulation;
+import uehw.bench.smartt.SmarttBench;
+import uehw.bench.smartt.SmarttCsr;
 import uehw.hw.smartt.Smartt;
 import uehw.hw.smartt.SmarttConfig;
-import uehw.sim.ResetSweep;
-import uehw.sim.Seeds;
-import uehw.sim.Simulation;
-import uehw.sim.smartt.SmarttBench;
-import uehw.sim.smartt.SmarttCsr;
-import uehw.sim.smartt.SmarttFixedModel;
-import uehw.sim.smartt.SmarttFixedModel.Event;
-import uehw.sim.smartt.SmarttFixedModel.Kind;
-import uehw.sim.smartt.SmarttFixedModel.Rule;
-import uehw.sim.smartt.SmarttFixedModel.Update;
-import uehw.sim.smartt.SmarttParams;
+import uehw.model.Seeds;
+import uehw.model.smartt.SmarttFixedModel;
+import uehw.model.smartt.SmarttFixedModel.Event;
+import uehw.model.smartt.SmarttFixedModel.Kind;
+import uehw.model.smartt.SmarttFixedModel.Rule;
+import uehw.model.smartt.SmarttFixedModel.Update;
+import uehw.model.smartt.SmarttParams;
 
 /** SMaRTT window unit: RTL against the bit-exact model, the paper's scenarios, bad input, line rate. */
 class SmarttTest {

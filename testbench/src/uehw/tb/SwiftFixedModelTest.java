@@ -8,12 +8,12 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
-import uehw.sim.Seeds;
-import uehw.sim.net.IncastExperiment;
-import uehw.sim.net.SwiftWindows;
-import uehw.sim.swift.SwiftExactModel;
-import uehw.sim.swift.SwiftFixedModel;
-import uehw.sim.swift.SwiftParams;
+import uehw.experiments.IncastExperiment;
+import uehw.model.Seeds;
+import uehw.model.swift.SwiftExactModel;
+import uehw.model.swift.SwiftFixedModel;
+import uehw.model.swift.SwiftParams;
+import uehw.netsim.SwiftWindows;
 
 /**
  * Swift's fixed-point law (the specification of the hardware law) against the exact model: the

@@ -11,11 +11,11 @@ import java.util.Arrays;
 import java.util.Locale;
 
 import org.junit.jupiter.api.Test;
-import uehw.sim.Seeds;
-import uehw.sim.net.IncastExperiment;
-import uehw.sim.net.SwiftWindows;
-import uehw.sim.swift.SwiftExactModel;
-import uehw.sim.swift.SwiftParams;
+import uehw.experiments.IncastExperiment;
+import uehw.model.Seeds;
+import uehw.model.swift.SwiftExactModel;
+import uehw.model.swift.SwiftParams;
+import uehw.netsim.SwiftWindows;
 
 /**
  * Swift's exact model (swift-excerpt.txt Alg. 1, Sec. 3.2-3.5) against the paper's rules, each

@@ -9,22 +9,22 @@ import java.util.Random;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import uehw.bench.ResetSweep;
+import uehw.bench.Simulation;
+import uehw.bench.swift.SwiftBench;
+import uehw.bench.swift.SwiftCsr;
+import uehw.experiments.IncastExperiment;
 import uehw.hw.swift.Swift;
 import uehw.hw.swift.SwiftConfig;
-import uehw.sim.ResetSweep;
-import uehw.sim.Seeds;
-import uehw.sim.Simulation;
-import uehw.sim.net.IncastExperiment;
-import uehw.sim.net.SwiftRtlWindows;
-import uehw.sim.net.SwiftWindows;
-import uehw.sim.swift.SwiftBench;
-import uehw.sim.swift.SwiftCsr;
-import uehw.sim.swift.SwiftFixedModel;
-import uehw.sim.swift.SwiftFixedModel.Change;
-import uehw.sim.swift.SwiftFixedModel.Event;
-import uehw.sim.swift.SwiftFixedModel.Kind;
-import uehw.sim.swift.SwiftFixedModel.Params;
-import uehw.sim.swift.SwiftParams;
+import uehw.model.Seeds;
+import uehw.model.swift.SwiftFixedModel;
+import uehw.model.swift.SwiftFixedModel.Change;
+import uehw.model.swift.SwiftFixedModel.Event;
+import uehw.model.swift.SwiftFixedModel.Kind;
+import uehw.model.swift.SwiftFixedModel.Params;
+import uehw.model.swift.SwiftParams;
+import uehw.netsim.SwiftWindows;
+import uehw.netsim.rtl.SwiftRtlWindows;
 
 /** Swift window unit: RTL against the bit-exact model, the paper's rules on the RTL, bad input, line rate. */
 class SwiftTest {
@@ -284,7 +284,7 @@ class SwiftTest {
 
     /**
      * Hardware in the loop: the 8:1 incast of the network simulator with every sender's windows
-     * and pacing from the Swift RTL (uehw.sim.net.SwiftRtlWindows) ends as it does on the fixed
+     * and pacing from the Swift RTL (uehw.netsim.rtl.SwiftRtlWindows) ends as it does on the fixed
      * law: every completion time, the port's queue, marks and trims identical.
      */
     @Test

@@ -15,16 +15,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import uehw.bench.Simulation;
+import uehw.bench.trim.TrimQueueBench;
+import uehw.bench.trim.TrimQueueCsr;
 import uehw.hw.common.PacketFormat;
 import uehw.hw.trim.TrimQueue;
 import uehw.hw.trim.TrimQueueConfig;
-import uehw.sim.Seeds;
-import uehw.sim.Simulation;
-import uehw.sim.packet.Packet;
-import uehw.sim.trim.TrimQueueBench;
-import uehw.sim.trim.TrimQueueCsr;
-import uehw.sim.trim.TrimQueueModel;
-import uehw.sim.trim.TrimQueueModel.Outcome;
+import uehw.model.Seeds;
+import uehw.model.packet.Packet;
+import uehw.model.trim.TrimQueueModel;
+import uehw.model.trim.TrimQueueModel.Outcome;
 
 /** Trimming egress queue: every frame accounted for against the model, the paper's scenarios, line rate. */
 class TrimQueueTest {

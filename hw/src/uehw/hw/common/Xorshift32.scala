@@ -5,7 +5,7 @@ import spinal.core._
 
 /**
  * Marsaglia xorshift32 (shifts 13, 17, 5): period 2^32 - 1 over the non-zero states, one draw
- * per clock, three XOR-shift levels of logic. `uehw.sim.model.Xorshift32` is the bit-exact model.
+ * per clock, three XOR-shift levels of logic. `uehw.model.Xorshift32` is the bit-exact model.
  * A seed of zero (the one state the generator never leaves) is replaced by 1.
  */
 class Xorshift32(resetSeed: Long) extends Area {

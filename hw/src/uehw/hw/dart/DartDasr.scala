@@ -66,7 +66,7 @@ object DartDasr {
  * Dart's receiver half, direct apportioning of sending rates (dart.txt Sec. III-A..D, Fig. 4 and
  * 5), one event per clock: the active unique sender set (AUSS) in block RAM, its soft state, the
  * look-ahead, the congestion state machine and the n each ACK carries. The rules are
- * uehw.sim.dart.DasrModel's, bit for bit.
+ * uehw.model.dart.DasrModel's, bit for bit.
  *
  * The set: a sender-to-slot table (2^senderIdBits entries, a hint: a slot counts for a sender only
  * while occupied and owned by it), S slots (owner, messages, announced; last packet time), the

@@ -385,7 +385,7 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
   val scaleStage = new Area {
     val d = stage1.payload
     // Multiply-high of the draw's top 25 bits by the candidate count: one 27 x 18 DSP, bias
-    // below candidates / 2^25 (uehw.sim.dart.DartDftModel.DRAW_DROPPED_BITS).
+    // below candidates / 2^25 (uehw.model.dart.DartDftModel.DRAW_DROPPED_BITS).
     val product = d.draw * d.candidates
     product.setName("draw_scaledProduct") // the lint waiver names it: the low word is dropped by design
     val out = DartScaled(cfg)

@@ -80,7 +80,7 @@ object DasrLimiter {
 /**
  * DASR's sender side, one event per clock: per flow the last n its ACKs carried and the time its
  * next packet may go, a packet of b bytes moving it to max(now, next) + n x b x BYTE_TIME. The
- * rules are uehw.sim.dart.DasrLimiterModel's, bit for bit. Stages: accept (n read), B (n, the ACK
+ * rules are uehw.model.dart.DasrLimiterModel's, bit for bit. Stages: accept (n read), B (n, the ACK
  * in M1 forwarded; an ACK writes its n), M1 (n x bytes), M2 (x BYTE_TIME, four DSP products), MP
  * (the products' second register, the DSPs' P; the next time read), M3 (the gap), U (the next
  * time, the flow's sent packets in W, W1, W2 forwarded), V (written; the answer's eligibility),

@@ -134,7 +134,7 @@ case class RepsOutcome(cfg: RepsConfig) extends Bundle {
 object Reps {
   /** Clocks from a send's acceptance (valid && ready) to its result. */
   val latency = 5
-  /** PRNG bits a random EV is scaled from (the top ones): one 27 x 18 DSP (uehw.sim.reps.RepsModel.DRAW_BITS). */
+  /** PRNG bits a random EV is scaled from (the top ones): one 27 x 18 DSP (uehw.model.reps.RepsModel.DRAW_BITS). */
   val drawBits = 25
 }
 

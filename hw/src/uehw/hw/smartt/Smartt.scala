@@ -135,7 +135,7 @@ class Smartt(val cfg: SmarttConfig) extends WindowUnit(new SmarttSpec(cfg))
  * The SMaRTT law. Stages 1-13 compute everything that depends only on the event and the CSRs (the
  * RTT reciprocal, the MD/MI fractions, the gain products, the increase numerators' mantissas)
  * while the skeleton reads the flow's state; the update loop S1-S5 (stages 14-18) applies Alg. 1-3
- * to it in five clocks and the skeleton writes it back in W. The arithmetic is uehw.sim.smartt.SmarttFixedModel's, bit for bit.
+ * to it in five clocks and the skeleton writes it back in W. The arithmetic is uehw.model.smartt.SmarttFixedModel's, bit for bit.
  */
 class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState, SmarttUpdate])
     extends WindowLaw[SmarttFlowState, SmarttUpdate] {

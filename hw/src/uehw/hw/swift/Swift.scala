@@ -136,7 +136,7 @@ class Swift(val cfg: SwiftConfig) extends WindowUnit(new SwiftSpec(cfg))
  * and its reciprocal, the decrease factor's event part and beta/delay, the endpoint delay's EWMA
  * (a per-flow loop of its own at stages 3-6) and the endpoint window's factor. The update loop S1-S4
  * (stages 16-19) applies Alg. 1 to both windows; after W, the pacing delay of the new window.
- * The arithmetic is uehw.sim.swift.SwiftFixedModel's, bit for bit.
+ * The arithmetic is uehw.model.swift.SwiftFixedModel's, bit for bit.
  */
 class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, SwiftUpdate])
     extends WindowLaw[SwiftFlowState, SwiftUpdate] {

@@ -7,9 +7,9 @@ import uehw.hw.window.WindowArith
 
 /**
  * Generation parameters of the Swift window unit (swift-excerpt.txt Alg. 1, Sec. 3.2-3.5). The
- * law's constants are CSRs; their reset values are uehw.sim.swift.SwiftParams' defaults (ours for
+ * law's constants are CSRs; their reset values are uehw.model.swift.SwiftParams' defaults (ours for
  * the 100 Gb/s, 12 us incast star of the experiments; the excerpt gives the rules, not production
- * values), in the formats of uehw.sim.swift.SwiftFixedModel.
+ * values), in the formats of uehw.model.swift.SwiftFixedModel.
  *
  * @param flows       N, flows with state in block RAM
  * @param flowIdWidth width of the flow-id inputs (ids >= N are counted and ignored)

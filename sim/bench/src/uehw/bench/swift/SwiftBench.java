@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: Apache-2.0
+package uehw.bench.swift;
+
+import java.lang.reflect.RecordComponent;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import uehw.bench.WindowUnitBench;
+import uehw.bench.facade.Sim;
+import uehw.hw.swift.Swift;
+import uehw.hw.swift.SwiftConfig;
+import uehw.hw.swift.SwiftEvent;
+import uehw.hw.swift.SwiftUpdate;
+import uehw.model.swift.SwiftFixedModel;
+import uehw.model.swift.SwiftFixedModel.Change;
+import uehw.model.swift.SwiftFixedModel.Event;
+import uehw.model.swift.SwiftFixedModel.Kind;
+import uehw.model.swift.SwiftFixedModel.Update;
+import uehw.model.swift.SwiftParams;
+
+/**
+ * Drives a Swift DUT next to a SwiftFixedModel: each event the DUT accepts goes to the model with
+ * the `now` the DUT sampled (fields cut to the port widths), and every update and retransmit
+ * request the DUT emits is checked against the model's, in order. The bench counts what the
+ * counters should show from the model's updates.
+ */
+public final class SwiftBench extends WindowUnitBench<Event, SwiftEvent, SwiftUpdate, Update> {
+    public final SwiftConfig cfg;
+    public final SwiftFixedModel model;
+    /** What the counters should show, from the model's updates. */
+    public final long[] expected = new long[0x100 / 4];
+
+    /** The CSRs' reset values as model parameters. */
+    public static SwiftFixedModel.Params resetParams() {
+        return SwiftFixedModel.Params.of(new SwiftParams());
+    }
+
+    public SwiftBench(Sim<Swift> sim) {
+        super(sim, "swift", Swift.latency(), (s, event) -> {
+            var in = sim.dut().io().event().payload();
+            Event e = cut(sim.dut().cfg(), event);
+            s.poke(in.flow(), (long) e.flow());
+            s.poke(in.kind(), (long) e.kind().ordinal());
+            s.poke(in.rtt(), e.rttNs());
+            s.poke(in.endpointDelay(), e.endpointDelayNs());
+            s.poke(in.hops(), (long) e.hops());
+            s.poke(in.acked(), e.acked());
+        }, s -> {
+            var u = sim.dut().io().update().payload();
+            int rule = (int) s.peek(u.rule());
+            return new Update((int) s.peek(u.flow()), s.peek(u.cwnd()), s.peek(u.fabricCwnd()), s.peek(u.endpointCwnd()),
+                    Change.values()[rule & 3], Change.values()[rule >> 2], s.peek(u.pacing()));
+        });
+        this.cfg = sim.dut().cfg();
+        this.model = new SwiftFixedModel(cfg.flows(), resetParams());
+        sim.reset(2);
+        waitReady();
+    }
+
+    /** The event as the ports carry it (each field cut to its port's width). */
+    public static Event cut(SwiftConfig cfg, Event e) {
+        long delayMask = (1L << cfg.delayWidth()) - 1;
+        return new Event(e.flow() & ((1 << cfg.flowIdWidth()) - 1), e.kind(), e.rttNs() & delayMask,
+                e.endpointDelayNs() & delayMask, e.hops() & 0xFF, e.acked() & 0x1FFF, e.nowNs());
+    }
+
+    private void count(int address) {
+        expected[address / 4]++;
+    }
+
+    @Override
+    protected void taken(Event taken, long sampledNow) {
+        Event e = cut(cfg, new Event(taken.flow(), taken.kind(), taken.rttNs(), taken.endpointDelayNs(), taken.hops(), taken.acked(),
+                sampledNow));
+        if (e.flow() >= cfg.flows()) {
+            count(SwiftCsr.OUT_OF_RANGE);
+            return;
+        }
+        Update u = model.apply(e);
+        updates.expect(u);
+        count(SwiftCsr.EVENTS);
+        count(switch (e.kind()) {
+            case ACK -> SwiftCsr.ACKS;
+            case NACK -> SwiftCsr.NACKS;
+            case TIMEOUT -> SwiftCsr.TIMEOUTS;
+            case INIT -> SwiftCsr.INITS;
+        });
+        if (e.kind() == Kind.NACK || e.kind() == Kind.TIMEOUT) {
+            retransmits.expect(new Retransmit(e.flow(), e.kind() == Kind.TIMEOUT));
+        }
+        if (e.kind() != Kind.INIT) {
+            if (u.fabric() == Change.INCREASE) count(SwiftCsr.FABRIC_INCREASES);
+            if (u.fabric() == Change.DECREASE) count(SwiftCsr.FABRIC_DECREASES);
+            if (u.endpoint() == Change.INCREASE) count(SwiftCsr.ENDPOINT_INCREASES);
+            if (u.endpoint() == Change.DECREASE) count(SwiftCsr.ENDPOINT_DECREASES);
+            if (u.fabric() == Change.NONE || u.endpoint() == Change.NONE) count(SwiftCsr.HELD);
+            if (u.fabric() == Change.RESET) count(SwiftCsr.RESETS);
+        }
+        if (u.pacingNs() != 0) count(SwiftCsr.PACED);
+    }
+
+    /** Waits for the reset sweep. */
+    public void waitReady() {
+        waitStatus(SwiftCsr.STATUS, 1, 1, cfg.flows(), "INIT_DONE");
+    }
+
+    /** Every counter against what the model's updates and counts give. */
+    public void assertCounters() {
+        long[] e = expected.clone();
+        e[SwiftCsr.RTT_ZERO / 4] = model.rttZero;
+        e[SwiftCsr.ENDPOINT_ABOVE_RTT / 4] = model.endpointAboveRtt;
+        e[SwiftCsr.HOPS_CLAMPED / 4] = model.hopsClamped;
+        e[SwiftCsr.CLAMPED_MAX / 4] = model.clampedMax;
+        e[SwiftCsr.CLAMPED_MIN / 4] = model.clampedMin;
+        e[SwiftCsr.PACING_SATURATED / 4] = model.pacingSaturated;
+        for (int a = SwiftCsr.EVENTS; a <= SwiftCsr.PACING_SATURATED; a += 4) {
+            if (counter(a) != (e[a / 4] & 0xFFFF_FFFFL)) {
+                throw new AssertionError(String.format("counter at 0x%02X: RTL %d, expected %d", a, counter(a), e[a / 4]));
+            }
+        }
+    }
+
+/** The parameter registers, in the order of Params' components. */
+    private static final int[] PARAM_REGISTERS = {SwiftCsr.AI, SwiftCsr.BETA, SwiftCsr.MAX_MDF, SwiftCsr.MIN_CWND,
+        SwiftCsr.MAX_CWND, SwiftCsr.INIT_CWND, SwiftCsr.RETX_RESET_THRESHOLD, SwiftCsr.BASE_TARGET, SwiftCsr.PER_HOP,
+        SwiftCsr.FS_RANGE, SwiftCsr.FS_ALPHA, SwiftCsr.FS_BETA, SwiftCsr.ENDPOINT_TARGET, SwiftCsr.ENDPOINT_EWMA_SHIFT,
+        SwiftCsr.CONTROL};
+
+    /** The CSR image of a parameter set: address -> value, CONTROL first, as writeParams writes them. */
+    public static Map<Integer, Long> csrImage(SwiftFixedModel.Params p) {
+        Map<Integer, Long> image = new LinkedHashMap<>();
+        image.put(SwiftCsr.CONTROL, p.line27AsPrinted() ? 1L : 0L);
+        image.put(SwiftCsr.AI, p.ai());
+        image.put(SwiftCsr.BETA, p.beta());
+        image.put(SwiftCsr.MAX_MDF, p.maxMdf());
+        image.put(SwiftCsr.MIN_CWND, p.minCwnd());
+        image.put(SwiftCsr.MAX_CWND, p.maxCwnd());
+        image.put(SwiftCsr.INIT_CWND, p.initCwnd());
+        image.put(SwiftCsr.RETX_RESET_THRESHOLD, (long) p.retxResetThreshold());
+        image.put(SwiftCsr.BASE_TARGET, p.baseTargetNs());
+        image.put(SwiftCsr.PER_HOP, p.perHopNs());
+        image.put(SwiftCsr.FS_RANGE, p.fsRangeNs());
+        image.put(SwiftCsr.FS_ALPHA, p.fsAlpha());
+        image.put(SwiftCsr.FS_BETA, p.fsBeta() & 0xFFFFF);
+        image.put(SwiftCsr.ENDPOINT_TARGET, p.endpointTargetNs());
+        image.put(SwiftCsr.ENDPOINT_EWMA_SHIFT, (long) p.endpointEwmaShift());
+        return image;
+    }
+
+    /** The model side of one CSR write: {@code m} with the field behind {@code address} taken from {@code from}. */
+    static SwiftFixedModel.Params takeRegister(SwiftFixedModel.Params m, int address, SwiftFixedModel.Params from) {
+        RecordComponent[] fields = SwiftFixedModel.Params.class.getRecordComponents();
+        Object[] values = new Object[fields.length];
+        Class<?>[] types = new Class<?>[fields.length];
+        try {
+            for (int i = 0; i < fields.length; i++) {
+                values[i] = fields[i].getAccessor().invoke(PARAM_REGISTERS[i] == address ? from : m);
+                types[i] = fields[i].getType();
+            }
+            return SwiftFixedModel.Params.class.getDeclaredConstructor(types).newInstance(values);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * docs/swift.md, "CSR writes": an event accepted at edge k that waited w clocks in stage 0 reads
+     * the old value in every stage when k + w <= h - 18, the new one in every stage when k >= h + 1.
+     */
+    public static final int CSR_OLD_UP_TO = 18;
+    public static final int CSR_NEW_FROM = 1;
+
+    /**
+     * One parameter register written among the events (WindowUnitBench.writeAmongEvents), its value
+     * taken from {@code from}: no event accepted from h - 22 to h (one accepted before waits at
+     * most L - 1 = 5 clocks).
+     */
+    public void writeRegisterAmongEvents(java.util.Random random, int address, SwiftFixedModel.Params from) {
+        writeAmongEvents(random, CSR_OLD_UP_TO + Swift.sameFlowSpacing() - 2, address, csrImage(from).get(address), CSR_NEW_FROM,
+                () -> model.p = takeRegister(model.p, address, from));
+    }
+
+    public void writeParams(SwiftFixedModel.Params p) {
+        csrImage(p).forEach(csr::write);
+        for (int i = 0; i < 8; i++) {
+            step(); // the derived values (the initial window's leading one among them) are registered
+        }
+        model.p = p;
+    }
+}

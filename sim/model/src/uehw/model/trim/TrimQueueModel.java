@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: Apache-2.0
+package uehw.model.trim;
+
+import static uehw.model.packet.PacketFormat.*;
+
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.EnumMap;
+import java.util.Map;
+
+import uehw.model.Xorshift32;
+import uehw.model.packet.InternetChecksum;
+import uehw.model.packet.Packet;
+
+/**
+ * Golden model of the trimming egress queue (docs/trimming-queue.md), written from the rules,
+ * not from the RTL: frame classification, admission by bytes / beats / descriptors, the trimmed
+ * header (its checksums by uehw.model.packet.Packet, not by the RTL's method), RED at dequeue
+ * with the same xorshift32 draw per data packet, CE marking with the IPv4 checksum recomputed in full. The queues'
+ * contents are the frames each queue will send, in order. Occupancies change at admission
+ * and at dequeue (when a packet is handed to its reader, before it streams); {@link #clock}
+ * applies one clock's events together, every decision seeing the occupancies from before that
+ * clock. The admission and dequeue times are the RTL's (replayed). Strict priority concerns the
+ * output, not the dequeue: TrimQueueTest checks it on the output's packet starts with
+ * {@link #CONTROL_VISIBLE_AFTER}.
+ * IPv4 fragments are other IP (never trimmed); an IPv4 header with a wrong checksum (RFC 791) is
+ * counted and never repaired: not trimmed (dropped as DROP_DATA_FULL instead), not marked.
+ */
+public final class TrimQueueModel {
+    public enum Outcome { DATA, CONTROL, TRIM, DROP_BAD_FRAME, DROP_OVERSIZE, DROP_MALFORMED, DROP_RUNT, DROP_CONTROL_FULL,
+        DROP_CONTROL_OVERSIZE, DROP_DATA_FULL, DROP_TRIM_FULL }
+
+    /** A data frame waiting, with what RED needs. */
+    record Waiting(byte[] frame, boolean ip, boolean ipv4, boolean ecnCapable) {
+    }
+
+    /**
+     * What the RTL reported for a dequeue at one clock (from its dequeue Flow), or, with a negative
+     * occupancy, what TrimQueueTiming predicts: the model then makes the RED decision without a
+     * report to check it against.
+     */
+    public record Dequeue(boolean start, int queue, long occupancy, boolean marked, boolean dropped, boolean trimPop) {
+        public static Dequeue predicted(boolean start, int queue, boolean trimPop) {
+            return new Dequeue(start, queue, -1, false, false, trimPop);
+        }
+
+        boolean reported() {
+            return occupancy >= 0;
+        }
+    }
+
+    public static final int QUEUE_CONTROL = 0;
+    public static final int QUEUE_DATA = 2;
+    /**
+     * Clocks from a control packet's admission edge until the output can choose it (its first
+     * beat in the control prefetch FIFO): the length FIFO and its head register, the dequeue, the
+     * reader's command FIFO, the RAM read and its register. A data packet may start before that
+     * clock, never from it on while the control packet waits.
+     */
+    public static final int CONTROL_VISIBLE_AFTER = 9;
+
+    // generation parameters
+    public final int bytesPerBeat;
+    public final long capacity;
+    public final long controlCapacity;
+    public final int trimEntries;
+    public final int trimBytes;
+    public final int maxFrame;
+    public final int maxControl;
+    public final int dataDescriptors;
+    public final int controlDescriptors;
+    public final long dataBeatLimit;
+    public final long controlBeatLimit;
+
+    // CSRs
+    public long kMin;
+    public long kMax;
+    public boolean dropNonEct;
+    public int trimDscp;
+    public int udpPort;
+    private final Xorshift32 prng;
+
+    // state
+    public long dataBytes, dataBeats, dataDescs, controlBytes, controlBeats, controlDescs, trimWaiting;
+    public long dataHighWater, controlHighWater;
+    private final Deque<Waiting> dataQueue = new ArrayDeque<>();
+    /** Frames each queue will send, in order. */
+    public final Deque<byte[]> expectedData = new ArrayDeque<>();
+    public final Deque<byte[]> expectedControl = new ArrayDeque<>();
+    public final Deque<byte[]> expectedTrimmed = new ArrayDeque<>();
+
+    // counters
+    public final Map<Outcome, Long> outcomes = new EnumMap<>(Outcome.class);
+    public long inPackets, inBytes, marked, droppedNonEct, nonEctAboveKmax, nonIp, badIpv4Checksum;
+    /** Admitted frames (data or control) whose IPv4 header checksum is wrong, by identity: they must leave unchanged. */
+    private final java.util.Set<byte[]> admittedBadChecksum = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    /** The last frame admitted to the data queue. */
+    public byte[] lastAdmittedData;
+    /** The last data dequeue's decision: dropped (CONTROL.DROP_NON_ECT), its beats skipped. */
+    public boolean lastDequeueDropped;
+    /** Clocks applied so far (the index of the current {@link #clock} call). */
+    private long clockIndex;
+    /** Every ECN-capable IP data frame's dequeue: {occupancy, 1 if marked, KMIN, KMAX}. */
+    public final java.util.List<long[]> redSamples = new java.util.ArrayList<>();
+
+    public TrimQueueModel(int bytesPerBeat, long capacity, long controlCapacity, int trimEntries, int trimBytes, int maxFrame,
+                          int maxControl, int udpPort, int trimDscp, long seed) {
+        this.bytesPerBeat = bytesPerBeat;
+        this.capacity = capacity;
+        this.controlCapacity = controlCapacity;
+        this.trimEntries = trimEntries;
+        this.trimBytes = trimBytes;
+        this.maxFrame = maxFrame;
+        this.maxControl = maxControl;
+        this.udpPort = udpPort;
+        this.trimDscp = trimDscp;
+        this.kMin = capacity / 5;
+        this.kMax = capacity * 4 / 5;
+        this.prng = new Xorshift32(seed);
+        this.dataDescriptors = (int) Math.max(2, capacity / 64);
+        this.controlDescriptors = (int) Math.max(2, controlCapacity / 64);
+        this.dataBeatLimit = (capacity + bytesPerBeat - 1) / bytesPerBeat * 5 / 4;
+        this.controlBeatLimit = (controlCapacity + bytesPerBeat - 1) / bytesPerBeat * 5 / 4;
+        for (Outcome o : Outcome.values()) {
+            outcomes.put(o, 0L);
+        }
+    }
+
+    public void reseed(long seed) {
+        prng.reseed(seed);
+    }
+
+    private long beats(long length) {
+        return (length + bytesPerBeat - 1) / bytesPerBeat;
+    }
+
+    private static int u16(byte[] f, int o) {
+        return (f[o] & 0xFF) << 8 | (f[o + 1] & 0xFF);
+    }
+
+    /** The frame's class, from docs/trimming-queue.md. */
+    record Parsed(boolean runt, boolean ip, boolean ipv4, boolean ipv6, boolean transport, boolean control, boolean ecnCapable,
+                  boolean badIpv4Checksum) {
+    }
+
+    /** RFC 791: MF set or a non-zero fragment offset. */
+    static boolean ipv4Fragment(byte[] f) {
+        return (u16(f, Ipv4FlagsFragment) & (Ipv4MoreFragments | Ipv4FragmentOffsetMask)) != 0;
+    }
+
+    Parsed parse(byte[] f) {
+        int n = f.length;
+        int type = n >= 14 ? u16(f, EthType) : -1;
+        boolean v4Type = type == EthTypeIpv4;
+        boolean v6Type = type == EthTypeIpv6;
+        boolean runt = n < EthHeaderBytes || v4Type && n < Ipv4UdpOffset || v6Type && n < Ipv6UdpOffset;
+        if (runt) {
+            return new Parsed(true, false, false, false, false, false, false, false);
+        }
+        // A non-IP frame may end with its Ethernet header: it has no version byte.
+        int versionIhl = n > Ipv4VersionIhl ? f[Ipv4VersionIhl] & 0xFF : 0;
+        int version = versionIhl >> 4;
+        boolean v4 = v4Type && version == 4;
+        boolean v6 = v6Type && version == 6;
+        boolean ihl5 = (versionIhl & 0xF) == 5;
+        // Only a 20-byte header is verified (the others are never trimmed).
+        boolean badChecksum = v4 && ihl5 && !InternetChecksum.verifies(f, EthHeaderBytes, Ipv4HeaderBytes);
+        // A fragment has no transport header to trust (RFC 791): other IP.
+        boolean udp = v4 && ihl5 && !ipv4Fragment(f) && (f[Ipv4Protocol] & 0xFF) == ProtocolUdp
+                || v6 && (f[Ipv6NextHeader] & 0xFF) == ProtocolUdp;
+        int udpAt = v6 ? Ipv6UdpOffset : Ipv4UdpOffset;
+        if (udp && n < udpAt + UdpHeaderBytes) {
+            return new Parsed(true, true, v4, v6, false, false, false, false); // shorter than its UDP header
+        }
+        boolean transport = udp && u16(f, udpAt + UdpDstPort) == udpPort;
+        int headers = v6 ? Ipv6AllHeaderBytes : Ipv4AllHeaderBytes;
+        if (transport && n < headers) {
+            return new Parsed(true, true, v4, v6, true, false, false, false);
+        }
+        int flags = transport ? f[(v6 ? Ipv6TransportOffset : Ipv4TransportOffset) + TpFlags] & 0xFF : 0;
+        int ecn = v6 ? (f[Ipv6TcFlow] >> 4) & 3 : v4 ? f[Ipv4Tos] & 3 : 0;
+        return new Parsed(false, v4 || v6, v4, v6, transport, transport && (flags & ControlFlags) != 0,
+                (v4 || v6) && ecn != EcnNotEct, badChecksum);
+    }
+
+    /** Admission of a frame whose tlast was taken this clock; call inside {@link #clock}. */
+    private Outcome admit(byte[] f, boolean bad, boolean malformed, long wireBytes) {
+        inPackets++;
+        inBytes += wireBytes;
+        long n = f.length;
+        Outcome o;
+        Parsed p = parse(f);
+        if (bad) {
+            o = Outcome.DROP_BAD_FRAME;
+        } else if (n > maxFrame) {
+            o = Outcome.DROP_OVERSIZE;
+        } else if (malformed) {
+            o = Outcome.DROP_MALFORMED;
+        } else if (p.runt()) {
+            o = Outcome.DROP_RUNT;
+        } else if (p.control()) {
+            boolean fits = controlBytes + n <= controlCapacity && controlBeats + beats(n) <= controlBeatLimit
+                    && controlDescs < controlDescriptors;
+            o = n > maxControl ? Outcome.DROP_CONTROL_OVERSIZE : fits ? Outcome.CONTROL : Outcome.DROP_CONTROL_FULL;
+        } else if (dataBytes + n <= capacity && dataBeats + beats(n) <= dataBeatLimit && dataDescs < dataDescriptors) {
+            o = Outcome.DATA;
+        } else if (p.transport() && !p.badIpv4Checksum()) {
+            o = trimWaiting < trimEntries ? Outcome.TRIM : Outcome.DROP_TRIM_FULL;
+        } else {
+            o = Outcome.DROP_DATA_FULL; // not the transport, or its header is not to be trusted: cannot be trimmed
+        }
+        boolean classified = !bad && n <= maxFrame && !malformed && !p.runt();
+        if (classified && !p.ip()) {
+            nonIp++;
+        }
+        if (classified && p.badIpv4Checksum()) {
+            badIpv4Checksum++;
+        }
+        outcomes.merge(o, 1L, Long::sum);
+        return o;
+    }
+
+    /**
+     * One clock: the dequeue the RTL reported for it (or null), and the frame whose tlast it took
+     * (or null) with the bytes it took on the bus (its length, less any byte lanes a malformed
+     * frame left off). Decisions use the occupancies before the clock; returns the admission outcome.
+     */
+    public Outcome clock(Dequeue d, byte[] frame, boolean bad, boolean malformed, long wireBytes) {
+        long dataOut = 0, dataBeatsOut = 0, dataDescOut = 0, controlOut = 0, controlBeatsOut = 0, controlDescOut = 0, trimOut = 0;
+        if (d != null && d.start()) {
+            if (d.queue() == QUEUE_DATA) {
+                Waiting w = dataQueue.poll();
+                if (w == null) {
+                    throw new AssertionError("data dequeue with the model's data queue empty");
+                }
+                long occ = dataBytes;
+                long span = kMax > kMin ? kMax - kMin : 0;
+                long draw = prng.nextScaled(span); // one draw per data packet
+                boolean congested = occ >= kMax || occ > kMin && draw < occ - kMin;
+                boolean mark = congested && w.ip() && w.ecnCapable();
+                boolean drop = dropNonEct && w.ip() && !w.ecnCapable() && occ >= kMax;
+                lastDequeueDropped = drop;
+                if (d.reported() && (d.occupancy() != occ || d.marked() != mark || d.dropped() != drop)) {
+                    throw new AssertionError(String.format("data dequeue: RTL occupancy %d marked %b dropped %b, model %d %b %b",
+                            d.occupancy(), d.marked(), d.dropped(), occ, mark, drop));
+                }
+                if (mark) {
+                    marked++;
+                }
+                if (w.ip() && w.ecnCapable()) {
+                    redSamples.add(new long[] {occ, mark ? 1 : 0, kMin, kMax});
+                }
+                if (drop) {
+                    droppedNonEct++;
+                } else {
+                    if (w.ip() && !w.ecnCapable() && occ >= kMax) {
+                        nonEctAboveKmax++;
+                    }
+                    expectedData.add(mark ? markCe(w.frame(), w.ipv4()) : w.frame());
+                }
+                dataOut = w.frame().length;
+                dataBeatsOut = beats(dataOut);
+                dataDescOut = 1;
+            } else if (d.queue() == QUEUE_CONTROL) {
+                long[] c = pendingControl.poll();
+                if (c == null) {
+                    throw new AssertionError("control dequeue with the model's control queue empty");
+                }
+                controlOut = c[0];
+                controlBeatsOut = beats(controlOut);
+                controlDescOut = 1;
+            }
+        }
+        if (d != null && d.trimPop()) {
+            trimOut = 1;
+        }
+        Outcome o = null;
+        long dataIn = 0, controlIn = 0, trimIn = 0;
+        if (frame != null) {
+            o = admit(frame, bad, malformed, wireBytes);
+            Parsed p = parse(frame);
+            boolean trusted = !p.badIpv4Checksum(); // else left unchanged: not marked, not dropped as non-ECT
+            if ((o == Outcome.DATA || o == Outcome.CONTROL) && !trusted) {
+                admittedBadChecksum.add(frame);
+            }
+            switch (o) {
+                case DATA -> {
+                    dataQueue.add(new Waiting(frame, p.ip() && trusted, p.ipv4() && trusted, p.ecnCapable() && trusted));
+                    lastAdmittedData = frame;
+                    dataIn = frame.length;
+                }
+                case CONTROL -> {
+                    expectedControl.add(frame);
+                    pendingControl.add(new long[] {frame.length, clockIndex});
+                    controlIn = frame.length;
+                }
+                case TRIM -> {
+                    expectedTrimmed.add(trimmed(frame, p.ipv6()));
+                    trimIn = 1;
+                }
+                default -> {
+                }
+            }
+        }
+        dataBytes += dataIn - dataOut;
+        dataBeats += beats(dataIn) - dataBeatsOut;
+        dataDescs += (dataIn > 0 ? 1 : 0) - dataDescOut;
+        controlBytes += controlIn - controlOut;
+        controlBeats += beats(controlIn) - controlBeatsOut;
+        controlDescs += (controlIn > 0 ? 1 : 0) - controlDescOut;
+        trimWaiting += trimIn - trimOut;
+        dataHighWater = Math.max(dataHighWater, dataBytes);
+        controlHighWater = Math.max(controlHighWater, controlBytes);
+        clockIndex++;
+        return o;
+    }
+
+    /** Control packets admitted and not yet started: {length, clock of admission}. */
+    private final Deque<long[]> pendingControl = new ArrayDeque<>();
+
+    /** The frame (an expected output, by identity) was admitted with a wrong IPv4 header checksum. */
+    public boolean admittedWithBadIpv4Checksum(byte[] expected) {
+        return admittedBadChecksum.contains(expected);
+    }
+
+    /** Forgets a frame that left (keeps the identity set small). */
+    public void left(byte[] expected) {
+        admittedBadChecksum.remove(expected);
+    }
+
+    /** Sec. 2.1: keep max(trim-bytes, headers) bytes, TRIMMED and TRIM_DSCP set, lengths and checksums fixed. */
+    public byte[] trimmed(byte[] frame, boolean ipv6) {
+        int keep = Math.min(frame.length, ipv6 ? Math.max(trimBytes, Ipv6AllHeaderBytes) : trimBytes);
+        byte[] t = Arrays.copyOf(frame, keep);
+        if (ipv6) {
+            int tc = trimDscp << 2 | (t[Ipv6TcFlow] >> 4) & 3;
+            t[Ipv6VersionTc] = (byte) (t[Ipv6VersionTc] & 0xF0 | tc >> 4);
+            t[Ipv6TcFlow] = (byte) ((tc & 0xF) << 4 | t[Ipv6TcFlow] & 0x0F);
+            put16(t, Ipv6PayloadLength, keep - Ipv6UdpOffset);
+            put16(t, Ipv6UdpOffset + UdpLength, keep - Ipv6UdpOffset);
+            t[Ipv6TransportOffset + TpFlags] |= (byte) FlagTrimmed;
+            new Packet(t).fixUdpChecksum();
+        } else {
+            t[Ipv4Tos] = (byte) (trimDscp << 2 | t[Ipv4Tos] & 3);
+            put16(t, Ipv4TotalLength, keep - EthHeaderBytes);
+            put16(t, Ipv4UdpOffset + UdpLength, keep - Ipv4UdpOffset);
+            put16(t, Ipv4UdpOffset + UdpChecksum, 0);
+            t[Ipv4TransportOffset + TpFlags] |= (byte) FlagTrimmed;
+            new Packet(t).fixIpv4HeaderChecksum();
+        }
+        return t;
+    }
+
+    /** RFC 3168: CE, with the IPv4 header checksum recomputed in full. */
+    static byte[] markCe(byte[] frame, boolean ipv4) {
+        byte[] m = frame.clone();
+        if (ipv4) {
+            m[Ipv4Tos] |= (byte) EcnCe;
+            put16(m, Ipv4Checksum, 0);
+            int headerBytes = (m[Ipv4VersionIhl] & 0xF) * 4; // options included
+            put16(m, Ipv4Checksum, InternetChecksum.checksum(m, EthHeaderBytes, headerBytes));
+        } else {
+            m[Ipv6TcFlow] |= (byte) (EcnCe << 4);
+        }
+        return m;
+    }
+
+    private static void put16(byte[] b, int o, int v) {
+        b[o] = (byte) (v >>> 8);
+        b[o + 1] = (byte) v;
+    }
+
+    public long outcome(Outcome o) {
+        return outcomes.get(o);
+    }
+}

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: Apache-2.0
+package uehw.cli;
+
+import java.io.File;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import uehw.experiments.FatTreeIncast;
+
+/** hwgen experiment: the network experiments on the packet-level simulator (uehw.netsim.Network). */
+@Command(name = "experiment", mixinStandardHelpOptions = true,
+        description = "Run a network experiment on the packet-level simulator; CSVs and PNG/SVG plots into --out.",
+        subcommands = {ExperimentCommand.FatTreeIncastCommand.class, ExperimentCommand.LinkFailureCommand.class,
+            ExperimentCommand.DasrIncastCommand.class, ExperimentCommand.SwiftVsSmarttCommand.class,
+            ExperimentCommand.DeflectionCommand.class})
+final class ExperimentCommand implements Callable<Integer> {
+    @Override
+    public Integer call() {
+        picocli.CommandLine.usage(this, System.out);
+        return 2;
+    }
+
+    @Command(name = "fat-tree-incast", mixinStandardHelpOptions = true,
+            description = "The SMaRTT authors' N:1 incasts into host 127 of the k=8 fat tree at 800 Gb/s (docs/network-simulator.md).")
+    static final class FatTreeIncastCommand implements Callable<Integer> {
+        @Option(names = "--senders", split = ",", defaultValue = "2,8,32",
+                description = "incast degrees, 1..127 [default: ${DEFAULT-VALUE}]")
+        int[] senders;
+
+        @Option(names = "--seed", defaultValue = "1", description = "seed of the REPS draws [default: ${DEFAULT-VALUE}]")
+        long seed;
+
+        @Option(names = {"--out", "-o"}, defaultValue = "build/experiments/fat-tree-incast",
+                description = "output folder [default: ${DEFAULT-VALUE}]")
+        File out;
+
+        @Option(names = "--profile", defaultValue = "both",
+                description = "SMaRTT profile: paper, reference (the authors' simulator) or both [default: ${DEFAULT-VALUE}]")
+        String profile;
+
+        @Option(names = "--queue", defaultValue = "packet",
+                description = "the receiver's port: packet (the queue's rules at packet level), clocked (the trimming queue's model"
+                        + " at the clock) or rtl (the Verilated trim-queue, real frames; needs Verilator) [default: ${DEFAULT-VALUE}]")
+        String queue;
+
+        @Override
+        public Integer call() throws Exception {
+            boolean[] profiles = switch (profile) {
+                case "paper" -> new boolean[] {false};
+                case "reference" -> new boolean[] {true};
+                case "both" -> new boolean[] {false, true};
+                default -> null;
+            };
+            if (profiles == null) {
+                System.err.println("hwgen: parameter 'profile' = " + profile + " is not allowed: must be paper, reference or both");
+                return Hwgen.EXIT_BAD_PARAMETER;
+            }
+            FatTreeIncast.Queue q = switch (queue) {
+                case "packet" -> FatTreeIncast.Queue.PACKET;
+                case "clocked" -> FatTreeIncast.Queue.CLOCKED;
+                case "rtl" -> FatTreeIncast.Queue.RTL;
+                default -> null;
+            };
+            if (q == null) {
+                System.err.println("hwgen: parameter 'queue' = " + queue + " is not allowed: must be packet, clocked or rtl");
+                return Hwgen.EXIT_BAD_PARAMETER;
+            }
+            for (int n : senders) {
+                if (n < 1 || n > FatTreeIncast.RECEIVER) {
+                    System.err.println("hwgen: parameter 'senders' = " + n + " is not allowed: must be in 1.." + FatTreeIncast.RECEIVER);
+                    return Hwgen.EXIT_BAD_PARAMETER;
+                }
+            }
+            List<FatTreeIncast.Result> results = FatTreeIncast.experiment(senders, seed, out.toPath(), q, profiles);
+            for (FatTreeIncast.Result r : results) {
+                System.out.print(r.table());
+            }
+            System.out.println(FatTreeIncast.Result.SUMMARY_HEADER);
+            results.forEach(r -> System.out.println(r.summaryRow()));
+            System.out.println("hwgen: CSVs and plots written to " + out);
+            return 0;
+        }
+    }
+
+    /** Writes lines to a CSV under dir, creating it. */
+    static void csv(File dir, String name, java.util.List<String> lines) throws java.io.IOException {
+        java.nio.file.Files.createDirectories(dir.toPath());
+        java.nio.file.Files.write(dir.toPath().resolve(name), lines);
+        System.out.println("hwgen: " + dir.toPath().resolve(name));
+    }
+
+    @Command(name = "link-failure", mixinStandardHelpOptions = true,
+            description = "reps.txt Sec. 3.2 on the k=8 fat tree: agg0->core0 fails at 100 us under two cross-pod flows; reps, reps-lite and ops.")
+    static final class LinkFailureCommand implements Callable<Integer> {
+        @Option(names = "--seed", defaultValue = "1", description = "seed of the REPS draws [default: ${DEFAULT-VALUE}]")
+        long seed;
+
+        @Option(names = {"--out", "-o"}, defaultValue = "build/experiments/link-failure", description = "output folder [default: ${DEFAULT-VALUE}]")
+        File out;
+
+        @Override
+        public Integer call() throws Exception {
+            java.util.List<String> rows = new java.util.ArrayList<>(java.util.List.of(
+                    "mode,sent,lost,lost_sent_after_first_freeze,first_freeze_ns,timeouts,last_fct_ns"));
+            for (uehw.model.reps.RepsModel.Mode m : uehw.model.reps.RepsModel.Mode.values()) {
+                uehw.experiments.FatTreeLinkFailure.Outcome o = uehw.experiments.FatTreeLinkFailure.run(m, seed);
+                System.out.println(o.line());
+                rows.add(String.join(",", m.id, Long.toString(o.sent()), Long.toString(o.lost()),
+                        Long.toString(o.lostSentAfterFirstFreeze()), Long.toString(o.firstFreezeNs()), Long.toString(o.timeouts()),
+                        Long.toString(o.lastFctNs())));
+            }
+            csv(out, "link-failure.csv", rows);
+            return 0;
+        }
+    }
+
+    @Command(name = "deflection", mixinStandardHelpOptions = true,
+            description = "dart.txt Sec. IV on the k=4 fat tree at 10 Gb/s: short messages behind two colliding long flows, IOFD off and on.")
+    static final class DeflectionCommand implements Callable<Integer> {
+        @Option(names = "--seed", defaultValue = "1", description = "seed of the messages and the DFT draws [default: ${DEFAULT-VALUE}]")
+        long seed;
+
+        @Option(names = {"--out", "-o"}, defaultValue = "build/experiments/deflection", description = "output folder [default: ${DEFAULT-VALUE}]")
+        File out;
+
+        @Override
+        public Integer call() throws Exception {
+            java.util.List<String> rows = new java.util.ArrayList<>(java.util.List.of("iofd,message,fct_us,ideal_us"));
+            java.util.List<uehw.experiments.Plots.Series> series = new java.util.ArrayList<>();
+            System.out.println("iofd  messages  deflected  mean us  p50 us  p99 us  slowdown  long MB  peak queue KB  refused full");
+            for (boolean iofd : new boolean[] {false, true}) {
+                uehw.experiments.DeflectionExperiment.Outcome o = uehw.experiments.DeflectionExperiment.run(iofd, seed);
+                System.out.println(uehw.experiments.DeflectionExperiment.line(o));
+                for (int i = 0; i < o.fctUs().length; i++) {
+                    rows.add((iofd ? "on" : "off") + "," + i + "," + o.fctUs()[i] + "," + o.idealUs()[i]);
+                }
+                series.add(uehw.experiments.Plots.cdf(iofd ? "IOFD on" : "IOFD off", o.fctUs()));
+            }
+            csv(out, "deflection.csv", rows);
+            uehw.experiments.Plots.lines(out.toPath().resolve("deflection-fct-cdf"),
+                    "2-8 KB messages behind two colliding long flows", "completion (us)", "fraction of messages", series);
+            return 0;
+        }
+    }
+
+    @Command(name = "dasr-incast", mixinStandardHelpOptions = true,
+            description = "dart.txt Sec. V-B scaled: a long flow and periodic 16-way 256 KB incasts; SMaRTT alone, with DASR, with its look-ahead.")
+    static final class DasrIncastCommand implements Callable<Integer> {
+        @Option(names = "--rounds", defaultValue = "10", description = "incast rounds, 1..1000 [default: ${DEFAULT-VALUE}]")
+        int rounds;
+
+        @Option(names = "--seed", defaultValue = "1", description = "seed of the jitter and the RED draws [default: ${DEFAULT-VALUE}]")
+        long seed;
+
+        @Option(names = {"--out", "-o"}, defaultValue = "build/experiments/dasr-incast", description = "output folder [default: ${DEFAULT-VALUE}]")
+        File out;
+
+        @Override
+        public Integer call() throws Exception {
+            if (rounds < 1 || rounds > 1000) {
+                System.err.println("hwgen: parameter 'rounds' = " + rounds + " is not allowed: must be in 1..1000");
+                return Hwgen.EXIT_BAD_PARAMETER;
+            }
+            java.util.List<String> rows = new java.util.ArrayList<>(java.util.List.of("mode,round,incast_completion_ns,convergence_ns"));
+            java.util.List<uehw.experiments.Plots.Series> series = new java.util.ArrayList<>();
+            for (uehw.experiments.DasrIncast.Mode m : uehw.experiments.DasrIncast.Mode.values()) {
+                uehw.experiments.DasrIncast.Result r = uehw.experiments.DasrIncast.run(m, rounds, seed);
+                System.out.println(r.line());
+                double[] x = new double[rounds];
+                double[] y = new double[rounds];
+                for (int i = 0; i < rounds; i++) {
+                    rows.add(m + "," + i + "," + r.incastNs()[i] + "," + r.convergenceNs()[i]);
+                    x[i] = i;
+                    y[i] = r.incastNs()[i] / 1000.0;
+                }
+                series.add(new uehw.experiments.Plots.Series(m.toString(), x, y));
+            }
+            csv(out, "dasr-incast.csv", rows);
+            uehw.experiments.Plots.lines(out.toPath().resolve("incast-completion"), "16-way incasts with a long flow: completion per round",
+                    "round", "incast completion (us)", series);
+            return 0;
+        }
+    }
+
+    @Command(name = "swift-vs-smartt", mixinStandardHelpOptions = true,
+            description = "SMaRTT's 8:1 incast (100 Gb/s star) with Swift's windows next to SMaRTT's: the exact Swift model and its fixed-point law, the specification of the swift block's RTL.")
+    static final class SwiftVsSmarttCommand implements Callable<Integer> {
+        @Option(names = "--seed", defaultValue = "1", description = "seed of the RED draws [default: ${DEFAULT-VALUE}]")
+        long seed;
+
+        @Option(names = {"--out", "-o"}, defaultValue = "build/experiments/swift-vs-smartt", description = "output folder [default: ${DEFAULT-VALUE}]")
+        File out;
+
+        @Override
+        public Integer call() throws Exception {
+            uehw.experiments.IncastExperiment x = new uehw.experiments.IncastExperiment();
+            java.util.List<String> rows = new java.util.ArrayList<>(java.util.List.of(
+                    "law,last_over_ideal,max_min_ratio,peak_queue_bytes,mean_queue_bytes,trims,timeouts"));
+            // swift-fixed: the law in the hardware's formats (SwiftFixedModel)
+            for (String law : new String[] {"smartt", "swift", "swift-fixed"}) {
+                uehw.model.swift.SwiftParams params = new uehw.model.swift.SwiftParams();
+                uehw.experiments.IncastExperiment.Outcome o = switch (law) {
+                    case "smartt" -> x.run(true, seed, out.toPath().resolve("smartt.csv"));
+                    case "swift" -> x.run(true, seed, out.toPath().resolve("swift.csv"),
+                            (host, flows) -> new uehw.netsim.SwiftWindows(flows, params, x.mtu));
+                    default -> x.run(true, seed, out.toPath().resolve("swift-fixed.csv"),
+                            (host, flows) -> uehw.netsim.SwiftWindows.fixed(flows, params, x.mtu));
+                };
+                long last = java.util.Arrays.stream(o.fctNs()).max().orElse(-1);
+                String row = String.format(java.util.Locale.ROOT, "%s,%.4f,%.4f,%d,%.0f,%d,%d", law, (double) last / o.idealNs(),
+                        o.throughputRatio(), o.peakQueueBytes(), o.meanQueueBytes(), o.trims(), o.timeouts());
+                System.out.println(row);
+                rows.add(row);
+            }
+            csv(out, "swift-vs-smartt.csv", rows);
+            return 0;
+        }
+    }
+}
