@@ -8,19 +8,8 @@ VERSION := $(shell sed -n "s:^  <version>\(.*\)</version>:\1:p" pom.xml | head -
 # The hwgen jar (module uehw-tools, sim/tools/) with its dependencies in lib/ beside it.
 JAR := $(BUILD)/maven/uehw-tools/uehw-tools-$(VERSION).jar
 HWGEN := java -jar $(JAR)
-BLOCKS := reps dart-dft dart-dasr dasr-limiter smartt swift trim-queue
-# Extra generations that `make rtl` lints: the modes the defaults do not cover.
-VARIANTS := reps-lite reps-ops dart-p48-e64 smartt-narrow swift-narrow trim-queue-64bit
-VARIANT_reps-lite := reps --mode reps-lite
-VARIANT_reps-ops := reps --mode ops
-# Dart: a non-power-of-two port count above 32 (the *_HI mask CSRs), the largest table and flow id.
-VARIANT_dart-p48-e64 := dart-dft --ports 48 --entries 64 --flow-id-width 64
-# Trimming queue: the narrowest bus (64 bits), IPv6-length trims, small queues.
-VARIANT_trim-queue-64bit := trim-queue --data-bytes 8 --capacity-bytes 32768 --control-bytes 4096 --trim-bytes 96
-# SMaRTT: N not a power of two, the narrowest widths and tables.
-VARIANT_smartt-narrow := smartt --flows 100 --flow-id-width 8 --byte-width 18 --rtt-width 16 --time-width 16 --recip-index-bits 6 --recip-value-bits 8 --mtu 1500 --link-gbps 10 --base-rtt-ns 20000
-# Swift: N not a power of two behind narrow ids, the narrowest delays.
-VARIANT_swift-narrow := swift --flows 100 --flow-id-width 8 --delay-width 16
+# The blocks and the variants `make rtl` lints come from the registry (uehw.hw.Blocks, `hwgen list`).
+BLOCKS = $(shell $(HWGEN) list --names)
 LINT_WAIVERS := hw/lint/spinal-waivers.vlt
 SUREFIRE := $(BUILD)/maven/uehw-testbench/surefire-reports
 DEB_TOOLS := verilator yosys nextpnr-ice40 fpga-icestorm iverilog
@@ -31,11 +20,12 @@ DEB_NODE := nodejs npm
 YOWASP := $(BUILD)/yowasp
 YOWASP_STAMP := $(YOWASP)/node_modules/@yowasp/yosys/package.json
 
-.PHONY: help tools yowasp rtl lint test consumer soak clean cli reports reports-full reports-jar experiments mutants
+.PHONY: help tools yowasp rtl lint test test-fast doc-tables consumer soak clean cli reports reports-full reports-jar experiments mutants
 
 help:
 	@echo "make rtl    - generate every block with its default parameters into build/rtl/, then lint"
 	@echo "make test   - the full regression (Verilator cycle simulations against the Java models)"
+	@echo "make test-fast - the tests that need no HDL tool (models, network simulator, generation, CLI): under a minute"
 	@echo "make lint   - verilator --lint-only -Wall on every generated top (fails on any warning)"
 	@echo "make consumer - mvn install, then docs/examples/consumer built offline against it (uehw brings SpinalHDL alone)"
 	@echo "make soak   - only the randomized tests, UEHW_SCALE (10) times longer; prints each test it ran"
@@ -45,6 +35,7 @@ help:
 	@echo "make mutants - the mutation score: each RTL mutant of hw/**/*.mutants.txt against its block's tests"
 	@echo "               (about 75 min; MUTANTS=block[/id],... runs only those) -> build/mutants/report.md"
 	@echo "make cli    - build the hwgen jar: java -jar $(JAR) --help"
+	@echo "make doc-tables - rewrite each block page's parameter table from the block registry"
 	@echo "make experiments - the network experiments (fat-tree incasts, a failed link, DASR, Swift next to SMaRTT, IOFD): CSVs and plots -> build/experiments/"
 	@echo "make clean  - remove build/"
 
@@ -84,12 +75,14 @@ rtl: tools $(JAR)
 	  echo "rtl: $$b -> $(BUILD)/rtl/$$b"; \
 	  $(HWGEN) generate $$b --out $(BUILD)/rtl/$$b > $(BUILD)/rtl-$$b.log 2>&1 || { cat $(BUILD)/rtl-$$b.log; exit 1; }; \
 	done
-	@$(foreach v,$(VARIANTS),echo "rtl: variant $(v) -> $(BUILD)/rtl/variants/$(v)"; \
-	  $(HWGEN) generate $(VARIANT_$(v)) --out $(BUILD)/rtl/variants/$(v) > $(BUILD)/rtl-$(v).log 2>&1 \
-	  || { cat $(BUILD)/rtl-$(v).log; exit 1; };)
+	@$(HWGEN) list --variants | while read -r v b args; do \
+	  echo "rtl: variant $$v -> $(BUILD)/rtl/variants/$$v"; \
+	  $(HWGEN) generate $$b $$args --out $(BUILD)/rtl/variants/$$v > $(BUILD)/rtl-$$v.log 2>&1 \
+	  || { cat $(BUILD)/rtl-$$v.log; exit 1; }; \
+	done
 	@$(MAKE) --no-print-directory lint
 
-lint:
+lint: $(JAR)
 	@status=0; for d in $(addprefix $(BUILD)/rtl/,$(BLOCKS)) $(wildcard $(BUILD)/rtl/variants/*); do \
 	  for v in $$d/*.v; do \
 	    case $$v in *_inst.v) continue;; esac; \
@@ -100,6 +93,17 @@ lint:
 test: tools $(YOWASP_STAMP)
 	mvn -B test
 	@$(MAKE) --no-print-directory consumer
+
+# The tests that need no HDL tool (JUnit tags model, netsim, tools; docs/architecture.md): the models,
+# the network simulator on them, generation and the CLI. The loop while changing a model.
+test-fast:
+	@rm -rf $(SUREFIRE); start=$$(date +%s); mvn -B -q test -Pfast; status=$$?; \
+	n=0; for x in $(SUREFIRE)/TEST-*.xml; do [ -f "$$x" ] && n=$$((n + $$(grep -c '<testcase ' "$$x"))); done; \
+	echo "test-fast: $$n tests in $$(( $$(date +%s) - start )) s"; exit $$status
+
+# The parameter tables of the block pages, rewritten from the registry (HwgenTest checks them).
+doc-tables: $(JAR)
+	java -cp "$(JAR):$(dir $(JAR))lib/*" uehw.cli.ParamTable docs
 
 # The library route (docs/integration.md): install uehw into the local Maven repository, build the
 # consumer example offline against it, elaborate its top (two uehw blocks inside) and check that
@@ -116,7 +120,7 @@ consumer: tools
 	@grep -c '^module' $(CONSUMER)/target/rtl/SwitchPort.v | xargs echo "consumer: SwitchPort.v elaborated offline, modules:"
 	@echo "consumer: uehw's dependencies:"; grep -E ':(compile|runtime)' $(CONSUMER)/target/dependencies.txt | sed 's/^ */  /'
 
-# The randomized tests (JUnit tag "randomized") UEHW_SCALE times longer; then what ran, from Surefire's reports.
+# The randomized tests (JUnit tag "soak") UEHW_SCALE times longer; then what ran, from Surefire's reports.
 soak: tools $(YOWASP_STAMP)
 	@scale=$${UEHW_SCALE:-10}; echo "soak: the randomized tests, $$scale times their regression length"; \
 	rm -rf $(SUREFIRE); \

@@ -25,12 +25,41 @@ case class Generated(topModule: String, fileBase: String, verilog: File, ports: 
 /** How one generation names its modules and where its ROM contents go. */
 case class GenerationOptions(prefix: String = "", romFiles: Boolean = false)
 
-/** A block the generator knows: its parameters and how to elaborate it. */
+/**
+ * A configuration the reports measure: `label` names it in build/reports and docs/resources.md,
+ * `params` are the parameters that differ from the defaults (none: the default configuration).
+ * `make reports` times the default and every point `inReports`; `make reports-full` times them all.
+ */
+case class SweepPoint(label: String, params: Map[String, String] = Map.empty, inReports: Boolean = false) {
+  def isDefault: Boolean = params.isEmpty
+  def paramsJava: java.util.Map[String, String] = new java.util.TreeMap[String, String](params.asJava)
+}
+
+/** A generation `make rtl` lints beside the default one: a mode or size the defaults do not cover. */
+case class LintVariant(name: String, params: Map[String, String], why: String) {
+  def paramsJava: java.util.Map[String, String] = new java.util.LinkedHashMap[String, String](params.asJava)
+}
+
+/**
+ * A block the generator knows, declared once: its parameters (name, default, range, meaning: the
+ * CLI's options, the checks, the manifest and the doc page's parameter table come from them), how
+ * to elaborate it, its doc page, the configurations the reports sweep and the variants `make rtl`
+ * lints. Everything that lists the blocks (hwgen, the Makefile through `hwgen list`, the reports,
+ * the port tables, the tests) iterates `Blocks.all`.
+ */
 trait BlockSpec {
   def name: String
   def description: String
   def params: Seq[ParamSpec]
   def paramsJava: java.util.List[ParamSpec] = params.asJava
+  /** The block's page under docs/. */
+  def docPage: String
+  /** The configurations the reports measure, the default among them. */
+  def sweep: Seq[SweepPoint]
+  def sweepJava: java.util.List[SweepPoint] = sweep.asJava
+  /** The generations `make rtl` lints beside the default. */
+  def lintVariants: Seq[LintVariant]
+  def lintVariantsJava: java.util.List[LintVariant] = lintVariants.asJava
   /** Checks every value; throws ParameterException naming the first bad parameter. */
   def check(values: java.util.Map[String, String]): ParamValues
   /** Emits Verilog (and register docs) into outDir. */
@@ -47,8 +76,13 @@ trait BlockSpec {
 }
 
 /** A block made of one config case class and one top component with a register map. */
-abstract class ConfiguredBlock[C](val name: String, val description: String, val params: Seq[ParamSpec])
+abstract class ConfiguredBlock[C](val name: String, val description: String, val params: Seq[ParamSpec],
+                                  val docPage: String, val sweep: Seq[SweepPoint], val lintVariants: Seq[LintVariant] = Nil)
     extends BlockSpec {
+  require(sweep.count(_.isDefault) == 1, s"block $name: its sweep needs exactly one default point")
+  for (p <- sweep.flatMap(_.params.keys) ++ lintVariants.flatMap(_.params.keys))
+    require(params.exists(_.name == p), s"block $name: a sweep point or lint variant sets unknown parameter '$p'")
+
   /** Builds the config; its checks throw ParameterException for cross-parameter rules. */
   def config(values: ParamValues): C
   def build(cfg: C): Component with RegisterDocs
@@ -77,7 +111,17 @@ abstract class ConfiguredBlock[C](val name: String, val description: String, val
 
 object Blocks {
   val reps: BlockSpec = new ConfiguredBlock[RepsConfig]("reps",
-    "REPS entropy cache (NIC send path): recycled-entropy load balancer, modes reps / reps-lite / ops", RepsConfig.params) {
+    "REPS entropy cache (NIC send path): recycled-entropy load balancer, modes reps / reps-lite / ops", RepsConfig.params,
+    docPage = "reps.md",
+    sweep = Seq(
+      SweepPoint("reps N=256", Map("connections" -> "256")),
+      SweepPoint("reps N=1024 (default)"),
+      SweepPoint("reps N=4096", Map("connections" -> "4096")),
+      SweepPoint("reps-lite N=1024", Map("mode" -> "reps-lite")),
+      SweepPoint("ops N=1024", Map("mode" -> "ops"))),
+    lintVariants = Seq(
+      LintVariant("reps-lite", Map("mode" -> "reps-lite"), "the REPS-lite mode"),
+      LintVariant("reps-ops", Map("mode" -> "ops"), "the oblivious packet spraying mode"))) {
     def config(values: ParamValues): RepsConfig = RepsConfig.fromParams(values)
     def build(cfg: RepsConfig) = new Reps(cfg)
     def factsOf(cfg: RepsConfig): Map[String, String] = Map(
@@ -88,7 +132,15 @@ object Blocks {
   }
 
   val dartDft: BlockSpec = new ConfiguredBlock[DartDftConfig]("dart-dft",
-    "Dart in-order flow deflection (switch): deflected flow table CAM and deflection decision", DartDftConfig.params) {
+    "Dart in-order flow deflection (switch): deflected flow table CAM and deflection decision", DartDftConfig.params,
+    docPage = "dart-cam.md",
+    sweep = Seq( // LUT and FF at E = 8, 16, 32, 64
+      SweepPoint("dart-dft E=8 (default)"),
+      SweepPoint("dart-dft E=16", Map("entries" -> "16")),
+      SweepPoint("dart-dft E=32", Map("entries" -> "32")),
+      SweepPoint("dart-dft E=64", Map("entries" -> "64"))),
+    lintVariants = Seq(LintVariant("dart-p48-e64", Map("ports" -> "48", "entries" -> "64", "flow-id-width" -> "64"),
+      "a non-power-of-two port count above 32 (the *_HI mask CSRs), the largest table and flow id"))) {
     def config(values: ParamValues): DartDftConfig = DartDftConfig.fromParams(values)
     def build(cfg: DartDftConfig) = new DartDft(cfg)
     def factsOf(cfg: DartDftConfig): Map[String, String] = Map(
@@ -100,7 +152,12 @@ object Blocks {
 
   val dartDasr: BlockSpec = new ConfiguredBlock[DartDasrConfig]("dart-dasr",
     "Dart DASR (receiver NIC): active unique sender set with soft state and look-ahead, congestion state machine, n per ACK",
-    DartDasrConfig.params) {
+    DartDasrConfig.params,
+    docPage = "dart-dasr.md",
+    sweep = Seq(
+      SweepPoint("dart-dasr S=256 (default)"),
+      SweepPoint("dart-dasr S=4096", Map("capacity" -> "4096")),
+      SweepPoint("dart-dasr S=256, 12-bit ids", Map("sender-id-bits" -> "12")))) {
     def config(values: ParamValues): DartDasrConfig = DartDasrConfig.fromParams(values)
     def build(cfg: DartDasrConfig) = new DartDasr(cfg)
     def factsOf(cfg: DartDasrConfig): Map[String, String] = Map(
@@ -113,7 +170,9 @@ object Blocks {
 
   val dasrLimiter: BlockSpec = new ConfiguredBlock[DasrLimiterConfig]("dasr-limiter",
     "DASR sender-side pacer (NIC): per flow line rate / n from the n its ACKs carry, beside the congestion window",
-    DasrLimiterConfig.params) {
+    DasrLimiterConfig.params,
+    docPage = "dasr-limiter.md",
+    sweep = Seq(SweepPoint("dasr-limiter (default)"))) {
     def config(values: ParamValues): DasrLimiterConfig = DasrLimiterConfig.fromParams(values)
     def build(cfg: DasrLimiterConfig) = new DasrLimiter(cfg)
     def factsOf(cfg: DasrLimiterConfig): Map[String, String] = Map(
@@ -124,7 +183,16 @@ object Blocks {
 
   val smartt: BlockSpec = new ConfiguredBlock[SmarttConfig]("smartt",
     "SMaRTT congestion-window unit (NIC): per-ACK window update with QuickAdapt, FastIncrease and Wait-to-Decrease",
-    SmarttConfig.params) {
+    SmarttConfig.params,
+    docPage = "smartt.md",
+    sweep = Seq(
+      SweepPoint("smartt N=256", Map("flows" -> "256")),
+      SweepPoint("smartt N=1024 (default)"),
+      SweepPoint("smartt N=4096", Map("flows" -> "4096"), inReports = true), // issue 30's bar names N = 4096
+      SweepPoint("smartt N=1024, 2048-entry reciprocal", Map("recip-index-bits" -> "11"))),
+    lintVariants = Seq(LintVariant("smartt-narrow", Map("flows" -> "100", "flow-id-width" -> "8", "byte-width" -> "18",
+      "rtt-width" -> "16", "time-width" -> "16", "recip-index-bits" -> "6", "recip-value-bits" -> "8", "mtu" -> "1500",
+      "link-gbps" -> "10", "base-rtt-ns" -> "20000"), "N not a power of two, the narrowest widths and tables"))) {
     def config(values: ParamValues): SmarttConfig = SmarttConfig.fromParams(values)
     def build(cfg: SmarttConfig) = new Smartt(cfg)
     def factsOf(cfg: SmarttConfig): Map[String, String] = Map(
@@ -139,7 +207,13 @@ object Blocks {
 
   val swift: BlockSpec = new ConfiguredBlock[SwiftConfig]("swift",
     "Swift congestion-window unit (NIC): delay-based AIMD with fabric and endpoint windows, flow and topology scaling, pacing below one packet",
-    SwiftConfig.params) {
+    SwiftConfig.params,
+    docPage = "swift.md",
+    sweep = Seq(
+      SweepPoint("swift N=1024 (default)"),
+      SweepPoint("swift N=4096", Map("flows" -> "4096"), inReports = true)),
+    lintVariants = Seq(LintVariant("swift-narrow", Map("flows" -> "100", "flow-id-width" -> "8", "delay-width" -> "16"),
+      "N not a power of two behind narrow ids, the narrowest delays"))) {
     def config(values: ParamValues): SwiftConfig = SwiftConfig.fromParams(values)
     def build(cfg: SwiftConfig) = new Swift(cfg)
     def factsOf(cfg: SwiftConfig): Map[String, String] = Map(
@@ -151,7 +225,15 @@ object Blocks {
 
   val trimQueue: BlockSpec = new ConfiguredBlock[TrimQueueConfig]("trim-queue",
     "Trimming egress queue (switch): strict-priority control queue, trim-on-overflow, RED/ECN marking at dequeue, AXI4-Stream",
-    TrimQueueConfig.params) {
+    TrimQueueConfig.params,
+    docPage = "trimming-queue.md",
+    sweep = Seq(
+      SweepPoint("trim-queue 64-bit", Map("data-bytes" -> "8")),
+      SweepPoint("trim-queue 128-bit", Map("data-bytes" -> "16")),
+      SweepPoint("trim-queue 256-bit", Map("data-bytes" -> "32")),
+      SweepPoint("trim-queue 512-bit (default)")),
+    lintVariants = Seq(LintVariant("trim-queue-64bit", Map("data-bytes" -> "8", "capacity-bytes" -> "32768",
+      "control-bytes" -> "4096", "trim-bytes" -> "96"), "the narrowest bus (64 bits), IPv6-length trims, small queues"))) {
     def config(values: ParamValues): TrimQueueConfig = TrimQueueConfig.fromParams(values)
     def build(cfg: TrimQueueConfig) = new TrimQueue(cfg)
     def factsOf(cfg: TrimQueueConfig): Map[String, String] = Map(

@@ -15,8 +15,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import uehw.bench.Simulation;
+import uehw.bench.csr.DartDasrCsr;
 import uehw.bench.dart.DasrBench;
-import uehw.bench.dart.DasrCsr;
 import uehw.experiments.DasrIncast;
 import uehw.hw.dart.DartDasr;
 import uehw.hw.dart.DartDasrConfig;
@@ -27,6 +27,7 @@ import uehw.model.dart.DasrTraffic;
 import uehw.netsim.rtl.DasrRtlUnit;
 
 /** Dart DASR at the receiver NIC: RTL against the golden model, the paper's scenarios, line rate. */
+@Tag("rtl")
 class DartDasrTest {
     static final DartDasrConfig DEFAULT = new DartDasrConfig(16, 256, 8, 2_000_000_000L, 10_000, 118_750);
     /** A small set that overflows and evicts often: 8 slots, 6-bit ids, counts of at most 3. */
@@ -50,22 +51,22 @@ class DartDasrTest {
     static void assertCounters(DasrBench b) {
         DasrModel m = b.model;
         Map<String, long[]> pairs = new LinkedHashMap<>();
-        pairs.put("PACKETS", new long[] {m.packets, b.read(DasrCsr.PACKETS)});
-        pairs.put("LOOK_AHEAD_ENTRIES", new long[] {m.lookAheadEntries, b.read(DasrCsr.LOOK_AHEAD_ENTRIES)});
-        pairs.put("ADDS", new long[] {m.adds, b.read(DasrCsr.ADDS)});
-        pairs.put("REMOVES", new long[] {m.removes, b.read(DasrCsr.REMOVES)});
-        pairs.put("EVICTIONS", new long[] {m.evictions, b.read(DasrCsr.EVICTIONS)});
-        pairs.put("OVERFLOWED", new long[] {m.overflowed, b.read(DasrCsr.OVERFLOWED)});
-        pairs.put("LOOK_AHEAD_ADDS", new long[] {m.lookAheadAdds, b.read(DasrCsr.LOOK_AHEAD_ADDS)});
-        pairs.put("LOOK_AHEAD_SKIPPED", new long[] {m.lookAheadSkipped, b.read(DasrCsr.LOOK_AHEAD_SKIPPED)});
-        pairs.put("STATE_CHANGES", new long[] {m.stateChanges, b.read(DasrCsr.STATE_CHANGES)});
-        pairs.put("ENDS_WITHOUT_START", new long[] {m.endsWithoutStart, b.read(DasrCsr.ENDS_WITHOUT_START)});
-        pairs.put("MESSAGE_COUNT_SATURATED", new long[] {m.messageCountSaturated, b.read(DasrCsr.MESSAGE_COUNT_SATURATED)});
-        pairs.put("SENDER_OUT_OF_RANGE", new long[] {m.senderOutOfRange, b.read(DasrCsr.SENDER_OUT_OF_RANGE)});
-        pairs.put("MEMBERS", new long[] {m.members(), b.read(DasrCsr.MEMBERS)});
-        pairs.put("OVERFLOW", new long[] {m.overflow(), b.read(DasrCsr.OVERFLOW)});
-        pairs.put("FREE", new long[] {m.freeSlots(), b.read(DasrCsr.FREE)});
-        pairs.put("STATUS.STATE", new long[] {m.state().ordinal(), b.read(DasrCsr.STATUS) >> 1 & 3});
+        pairs.put("PACKETS", new long[] {m.packets, b.read(DartDasrCsr.PACKETS)});
+        pairs.put("LOOK_AHEAD_ENTRIES", new long[] {m.lookAheadEntries, b.read(DartDasrCsr.LOOK_AHEAD_ENTRIES)});
+        pairs.put("ADDS", new long[] {m.adds, b.read(DartDasrCsr.ADDS)});
+        pairs.put("REMOVES", new long[] {m.removes, b.read(DartDasrCsr.REMOVES)});
+        pairs.put("EVICTIONS", new long[] {m.evictions, b.read(DartDasrCsr.EVICTIONS)});
+        pairs.put("OVERFLOWED", new long[] {m.overflowed, b.read(DartDasrCsr.OVERFLOWED)});
+        pairs.put("LOOK_AHEAD_ADDS", new long[] {m.lookAheadAdds, b.read(DartDasrCsr.LOOK_AHEAD_ADDS)});
+        pairs.put("LOOK_AHEAD_SKIPPED", new long[] {m.lookAheadSkipped, b.read(DartDasrCsr.LOOK_AHEAD_SKIPPED)});
+        pairs.put("STATE_CHANGES", new long[] {m.stateChanges, b.read(DartDasrCsr.STATE_CHANGES)});
+        pairs.put("ENDS_WITHOUT_START", new long[] {m.endsWithoutStart, b.read(DartDasrCsr.ENDS_WITHOUT_START)});
+        pairs.put("MESSAGE_COUNT_SATURATED", new long[] {m.messageCountSaturated, b.read(DartDasrCsr.MESSAGE_COUNT_SATURATED)});
+        pairs.put("SENDER_OUT_OF_RANGE", new long[] {m.senderOutOfRange, b.read(DartDasrCsr.SENDER_OUT_OF_RANGE)});
+        pairs.put("MEMBERS", new long[] {m.members(), b.read(DartDasrCsr.MEMBERS)});
+        pairs.put("OVERFLOW", new long[] {m.overflow(), b.read(DartDasrCsr.OVERFLOW)});
+        pairs.put("FREE", new long[] {m.freeSlots(), b.read(DartDasrCsr.FREE)});
+        pairs.put("STATUS.STATE", new long[] {m.state().ordinal(), b.read(DartDasrCsr.STATUS) >> 1 & 3});
         pairs.forEach((name, v) -> assertEquals(v[0] & 0xFFFFFFFFL, v[1], name));
     }
 
@@ -91,7 +92,7 @@ class DartDasrTest {
      * around the 2^32 ns wrap). Replies in order, then every counter.
      */
     @ParameterizedTest(name = "{0}: {2} events")
-    @Tag("randomized")
+    @Tag("soak")
     @MethodSource("randomConfigs")
     void randomTrafficMatchesTheModel(String label, DartDasrConfig cfg, int events, int senders, int groups) {
         withBench(cfg, "random_" + label, (b, seed) -> {
@@ -112,7 +113,7 @@ class DartDasrTest {
                 for (int i = 0; i < events / phases; i++) {
                     b.push(traffic.next());
                     if (random.nextInt(2000) == 0 && b.actions().csrIdle()) {
-                        b.read(DasrCsr.PACKETS);   // a CSR access with events presented: none taken twice or lost
+                        b.read(DartDasrCsr.PACKETS);   // a CSR access with events presented: none taken twice or lost
                     }
                     if (random.nextInt(1000) == 0 && b.actions().csrIdle()) {
                         // A write at an edge among the events queued, the model following at its documented edge.
@@ -182,8 +183,8 @@ class DartDasrTest {
             assertEquals(2, packet(b, 5, true, false, false, 1000).n(), "sender 5's second message");
             assertEquals(2, packet(b, 5, false, true, false, 1000).n(), "one of its messages ended");
             assertEquals(1, packet(b, 5, false, true, false, 1000).n(), "both ended");
-            assertEquals(2, b.read(DasrCsr.ADDS));
-            assertEquals(1, b.read(DasrCsr.REMOVES));
+            assertEquals(2, b.read(DartDasrCsr.ADDS));
+            assertEquals(1, b.read(DartDasrCsr.REMOVES));
         });
     }
 
@@ -202,7 +203,7 @@ class DartDasrTest {
             }
             b.setNow(1001);
             int packets = 0;
-            while (b.read(DasrCsr.EVICTIONS) == 0) {
+            while (b.read(DartDasrCsr.EVICTIONS) == 0) {
                 packet(b, 4, false, false, false, 100);
                 assertTrue(++packets <= SMALL.capacity(), "evicted within one sweep of the " + SMALL.capacity() + " slots");
             }
@@ -235,7 +236,7 @@ class DartDasrTest {
             r = packet(b, 1, false, false, false, 1000);
             assertEquals(DasrModel.State.NO_CONGESTION.ordinal(), r.state());
             assertEquals(2, r.n());
-            assertEquals(3, b.read(DasrCsr.STATE_CHANGES));
+            assertEquals(3, b.read(DartDasrCsr.STATE_CHANGES));
         });
     }
 
@@ -244,10 +245,10 @@ class DartDasrTest {
     void lookAheadCountsTheGroupOnce() {
         withBench(DEFAULT, "lookahead", (b, seed) -> {
             lookAhead(b, 42, 1, 2, 3);
-            assertEquals(3, b.read(DasrCsr.MEMBERS));
+            assertEquals(3, b.read(DartDasrCsr.MEMBERS));
             lookAhead(b, 42, 1, 2, 3);
-            assertEquals(3, b.read(DasrCsr.MEMBERS), "the same group again");
-            assertEquals(3, b.read(DasrCsr.LOOK_AHEAD_SKIPPED));
+            assertEquals(3, b.read(DartDasrCsr.MEMBERS), "the same group again");
+            assertEquals(3, b.read(DartDasrCsr.LOOK_AHEAD_SKIPPED));
             b.push(DasrEvent.packet(1, true, false, true, false, 100));
             b.drain();
             assertEquals(3, b.lastReply.n(), "an announced first packet");
@@ -266,12 +267,12 @@ class DartDasrTest {
                 packet(b, s, true, false, false, 100);
             }
             assertEquals(SMALL.capacity() + 1, packet(b, 40, true, false, false, 100).n(), "one more sender still counts");
-            assertEquals(1, b.read(DasrCsr.OVERFLOW));
+            assertEquals(1, b.read(DartDasrCsr.OVERFLOW));
             assertEquals(SMALL.capacity(), packet(b, 40, false, true, false, 100).n());
             packet(b, 41, false, true, false, 100);
-            assertEquals(1, b.read(DasrCsr.ENDS_WITHOUT_START));
+            assertEquals(1, b.read(DartDasrCsr.ENDS_WITHOUT_START));
             packet(b, 1000, true, false, false, 100);
-            assertEquals(1, b.read(DasrCsr.SENDER_OUT_OF_RANGE), "id 1000 does not fit 6 bits");
+            assertEquals(1, b.read(DartDasrCsr.SENDER_OUT_OF_RANGE), "id 1000 does not fit 6 bits");
             assertCounters(b);
         });
     }
@@ -344,7 +345,7 @@ class DartDasrTest {
                 }
             }
             b.drain();
-            assertEquals(65_535, b.read(DasrCsr.OVERFLOW), "OVERFLOW saturates at 2^16 - 1");
+            assertEquals(65_535, b.read(DartDasrCsr.OVERFLOW), "OVERFLOW saturates at 2^16 - 1");
             assertEquals(65_535, b.lastReply.n(), "n = |AUSS| + OVERFLOW saturates at 2^16 - 1");
             b.setNow(1000 + 1_000_000);   // the window closes with this packet
             b.push(DasrEvent.packet(0, false, false, false, false, 64));
@@ -364,10 +365,10 @@ class DartDasrTest {
         withBench(SMALL, "sender_limit", (b, seed) -> {
             packet(b, 63, true, false, false, 100);
             packet(b, 64, true, false, false, 100);
-            assertEquals(1, b.read(DasrCsr.SENDER_OUT_OF_RANGE));
-            assertEquals(1, b.read(DasrCsr.MEMBERS), "sender 64 was not added");
+            assertEquals(1, b.read(DartDasrCsr.SENDER_OUT_OF_RANGE));
+            assertEquals(1, b.read(DartDasrCsr.MEMBERS), "sender 64 was not added");
             packet(b, 0, true, false, false, 100);
-            assertEquals(2, b.read(DasrCsr.MEMBERS), "sender 0 is new: 64 did not alias it");
+            assertEquals(2, b.read(DartDasrCsr.MEMBERS), "sender 0 is new: 64 did not alias it");
             assertCounters(b);
         });
     }

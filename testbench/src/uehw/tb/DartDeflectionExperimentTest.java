@@ -4,6 +4,7 @@ package uehw.tb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import uehw.experiments.DeflectionExperiment;
 import uehw.experiments.DeflectionExperiment.Outcome;
@@ -13,6 +14,7 @@ import uehw.model.Seeds;
  * dart.txt Sec. IV on the DFT golden model: short messages stuck behind two colliding long flows
  * finish sooner with in-order flow deflection, stay in order, and the long flows are never deflected.
  */
+@Tag("netsim")
 class DartDeflectionExperimentTest {
     @Test
     void iofdCutsShortMessageLatencyBehindALongFlowCollision() {

@@ -22,8 +22,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import uehw.bench.Simulation;
+import uehw.bench.csr.DartDftCsr;
 import uehw.bench.dart.DartBench;
-import uehw.bench.dart.DartCsr;
 import uehw.hw.dart.DartDft;
 import uehw.hw.dart.DartDftConfig;
 import uehw.model.Seeds;
@@ -33,6 +33,7 @@ import uehw.model.dart.DartDftModel.Packet;
 import uehw.model.dart.MessageTraffic;
 
 /** Dart deflected flow table: RTL against the golden model, in-order delivery, the paper's rules, line rate. */
+@Tag("rtl")
 class DartDftTest {
     static final long THRESHOLD = 15000;
 
@@ -70,16 +71,16 @@ class DartDftTest {
     static void assertCounters(DartBench b) {
         DartDftModel m = b.model;
         Map<String, long[]> pairs = new HashMap<>();
-        pairs.put("LOOKUPS", new long[] {m.lookups, b.counter(DartCsr.LOOKUPS)});
-        pairs.put("HITS", new long[] {m.hits, b.counter(DartCsr.HITS)});
-        pairs.put("ALLOCATIONS", new long[] {m.allocations, b.counter(DartCsr.ALLOCATIONS)});
-        pairs.put("FREES", new long[] {m.frees, b.counter(DartCsr.FREES)});
-        pairs.put("FLUSHED", new long[] {m.flushed, b.counter(DartCsr.FLUSHED)});
-        pairs.put("REFUSED_FULL", new long[] {m.refusedFull, b.counter(DartCsr.REFUSED_FULL)});
-        pairs.put("REFUSED_NO_TOKENS", new long[] {m.refusedNoTokens, b.counter(DartCsr.REFUSED_NO_TOKENS)});
-        pairs.put("REFUSED_NO_CANDIDATE", new long[] {m.refusedNoCandidate, b.counter(DartCsr.REFUSED_NO_CANDIDATE)});
-        pairs.put("HITS_WITHOUT_TOKEN", new long[] {m.hitsWithoutToken, b.counter(DartCsr.HITS_WITHOUT_TOKEN)});
-        pairs.put("BAD_PORT", new long[] {m.badPort, b.counter(DartCsr.BAD_PORT)});
+        pairs.put("LOOKUPS", new long[] {m.lookups, b.counter(DartDftCsr.LOOKUPS)});
+        pairs.put("HITS", new long[] {m.hits, b.counter(DartDftCsr.HITS)});
+        pairs.put("ALLOCATIONS", new long[] {m.allocations, b.counter(DartDftCsr.ALLOCATIONS)});
+        pairs.put("FREES", new long[] {m.frees, b.counter(DartDftCsr.FREES)});
+        pairs.put("FLUSHED", new long[] {m.flushed, b.counter(DartDftCsr.FLUSHED)});
+        pairs.put("REFUSED_FULL", new long[] {m.refusedFull, b.counter(DartDftCsr.REFUSED_FULL)});
+        pairs.put("REFUSED_NO_TOKENS", new long[] {m.refusedNoTokens, b.counter(DartDftCsr.REFUSED_NO_TOKENS)});
+        pairs.put("REFUSED_NO_CANDIDATE", new long[] {m.refusedNoCandidate, b.counter(DartDftCsr.REFUSED_NO_CANDIDATE)});
+        pairs.put("HITS_WITHOUT_TOKEN", new long[] {m.hitsWithoutToken, b.counter(DartDftCsr.HITS_WITHOUT_TOKEN)});
+        pairs.put("BAD_PORT", new long[] {m.badPort, b.counter(DartDftCsr.BAD_PORT)});
         pairs.forEach((name, v) -> assertEquals(v[0] & 0xFFFFFFFFL, v[1], name));
         assertEquals(m.occupancy(), b.occupancy(), "STATUS.OCCUPANCY");
     }
@@ -105,7 +106,7 @@ class DartDftTest {
      * routed port nor (ToR mode) a host port, and when every message has ended the table is empty.
      */
     @ParameterizedTest(name = "E={0} P={1} flow={2} meta={3} token={4} bits, {5} packets")
-    @Tag("randomized")
+    @Tag("soak")
     @MethodSource("randomConfigs")
     void randomMessagesMatchModel(int entries, int ports, int flowIdWidth, int metaWidth, int tokenWidth, int packets,
                                   double idle, double backpressure) {
@@ -154,7 +155,7 @@ class DartDftTest {
                 for (int i = 0; i < packets / phases; i++) {
                     b.push(traffic.next());
                     if (r.nextInt(2000) == 0) {
-                        b.counter(DartCsr.LOOKUPS);   // a CSR access with packets presented: none taken twice or lost
+                        b.counter(DartDftCsr.LOOKUPS);   // a CSR access with packets presented: none taken twice or lost
                     }
                     if (i % 64 == 0) {
                         while (!b.inputIdle()) {
@@ -196,14 +197,14 @@ class DartDftTest {
             b.decisions.assertEmpty();
             assertCounters(b);
             assertEquals(0, b.occupancy(), "entries leaked after every message ended");
-            long allocations = b.counter(DartCsr.ALLOCATIONS);
-            assertEquals(allocations, b.counter(DartCsr.FREES) + b.counter(DartCsr.FLUSHED),
+            long allocations = b.counter(DartDftCsr.ALLOCATIONS);
+            assertEquals(allocations, b.counter(DartDftCsr.FREES) + b.counter(DartDftCsr.FLUSHED),
                     "ALLOCATIONS = FREES + FLUSHED once the table is empty");
             // Observed 586..48,221 allocations over the configurations and seeds (CSR phases vary a lot): a
             // guard against traffic that stopped exercising allocation, not a measurement.
             assertTrue(allocations > packets / 1000, "too few allocations to mean anything: " + allocations);
-            long randomRefusedFull = b.counter(DartCsr.REFUSED_FULL);
-            long randomRefusedNoTokens = b.counter(DartCsr.REFUSED_NO_TOKENS);
+            long randomRefusedFull = b.counter(DartDftCsr.REFUSED_FULL);
+            long randomRefusedNoTokens = b.counter(DartDftCsr.REFUSED_NO_TOKENS);
             // The random traffic does not always fill a large table (E = 64 stayed below full for some
             // seeds), so a closing burst makes sure both refusals happen, on the RTL and the model alike:
             // a long flow's start (no tokens), then E + 1 short messages' starts above the threshold,
@@ -224,9 +225,9 @@ class DartDftTest {
             b.drain();
             b.decisions.assertEmpty();
             assertCounters(b);
-            assertEquals(randomRefusedNoTokens + 1, b.counter(DartCsr.REFUSED_NO_TOKENS), "the long flow's start");
-            assertEquals(randomRefusedFull + 1, b.counter(DartCsr.REFUSED_FULL), "the start after E allocations");
-            assertEquals(allocations + entries, b.counter(DartCsr.ALLOCATIONS), "E starts allocated");
+            assertEquals(randomRefusedNoTokens + 1, b.counter(DartDftCsr.REFUSED_NO_TOKENS), "the long flow's start");
+            assertEquals(randomRefusedFull + 1, b.counter(DartDftCsr.REFUSED_FULL), "the start after E allocations");
+            assertEquals(allocations + entries, b.counter(DartDftCsr.ALLOCATIONS), "E starts allocated");
             assertEquals(0, b.occupancy(), "the ends freed the burst's entries");
             System.out.printf("dart E=%d P=%d: %d packets, %d deflected, %d allocations; the random traffic was refused"
                             + " %d times for a full table and %d times for no tokens, seed %d%n",
@@ -291,9 +292,9 @@ class DartDftTest {
             assertFalse(d.get(5).deflected());
             assertEquals(0, d.get(5).port());
             assertFalse(d.get(6).deflected() || d.get(6).freed());
-            assertEquals(1, b.counter(DartCsr.REFUSED_NO_TOKENS));
-            assertEquals(1, b.counter(DartCsr.REFUSED_FULL));
-            assertEquals(2, b.counter(DartCsr.ALLOCATIONS));
+            assertEquals(1, b.counter(DartDftCsr.REFUSED_NO_TOKENS));
+            assertEquals(1, b.counter(DartDftCsr.REFUSED_FULL));
+            assertEquals(2, b.counter(DartDftCsr.ALLOCATIONS));
             assertEquals(2, b.occupancy());
             assertCounters(b);
         });
@@ -321,7 +322,7 @@ class DartDftTest {
                 assertEquals(port, d.get(i).port());
                 assertEquals(0, d.get(i).tokens(), "packet " + i + ": the token count stops at 0");
             }
-            assertEquals(2, b.counter(DartCsr.HITS_WITHOUT_TOKEN));
+            assertEquals(2, b.counter(DartDftCsr.HITS_WITHOUT_TOKEN));
             assertEquals(0, b.occupancy());
             assertCounters(b);
         });
@@ -345,8 +346,8 @@ class DartDftTest {
             assertFalse(d.get(0).deflected() || d.get(1).deflected());
             assertEquals(3, d.get(0).port());
             assertTrue(d.get(2).allocated() && d.get(2).port() != 3);
-            assertEquals(1, b.counter(DartCsr.REFUSED_NO_TOKENS));
-            assertEquals(1, b.counter(DartCsr.ALLOCATIONS));
+            assertEquals(1, b.counter(DartDftCsr.REFUSED_NO_TOKENS));
+            assertEquals(1, b.counter(DartDftCsr.ALLOCATIONS));
             assertCounters(b);
         });
     }
@@ -406,7 +407,7 @@ class DartDftTest {
             b.masks(hosts, hosts); // every candidate faces a host
             b.push(pkt(1, true, false, 4, 40, THRESHOLD + 1, 0));
             b.drain();
-            assertEquals(1, b.counter(DartCsr.REFUSED_NO_CANDIDATE));
+            assertEquals(1, b.counter(DartDftCsr.REFUSED_NO_CANDIDATE));
             assertCounters(b);
         });
     }
@@ -454,11 +455,11 @@ class DartDftTest {
             assertFalse(b.seen.get(0).deflected());
             assertTrue(b.seen.get(0).port() >= 24);
             assertTrue(b.seen.get(1).deflected() && b.seen.get(1).port() < 24);
-            assertEquals(1, b.counter(DartCsr.BAD_PORT));
+            assertEquals(1, b.counter(DartDftCsr.BAD_PORT));
             assertEquals(2, b.occupancy());
             b.flush();
             assertEquals(0, b.occupancy());
-            assertEquals(2, b.counter(DartCsr.FLUSHED));
+            assertEquals(2, b.counter(DartDftCsr.FLUSHED));
             b.push(pkt(2, false, true, 4, 3, 0, 3)); // after the flush: routed
             b.drain();
             assertEquals(3, b.seen.get(3).port());
@@ -518,7 +519,7 @@ class DartDftTest {
      * edges after a hold's end, the model following at the table's edges (see plainWrite).
      */
     @ParameterizedTest(name = "E={0} P={1}, {4} writes")
-    @Tag("randomized")
+    @Tag("soak")
     @MethodSource("maskWriteConfigs")
     void maskWritesDuringTrafficUseTheOldOrTheNewTables(int entries, int ports, int flowIdWidth, int metaWidth,
                                                         int writes) {
@@ -751,30 +752,30 @@ class DartDftTest {
         switch (r.nextInt(4)) {
             case 0 -> {
                 long t = r.nextInt(2) == 0 ? THRESHOLD / 2 + r.nextInt((int) THRESHOLD) : r.nextInt(4 * (int) THRESHOLD);
-                w.address = DartCsr.THRESHOLD;
+                w.address = DartDftCsr.THRESHOLD;
                 w.data = t;
                 w.applyAfter = w.issueAt;
                 w.plainChange = () -> model.threshold = t;
             }
             case 1 -> {
                 int tokens = r.nextInt(3);
-                w.address = DartCsr.MIN_TOKENS;
+                w.address = DartDftCsr.MIN_TOKENS;
                 w.data = tokens;
                 w.applyAfter = w.issueAt;
                 w.plainChange = () -> model.minTokens = tokens;
             }
             case 2 -> {
                 long seed = r.nextInt(5) == 0 ? 0 : r.nextLong() & 0xFFFFFFFFL;
-                w.address = DartCsr.SEED;
+                w.address = DartDftCsr.SEED;
                 w.data = seed;
                 w.applyAfter = w.issueAt + 1;
                 w.plainChange = () -> model.reseed(seed);
             }
             default -> {
                 boolean every = !model.everyMisroute;
-                w.address = DartCsr.CONTROL;
-                w.data = DartCsr.Control.ENABLE | (every ? DartCsr.Control.EVERY_MISROUTE : 0)
-                        | (torMode ? DartCsr.Control.TOR_MODE : 0);
+                w.address = DartDftCsr.CONTROL;
+                w.data = DartDftCsr.Control.ENABLE | (every ? DartDftCsr.Control.EVERY_MISROUTE : 0)
+                        | (torMode ? DartDftCsr.Control.TOR_MODE : 0);
                 w.applyAfter = w.issueAt - 3;
                 w.plainChange = () -> model.everyMisroute = every;
             }
@@ -795,27 +796,27 @@ class DartDftTest {
         }
         if (r.nextInt(6) == 0) {
             w.flush = true;
-            w.address = DartCsr.COMMAND;
+            w.address = DartDftCsr.COMMAND;
             w.data = 1;
             cur[0] = w;
             return;
         }
         switch (r.nextInt(4)) {
             case 0, 1 -> {
-                w.address = DartCsr.CANDIDATES_LO;
+                w.address = DartDftCsr.CANDIDATES_LO;
                 w.candidates = randomMask(r, ports) & all;
                 w.data = w.candidates;
             }
             case 2 -> {
-                w.address = DartCsr.HOST_PORTS_LO;
+                w.address = DartDftCsr.HOST_PORTS_LO;
                 w.hostPorts = randomMask(r, ports) & all;
                 w.data = w.hostPorts;
             }
             default -> {
-                w.address = DartCsr.CONTROL;
+                w.address = DartDftCsr.CONTROL;
                 w.torMode = !tor[0];
-                w.data = DartCsr.Control.ENABLE | (model.everyMisroute ? DartCsr.Control.EVERY_MISROUTE : 0)
-                        | (w.torMode ? DartCsr.Control.TOR_MODE : 0);
+                w.data = DartDftCsr.Control.ENABLE | (model.everyMisroute ? DartDftCsr.Control.EVERY_MISROUTE : 0)
+                        | (w.torMode ? DartDftCsr.Control.TOR_MODE : 0);
             }
         }
         w.changed = allowedPorts(w.candidates, w.hostPorts, w.torMode) != allowedPorts(cand[0], hosts[0], tor[0]);
@@ -840,10 +841,10 @@ class DartDftTest {
             }
             long clocks = b.drain();
             System.out.printf("dart line rate: %d packets in %d clocks (latency %d), %d allocations, %d hits%n",
-                    n, clocks, DartDft.latency(), b.counter(DartCsr.ALLOCATIONS), b.counter(DartCsr.HITS));
+                    n, clocks, DartDft.latency(), b.counter(DartDftCsr.ALLOCATIONS), b.counter(DartDftCsr.HITS));
             // The first packet is accepted at the first edge, the last at edge n, and its decision is taken `latency` edges later.
             assertEquals(n + DartDft.latency(), clocks);
-            assertTrue(b.counter(DartCsr.ALLOCATIONS) > 500 && b.counter(DartCsr.HITS) > 1000);
+            assertTrue(b.counter(DartDftCsr.ALLOCATIONS) > 500 && b.counter(DartDftCsr.HITS) > 1000);
             assertCounters(b);
         });
     }

@@ -18,15 +18,16 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import uehw.bench.ResetSweep;
 import uehw.bench.Simulation;
+import uehw.bench.csr.DasrLimiterCsr;
 import uehw.bench.dart.DasrLimiterBench;
 import uehw.bench.dart.DasrLimiterBench.Event;
-import uehw.bench.dart.DasrLimiterCsr;
 import uehw.hw.dart.DasrLimiter;
 import uehw.hw.dart.DasrLimiterConfig;
 import uehw.model.Seeds;
 import uehw.model.dart.DasrLimiterModel;
 
 /** DASR's sender-side pacer: RTL against the model, line rate / n from the paper's rule, one event a clock. */
+@Tag("rtl")
 class DasrLimiterTest {
     /** 1000 flows (not a power of two: ids 1000..1023 are out of range), 100 Gb/s. */
     static final DasrLimiterConfig CFG = new DasrLimiterConfig(1000, 10, 5243);
@@ -74,7 +75,7 @@ class DasrLimiterTest {
                 Arguments.of("largest", new DasrLimiterConfig(65536, 24, 5243), 200_000 * scale));
     }
 
-    @Tag("randomized")
+    @Tag("soak")
     @ParameterizedTest(name = "{0}")
     @MethodSource("randomConfigs")
     void randomEventsMatchTheModel(String label, DasrLimiterConfig cfg, int events) {

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import uehw.experiments.DasrIncast;
 import uehw.model.Seeds;
@@ -21,6 +22,7 @@ import uehw.model.dart.DasrModel.State;
  * model, and the Sec. V-B incast on the network simulator with and without DASR (issue 16's model
  * part; the hardware block is not built yet).
  */
+@Tag("model")
 class DasrModelTest {
     private static final long WINDOW = 10_000;
     private static final long LINE = 11_875; // 95% of 100 Gb/s x 10 us
@@ -155,6 +157,7 @@ class DasrModelTest {
      * about one RTT of an incast's start; the incasts' p99 completion is lower with DASR; the long
      * flow keeps its throughput. Writes build/experiments/dasr-incast.csv.
      */
+    @Tag("netsim")
     @Test
     void dasrShortensIncastsAndConvergesInAboutOneRtt() throws Exception {
         long seed = Seeds.next();

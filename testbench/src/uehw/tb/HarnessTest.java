@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -23,6 +24,7 @@ import uehw.model.Seeds;
 class HarnessTest {
 
     /** Random packets through spinal.lib's StreamFifo, idle on the input, backpressure on the output. */
+    @Tag("rtl")
     @ParameterizedTest(name = "{0} bytes/beat, idle {1}, backpressure {2}")
     @CsvSource({"8, 0.0, 0.0", "8, 0.3, 0.5", "64, 0.1, 0.7"})
     void axiStreamPacketsSurviveIdleAndBackpressure(int bytes, double idle, double backpressure) {
@@ -69,6 +71,7 @@ class HarnessTest {
     }
 
     /** fork/join: a forked thread drives the packets while the main thread monitors. */
+    @Tag("rtl")
     @Test
     void forkedDriverAndJoin() {
         long seed = Seeds.next();
@@ -108,6 +111,7 @@ class HarnessTest {
                 });
     }
 
+    @Tag("model")
     @Test
     void scoreboardsCatchMismatches() {
         InOrderScoreboard<Integer> inOrder = new InOrderScoreboard<>("in-order");

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,26 +19,32 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import uehw.bench.dart.DartCsr;
-import uehw.bench.dart.DasrCsr;
-import uehw.bench.dart.DasrLimiterCsr;
-import uehw.bench.reps.RepsCsr;
-import uehw.bench.smartt.SmarttCsr;
-import uehw.bench.swift.SwiftCsr;
-import uehw.bench.trim.TrimQueueCsr;
+import uehw.bench.csr.DartDasrCsr;
+import uehw.bench.csr.DartDftCsr;
+import uehw.bench.csr.DasrLimiterCsr;
+import uehw.bench.csr.RepsCsr;
+import uehw.bench.csr.SmarttCsr;
+import uehw.bench.csr.SwiftCsr;
+import uehw.bench.csr.TrimQueueCsr;
 import uehw.cli.Hwgen;
 import uehw.cli.IntegrationKit;
+import uehw.cli.ParamTable;
 import uehw.cli.PortTable;
+import uehw.hw.BlockSpec;
 import uehw.hw.Blocks;
+import uehw.hw.LintVariant;
+import uehw.hw.SweepPoint;
 import uehw.hw.common.ParameterException;
 import uehw.hw.reps.RepsConfig;
 
 /** The generator CLI: manifests, constraints, register docs, and bad parameters rejected by name. */
+@Tag("tools")
 class HwgenTest {
     @TempDir
     Path tmp;
@@ -292,6 +299,7 @@ class HwgenTest {
      * instantiated in one top, compile in Icarus and lint clean in Verilator with MODDUP an error.
      * The same four with both trim queues given one --prefix must fail in both tools (the check can fail).
      */
+    @Tag("rtl")
     @Test
     void fourBlocksAndSizesCompileIntoOneDesign() throws Exception {
         String[][] gens = {
@@ -347,6 +355,7 @@ class HwgenTest {
      * (baked in at build time), never that repository's: in the manifest, the Verilog's header and
      * hwgen -V. The generator here is built from this checkout, so its commit is this HEAD.
      */
+    @Tag("rtl")
     @Test
     void generationFromAForeignRepositoryCarriesTheGeneratorsCommit() throws Exception {
         Path foreign = tmp.resolve("their-repo");
@@ -454,8 +463,8 @@ class HwgenTest {
         return Stream.of(
                 Arguments.of("reps", RepsCsr.class, "uehw_reps_regs.h", "REPS", new String[] {"--connections", "16"}),
                 // 64 ports: the *_HI mask registers exist only above 32 ports.
-                Arguments.of("dart-dft", DartCsr.class, "uehw_dart_dft_regs.h", "DART", new String[] {"--ports", "64"}),
-                Arguments.of("dart-dasr", DasrCsr.class, "uehw_dart_dasr_regs.h", "DASR", new String[] {"--capacity", "16"}),
+                Arguments.of("dart-dft", DartDftCsr.class, "uehw_dart_dft_regs.h", "DART", new String[] {"--ports", "64"}),
+                Arguments.of("dart-dasr", DartDasrCsr.class, "uehw_dart_dasr_regs.h", "DASR", new String[] {"--capacity", "16"}),
                 Arguments.of("dasr-limiter", DasrLimiterCsr.class, "uehw_dasr_limiter_regs.h", "DASRL", new String[] {"--flows", "16"}),
                 Arguments.of("smartt", SmarttCsr.class, "uehw_smartt_regs.h", "SMARTT", new String[] {"--flows", "16"}),
                 Arguments.of("swift", SwiftCsr.class, "uehw_swift_regs.h", "SWIFT", new String[] {"--flows", "16"}),
@@ -474,6 +483,9 @@ class HwgenTest {
         assertEquals(0, run(args.toArray(String[]::new)));
         String header = Files.readString(out.resolve(headerFile));
         for (var f : addresses.getFields()) {
+            if (f.getType() != int.class) {
+                continue; // COUNTERS, ADDRESSES
+            }
             String hex = String.format("0x%04x", f.getInt(null));
             assertTrue(header.matches("(?s).*#define\\s+" + prefix + "_" + f.getName() + "\\s+" + hex + ".*"),
                     prefix + "_" + f.getName() + " at " + hex + " in the C header");
@@ -547,6 +559,7 @@ class HwgenTest {
      * waivers, the instantiation template names every port of the manifest with its width and
      * compiles (Icarus) against the Verilog, and the manifest's SHA-256 match the files.
      */
+    @Tag("rtl")
     @ParameterizedTest(name = "{0}")
     @MethodSource("defaultBlocks")
     void generatedFolderIsSelfContained(String block) throws Exception {
@@ -610,6 +623,7 @@ class HwgenTest {
      * docs/integration.md: a user's SpinalHDL component instantiating REPS elaborates to Verilog
      * (with the block inside and its register map beside), and the page quotes the source exactly.
      */
+    @Tag("rtl")
     @Test
     void spinalLibraryExampleElaboratesAndIsTheOneDocumented() throws Exception {
         Path out = tmp.resolve("example");
@@ -656,8 +670,48 @@ class HwgenTest {
         return defaultBlocks().map(b -> Arguments.of(b, PortTable.page(b)));
     }
 
+    /** Every block of the registry. */
     static Stream<String> defaultBlocks() {
-        return Stream.of("reps", "smartt", "swift", "trim-queue", "dart-dft", "dart-dasr", "dasr-limiter");
+        return Blocks.allJava().stream().map(BlockSpec::name);
+    }
+
+    /**
+     * Each block page's parameter table is the registry's (the ParamSpecs the CLI's options and the
+     * checks come from): `make doc-tables` rewrites it. hwgen list --param-table prints the same.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("blockPages")
+    void parameterTableOfTheBlockPageIsTheRegistrys(String block, String page) throws Exception {
+        String table = ParamTable.ofPage(Files.readString(Path.of("docs", page)));
+        assertTrue(table != null, page + " has no parameter table (" + ParamTable.HEADER + ")");
+        assertEquals(ParamTable.markdown(Blocks.find(block)), table, page + "'s parameter table: run make doc-tables");
+        PrintStream was = System.out;
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
+        try {
+            assertEquals(0, run("list", "--param-table", block));
+        } finally {
+            System.setOut(was);
+        }
+        assertEquals(table, printed.toString(StandardCharsets.UTF_8));
+    }
+
+    /** The registry's descriptors are consistent: one default point, sweep and variant parameters the block has. */
+    @Test
+    void everyBlockDescriptorGeneratesItsSweepAndVariants() {
+        List<String> names = new ArrayList<>();
+        for (BlockSpec b : Blocks.allJava()) {
+            names.add(b.name());
+            assertEquals(1, b.sweepJava().stream().filter(SweepPoint::isDefault).count(), b.name() + ": one default point");
+            for (SweepPoint p : b.sweepJava()) {
+                b.check(p.paramsJava()); // throws naming the parameter if a point is not a valid generation
+            }
+            for (LintVariant v : b.lintVariantsJava()) {
+                b.check(v.paramsJava());
+            }
+            assertTrue(Files.exists(Path.of("docs", b.docPage())), b.name() + ": its page docs/" + b.docPage());
+        }
+        assertEquals(names.size(), new java.util.HashSet<>(names).size(), "block names are unique: " + names);
     }
 
     /** Generates the block at its defaults into out; its manifest. */

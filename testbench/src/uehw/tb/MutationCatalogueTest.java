@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import uehw.tb.mutation.Catalogue;
 
@@ -16,6 +17,7 @@ import uehw.tb.mutation.Catalogue;
  * every mutant's fields and kind are known and its search text occurs exactly once in its file,
  * with at least 8 mutants per block (issue 37). Runs in `make test`, in well under a second.
  */
+@Tag("tools")
 class MutationCatalogueTest {
     @Test
     void everyCatalogueParsesAndEveryMutantAppliesOnce() throws Exception {

@@ -8,12 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.List;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import uehw.bench.SimWorker;
+import uehw.bench.csr.RepsCsr;
 import uehw.bench.reps.RepsBench;
-import uehw.bench.reps.RepsCsr;
 import uehw.bench.smartt.SmarttBench;
 import uehw.experiments.FatTreeIncast;
 import uehw.hw.reps.RepsConfig;
@@ -50,6 +51,7 @@ class NetworkSimulatorTest {
      * a serialisation and 1 us: 2 hops under one ToR, 4 in one pod, 6 across pods (k = 8: hosts
      * 0-3 on ToR 0, 0-15 in pod 0).
      */
+    @Tag("netsim")
     @Test
     void oneMessageTakesItsShortestPathEachWay() {
         int[][] pairs = {{0, 1, 2}, {0, 5, 4}, {0, 127, 6}, {77, 63, 6}, {77, 64, 4}};
@@ -70,6 +72,7 @@ class NetworkSimulatorTest {
      * trimmed header was NACKed; no flow beats the line rate, and the last one ends within 3x of
      * the ideal (all bytes through the receiver's link, plus one base RTT).
      */
+    @Tag("netsim")
     @Test
     void authorsIncastCompletesConservesPacketsAndRespectsTheLineRate() throws Exception {
         FatTreeIncast.Result r = FatTreeIncast.run(8, 1, Path.of("build", "experiments", "fat-tree-incast-8.csv"));
@@ -94,6 +97,7 @@ class NetworkSimulatorTest {
     }
 
     /** Packets are conserved on every port and over the network, and a run repeats exactly for its seed. */
+    @Tag("netsim")
     @Test
     void runsAreDeterministicAndConservePackets() {
         long seed = Seeds.next();
@@ -156,6 +160,7 @@ class NetworkSimulatorTest {
      * with the fixed-point model: every window update, entropy and completion at the same time; in
      * SMaRTT's paper profile and in its reference-code profile.
      */
+    @Tag("rtl")
     @ParameterizedTest(name = "reference profile {0}")
     @ValueSource(booleans = {false, true})
     void hardwareInTheLoopGivesTheModelsTrace(boolean referenceProfile) {
@@ -184,6 +189,7 @@ class NetworkSimulatorTest {
      * SMaRTT RTL gives the digest of the fixed-point model's run; prints the events, RTL clocks and
      * the wall time of both runs; in both of SMaRTT's profiles.
      */
+    @Tag("rtl")
     @ParameterizedTest(name = "reference profile {0}")
     @ValueSource(booleans = {false, true})
     void hardwareInTheLoopOnTheAuthors32To1Incast(boolean referenceProfile) {
@@ -220,6 +226,7 @@ class NetworkSimulatorTest {
      * `hwgen experiment fat-tree-incast` writes what docs/network-simulator.md lists: per-run
      * samples and per-flow CSVs, and the plots as PNG and SVG.
      */
+    @Tag("netsim")
     @Test
     void experimentCommandWritesCsvsAndPlots() throws Exception {
         Path out = Path.of("build", "experiments", "test-fat-tree-incast");
@@ -246,6 +253,7 @@ class NetworkSimulatorTest {
      * the trimming queue's model at the clock, and on its Verilated RTL) write the same results,
      * flow for flow; a bad --queue is refused.
      */
+    @Tag("rtl")
     @Test
     void experimentWithTheQueueRtlWritesTheClockedModelsResults() throws Exception {
         Path out = Path.of("build", "experiments", "test-queue");
@@ -336,6 +344,7 @@ class NetworkSimulatorTest {
      * queue's model and its clock timing: every packet that leaves that port (time, CE, trimmed),
      * every window update, entropy and completion.
      */
+    @Tag("rtl")
     @Test
     void trimQueueInTheLoopGivesTheModelsTrace() {
         long seed = Seeds.next();
@@ -368,6 +377,7 @@ class NetworkSimulatorTest {
      * bottleneck (the receiver's ToR downlink) on the Verilated trimming queue gives the digest of
      * the same run on the models; prints the clocks, events and wall time of both runs.
      */
+    @Tag("rtl")
     @Test
     void smarttAndTrimQueueInTheLoopOnTheAuthors8To1Incast() {
         long seed = Seeds.next();
@@ -425,6 +435,7 @@ class NetworkSimulatorTest {
      * for all hosts, uehw.netsim.rtl.RepsRtlEntropies) gives the identical trace as with one REPS model
      * shared the same way: every entropy, window and completion at the same picosecond.
      */
+    @Tag("rtl")
     @Test
     void repsInTheLoopGivesTheModelsTrace() {
         long seed = Seeds.next();
@@ -459,6 +470,7 @@ class NetworkSimulatorTest {
     }
 
     /** The other experiment commands run and write their CSVs (a line a mode or law, a header first). */
+    @Tag("netsim")
     @Test
     void otherExperimentCommandsWriteTheirCsvs() throws Exception {
         Path out = Path.of("build", "experiments", "test-commands");

@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Random;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import uehw.hw.common.PacketFormat;
 import uehw.model.Seeds;
@@ -19,6 +20,7 @@ import uehw.model.packet.InternetChecksum;
 import uehw.model.packet.Packet;
 
 /** docs/packet-format.md: the shared offsets against the RFCs, the checksum routine, built packets. */
+@Tag("model")
 class PacketFormatTest {
     @Test
     void offsetsAreTheRfcLayouts() {

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import uehw.hw.Blocks;
@@ -36,6 +37,7 @@ class ReportsTest {
      * hwgen report from the jar alone: the jar carries the pinned YoWASP package (its version the one
      * YowaspTool installs into the user cache), and a missing YoWASP names the install command.
      */
+    @Tag("tools")
     @Test
     void theJarCarriesThePinnedYowaspPackage() throws IOException {
         String pinned = Files.readString(Path.of("sim/tools/yowasp/package.json"));
@@ -50,6 +52,7 @@ class ReportsTest {
         assertTrue(uehw.report.YowaspTool.missingMessage().contains("--install-yowasp"));
     }
 
+    @Tag("tools")
     @Test
     void parsesYosysStat() throws IOException {
         Map<String, Long> cells = ToolOutput.yosysCells(fixture("ref-acc32.xcup.stat"));
@@ -64,6 +67,7 @@ class ReportsTest {
     }
 
     /** nextpnr-ice40 0.4 --report of the same accumulator on an HX8K (fmax and utilization keys kept). */
+    @Tag("tools")
     @Test
     void parsesNextpnrReport() throws IOException {
         ToolOutput.PnrResult r = ToolOutput.nextpnrReport(fixture("ref-acc32.nextpnr.report.json"), "clk");
@@ -74,6 +78,7 @@ class ReportsTest {
     }
 
     /** nextpnr-ice40 0.4 log of REPS with 1024 connections, which needs more block RAM than an HX8K has. */
+    @Tag("tools")
     @Test
     void parsesNextpnrLogOfADesignThatDoesNotFit() throws IOException {
         ToolOutput.PnrResult r = ToolOutput.nextpnrLog(fixture("reps-n1024.nextpnr.nofit.log"));
@@ -104,6 +109,7 @@ class ReportsTest {
      * FF -> LUT2 -> LUT2 -> FF at every LUT delay of the band: clock-to-Q 0.10 + 2 LUT + setup 0.20
      * (the end register's D comes from a LUT of its slice, so no route is added).
      */
+    @Tag("rtl")
     @Test
     void twoLutPathIsClockToQPlusTwoLutsPlusSetup() throws Exception {
         String n = netlist("\"s\": " + String.format(FDRE, 3, 10) + ", \"a\": " + String.format(LUT2, 10, 10, 11)
@@ -121,6 +127,7 @@ class ReportsTest {
      * Fanout: the same LUT driving 40 flip-flops (3 doublings above 8) adds 3 x 0.10 ns to its
      * output; and a flip-flop fed straight from another flip-flop pays a route (0.40 - 0.10) on D.
      */
+    @Tag("rtl")
     @Test
     void fanoutAndRoutedInputsAddDelay() throws Exception {
         StringBuilder cells = new StringBuilder("\"s\": " + String.format(FDRE, 3, 10) + ", \"a\": " + String.format(LUT2, 10, 10, 11));
@@ -148,6 +155,7 @@ class ReportsTest {
      * Into MREG: 0.10 + route 0.30 + 1.70; out of it: 1.60 + LUT 0.40 + setup 0.20 = 2.20, the
      * larger. With PREG packed as well the path out is 0.40 + 0.40 + 0.20.
      */
+    @Tag("rtl")
     @Test
     void vivadoPackedDspIsTimedByItsRegisters() throws Exception {
         String mOnly = "\"AREG\": \"0\", \"BREG\": \"0\", \"MREG\": \"1\", \"PREG\": \"0\"";
@@ -167,6 +175,7 @@ class ReportsTest {
      * clock-to-out, a route and setup (1.60) limit; Vivado-packed the flip-flop is DO_REG and the
      * path from it runs 0.33 + LUT 0.40 + setup 0.20.
      */
+    @Tag("rtl")
     @Test
     void vivadoPackedBlockRamAbsorbsItsOutputRegister() throws Exception {
         String ram = "{\"type\": \"RAMB18E2\", \"parameters\": {\"DOA_REG\": \"0\", \"DOB_REG\": \"0\"}, "
@@ -179,6 +188,7 @@ class ReportsTest {
     }
 
     /** The reference designs, one small REPS configuration, JSON and Markdown, with the real tools. */
+    @Tag("rtl")
     @Test
     void smallReportEndToEnd() throws Exception {
         Reports.checkTools();

@@ -4,6 +4,7 @@ package uehw.tb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import uehw.experiments.FatTreeLinkFailure;
 import uehw.experiments.FatTreeLinkFailure.Outcome;
@@ -15,6 +16,7 @@ import uehw.model.reps.RepsModel.Mode;
  * k = 8 fat tree (16 paths each), one aggregation-to-core link fails. REPS stops using it at its
  * first freezing event; OPS keeps spraying into it and takes far longer.
  */
+@Tag("netsim")
 class RepsFailureExperimentTest {
     @Test
     void repsAvoidsTheFailedLinkAfterFreezingOpsDoesNot() {

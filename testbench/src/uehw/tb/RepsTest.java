@@ -20,8 +20,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import uehw.bench.Simulation;
+import uehw.bench.csr.RepsCsr;
 import uehw.bench.reps.RepsBench;
-import uehw.bench.reps.RepsCsr;
 import uehw.hw.reps.Reps;
 import uehw.hw.reps.RepsConfig;
 import uehw.model.Seeds;
@@ -31,6 +31,7 @@ import uehw.model.reps.RepsModel.Mode;
 import uehw.model.reps.RepsModel.SendResult;
 
 /** REPS entropy cache: RTL against the golden model, the paper's scenarios, line rate, bad input. */
+@Tag("rtl")
 class RepsTest {
 
     static RepsConfig config(String mode, int connections, int timeout, int bdp) {
@@ -81,7 +82,7 @@ class RepsTest {
      * equal the model's.
      */
     @ParameterizedTest(name = "{0} N={1} ops={2}")
-    @Tag("randomized")
+    @Tag("soak")
     @MethodSource("randomConfigs")
     void randomOperationsMatchModel(String mode, int connections, int operations) {
         randomRun(config(mode, connections, 400, 6), "random_" + mode, operations);
@@ -103,7 +104,7 @@ class RepsTest {
 
     /** The random run of randomOperationsMatchModel with every generation parameter at its smallest, then its largest. */
     @ParameterizedTest(name = "{0}")
-    @Tag("randomized")
+    @Tag("soak")
     @MethodSource("limitConfigs")
     void generationLimitsMatchModel(String label, RepsConfig cfg, int operations) {
         randomRun(cfg, "limits_" + label.replace(' ', '_'), operations);

@@ -13,20 +13,21 @@ import java.util.Random;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import uehw.bench.Axi4StreamPackets;
 import uehw.bench.VerilogBench;
-import uehw.bench.dart.DartCsr;
+import uehw.bench.csr.DartDasrCsr;
+import uehw.bench.csr.DartDftCsr;
+import uehw.bench.csr.DasrLimiterCsr;
+import uehw.bench.csr.RepsCsr;
+import uehw.bench.csr.SmarttCsr;
+import uehw.bench.csr.SwiftCsr;
+import uehw.bench.csr.TrimQueueCsr;
 import uehw.bench.dart.DasrBench;
-import uehw.bench.dart.DasrCsr;
 import uehw.bench.dart.DasrLimiterBench;
-import uehw.bench.dart.DasrLimiterCsr;
-import uehw.bench.reps.RepsCsr;
 import uehw.bench.smartt.SmarttBench;
-import uehw.bench.smartt.SmarttCsr;
 import uehw.bench.swift.SwiftBench;
-import uehw.bench.swift.SwiftCsr;
-import uehw.bench.trim.TrimQueueCsr;
 import uehw.cli.Hwgen;
 import uehw.cli.Manifest;
 import uehw.hw.trim.TrimQueue;
@@ -51,6 +52,7 @@ import uehw.model.trim.TrimQueueModel;
  * files, in Icarus and in Verilator. Both logs must equal the Java model's results, so a difference
  * between the simulators (X propagation, scheduling) fails as well.
  */
+@Tag("rtl")
 class SecondSimulatorTest {
     /** Kept after the run: the logs and Icarus' waveform (icarus.fst) of a failing bench stay there. */
     private static Path generate(String block) throws java.io.IOException {
@@ -140,8 +142,8 @@ class SecondSimulatorTest {
     void dartDeflectedMessageStaysInOrder() throws Exception {
         Path dir = generate("dart-dft");
         VerilogBench bench = new VerilogBench(dir.resolve("uehw_dart_dft.manifest.json"))
-                .csrRead(DartCsr.INFO).csrRead(DartCsr.VERSION)
-                .csrWrite(DartCsr.CANDIDATES_LO, 1L << 12).csrWrite(DartCsr.HOST_PORTS_LO, 0)
+                .csrRead(DartDftCsr.INFO).csrRead(DartDftCsr.VERSION)
+                .csrWrite(DartDftCsr.CANDIDATES_LO, 1L << 12).csrWrite(DartDftCsr.HOST_PORTS_LO, 0)
                 .settleClocks(200);
         DartDftModel model = DartDftTest.model(DartDftTest.DEFAULT);
         model.candidates = 1L << 12;
@@ -180,7 +182,7 @@ class SecondSimulatorTest {
     void dasrCountsSendersPerAck() throws Exception {
         Path dir = generate("dart-dasr");
         VerilogBench bench = new VerilogBench(dir.resolve("uehw_dart_dasr.manifest.json"))
-                .csrRead(DasrCsr.INFO).csrRead(DasrCsr.VERSION);
+                .csrRead(DartDasrCsr.INFO).csrRead(DartDasrCsr.VERSION);
         DasrModel model = DasrBench.modelOf(DartDasrTest.DEFAULT);
         assertEquals(List.of("io_event_payload_lookAhead", "io_event_payload_sender", "io_event_payload_first",
                 "io_event_payload_last", "io_event_payload_announced", "io_event_payload_ecn", "io_event_payload_bytes",

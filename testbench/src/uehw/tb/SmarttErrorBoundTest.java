@@ -28,6 +28,7 @@ import uehw.model.smartt.SmarttParams;
  * window change + 1 byte. Updates whose discrete decision differs (the WTD average or the
  * FastIncrease count sitting on a threshold) are counted and printed, not measured.
  */
+@Tag("model")
 class SmarttErrorBoundTest {
     static final int TIME_WIDTH = 32;
 
@@ -63,7 +64,7 @@ class SmarttErrorBoundTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @Tag("randomized")
+    @Tag("soak")
     @MethodSource("paramSets")
     void fixedPointWithinTheBoundOfTheExactFormulas(String name, SmarttParams p) {
         long seed = Seeds.next();
@@ -154,7 +155,7 @@ class SmarttErrorBoundTest {
      * divided by alpha), plus one LSB where the sum saturates below 1.0. The old truncated u0.10
      * average sat up to 7/1024 = 56 LSBs above the exact one.
      */
-    @Tag("randomized")
+    @Tag("soak")
     @Test
     void waitToDecreaseAverageWithinItsBoundOfTheExactEwma() {
         long seed = Seeds.next();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import uehw.bench.Simulation;
 import uehw.experiments.IncastExperiment;
@@ -23,6 +24,7 @@ import uehw.netsim.Percentiles;
  * judges the distribution over many seeds: one incast is a single draw whose fairness without
  * trimming has a long tail (a flow no loss reached keeps its larger window).
  */
+@Tag("netsim")
 class SmarttIncastExperimentTest {
     static final int RUNS = 40;
 

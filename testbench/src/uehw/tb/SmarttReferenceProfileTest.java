@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import uehw.experiments.FatTreeIncast;
 import uehw.model.smartt.SmarttFixedModel;
@@ -26,6 +27,7 @@ import uehw.netsim.Flow;
  * QuickAdapt scaling 1.5, FastIncrease 1.2 MTU within 200 ns of the base RTT 8,646 ns; trtt =
  * 8,646 x 1.51 = 13,053 ns in the u5.11 factor). Then the authors' incasts in both profiles.
  */
+@Tag("model")
 class SmarttReferenceProfileTest {
     static final long TRTT = 8_646L * SmarttParams.gain(1.51) >> SmarttParams.GAIN_FRAC;
     static final long END = 1_000_000; // the QuickAdapt window's end in the states below
@@ -200,6 +202,7 @@ class SmarttReferenceProfileTest {
      * flow's final window lies between the fair share and twice it, as the authors' simulator
      * settles (1.2-1.5x in their traces), while the paper's rules end further above it.
      */
+    @Tag("netsim")
     @Test
     void theAuthorsIncastsInBothProfiles() throws IOException {
         List<FatTreeIncast.Result> results = FatTreeIncast.experiment(new int[] {8, 32}, 1,

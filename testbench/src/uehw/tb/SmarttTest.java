@@ -21,8 +21,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import uehw.bench.ResetSweep;
 import uehw.bench.Simulation;
+import uehw.bench.csr.SmarttCsr;
 import uehw.bench.smartt.SmarttBench;
-import uehw.bench.smartt.SmarttCsr;
 import uehw.hw.smartt.Smartt;
 import uehw.hw.smartt.SmarttConfig;
 import uehw.model.Seeds;
@@ -34,6 +34,7 @@ import uehw.model.smartt.SmarttFixedModel.Update;
 import uehw.model.smartt.SmarttParams;
 
 /** SMaRTT window unit: RTL against the bit-exact model, the paper's scenarios, bad input, line rate. */
+@Tag("rtl")
 class SmarttTest {
     static final SmarttConfig DEFAULT = new SmarttConfig(1024, 16, 24, 24, 32, 10, 14, 4096, 100, 12000);
     /** N = 6 (not a power of two) behind 4-bit flow ids: ids 6..15 are out of range. */
@@ -127,7 +128,7 @@ class SmarttTest {
      * request and counter equals the fixed-point model's.
      */
     @ParameterizedTest(name = "N={0}, {1} events")
-    @Tag("randomized")
+    @Tag("soak")
     @MethodSource("randomConfigs")
     void randomEventsMatchModel(SmarttConfig cfg, int events, double idle) {
         withBench(cfg, "random_n" + cfg.flows(), (b, seed) -> {

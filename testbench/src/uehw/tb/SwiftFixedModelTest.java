@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Locale;
 import java.util.SplittableRandom;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import uehw.experiments.IncastExperiment;
 import uehw.model.Seeds;
@@ -20,6 +21,7 @@ import uehw.netsim.SwiftWindows;
  * error of one update from the same state, over a million random states, and the paper's rules
  * (swift-excerpt.txt Alg. 1) in the fixed formats.
  */
+@Tag("model")
 class SwiftFixedModelTest {
     private static final SwiftParams P = new SwiftParams();
     private static final SwiftFixedModel.Params FP = SwiftFixedModel.Params.of(P);
@@ -266,6 +268,7 @@ class SwiftFixedModelTest {
      * SwiftFixedModel, against the exact law with the block's one-update lag (the arithmetic's
      * error) and against Alg. 1 as printed (what the lag changes).
      */
+    @Tag("netsim")
     @Test
     void theFixedLawInTheIncastBehavesAsTheExactOne() throws Exception {
         long seed = Seeds.next();

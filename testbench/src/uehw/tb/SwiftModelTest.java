@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Locale;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import uehw.experiments.IncastExperiment;
 import uehw.model.Seeds;
@@ -22,6 +23,7 @@ import uehw.netsim.SwiftWindows;
  * computed by hand here, and Swift next to SMaRTT on the same incast (issue 15's model-level part;
  * the hardware law is not built yet).
  */
+@Tag("model")
 class SwiftModelTest {
     private static final double EPS = 1e-9;
 
@@ -139,6 +141,7 @@ class SwiftModelTest {
      * 1 us a hop plus the flow scaling above the base RTT); SMaRTT fills more of the port. Writes
      * build/experiments/swift-vs-smartt-incast.csv.
      */
+    @Tag("netsim")
     @Test
     void swiftNextToSmarttOnTheIncast() throws Exception {
         long seed = Seeds.next();

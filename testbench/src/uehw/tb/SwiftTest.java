@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import uehw.bench.ResetSweep;
 import uehw.bench.Simulation;
+import uehw.bench.csr.SwiftCsr;
 import uehw.bench.swift.SwiftBench;
-import uehw.bench.swift.SwiftCsr;
 import uehw.experiments.IncastExperiment;
 import uehw.hw.swift.Swift;
 import uehw.hw.swift.SwiftConfig;
@@ -27,6 +27,7 @@ import uehw.netsim.SwiftWindows;
 import uehw.netsim.rtl.SwiftRtlWindows;
 
 /** Swift window unit: RTL against the bit-exact model, the paper's rules on the RTL, bad input, line rate. */
+@Tag("rtl")
 class SwiftTest {
     static final SwiftConfig DEFAULT = new SwiftConfig(1024, 16, 24);
     /** N = 6 (not a power of two) behind 4-bit flow ids, 16-bit delays: ids 6..15 are out of range. */
@@ -173,20 +174,20 @@ class SwiftTest {
         });
     }
 
-    @Tag("randomized")
+    @Tag("soak")
     @Test
     void millionRandomEventsMatchTheModel() {
         randomEventsMatchModel(DEFAULT, 1_000_000 * Seeds.scale(), "random_n1024");
     }
 
-    @Tag("randomized")
+    @Tag("soak")
     @Test
     void smallConfigurationMatchesTheModel() {
         randomEventsMatchModel(SMALL, 100_000 * Seeds.scale(), "random_n6");
     }
 
     /** The generation parameters at their limits: one flow behind a 1-bit id with 16-bit delays; 65536 behind 24-bit ids with 24-bit delays. */
-    @Tag("randomized")
+    @Tag("soak")
     @Test
     void generationLimitsMatchTheModel() {
         randomEventsMatchModel(new SwiftConfig(1, 1, 16), 50_000 * Seeds.scale(), "limits_n1");

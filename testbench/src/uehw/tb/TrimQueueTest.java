@@ -16,8 +16,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import uehw.bench.Simulation;
+import uehw.bench.csr.TrimQueueCsr;
 import uehw.bench.trim.TrimQueueBench;
-import uehw.bench.trim.TrimQueueCsr;
 import uehw.hw.common.PacketFormat;
 import uehw.hw.trim.TrimQueue;
 import uehw.hw.trim.TrimQueueConfig;
@@ -27,6 +27,7 @@ import uehw.model.trim.TrimQueueModel;
 import uehw.model.trim.TrimQueueModel.Outcome;
 
 /** Trimming egress queue: every frame accounted for against the model, the paper's scenarios, line rate. */
+@Tag("rtl")
 class TrimQueueTest {
     static TrimQueueConfig small(int dataBytes) {
         return new TrimQueueConfig(dataBytes, 32768, 4096, 8, 64, 9216, 256, PacketFormat.TransportUdpPort(), 46, 0x7A1D5EEDL);
@@ -273,7 +274,7 @@ class TrimQueueTest {
      * marks follow the configured line.
      */
     @ParameterizedTest(name = "{0} bytes per beat, {1} frames")
-    @Tag("randomized")
+    @Tag("soak")
     @MethodSource("randomConfigs")
     void everyFrameIsAccountedForExactlyOnce(int dataBytes, int frames) {
         TrimQueueConfig cfg = small(dataBytes);
@@ -343,7 +344,7 @@ class TrimQueueTest {
      * random input idle and output backpressure that fill, trim, mark and drop at dequeue.
      */
     @ParameterizedTest(name = "{0} bytes per beat, {1} frames")
-    @Tag("randomized")
+    @Tag("soak")
     @MethodSource("timingConfigs")
     void timingModelPredictsEveryDequeueAndOutputClock(int dataBytes, int frames) {
         TrimQueueConfig cfg = small(dataBytes);

@@ -84,6 +84,10 @@ trait RegisterDocs {
    * field ranges as Scala Range text and no access type for read-only value fields.
    */
   def emitRegisterDocs(): Unit
+  /** The register file (after elaboration, its slices are the map regif writes as JSON and headers). */
+  def registerBus: BusIf
+  /** The bus prefix of the register names in the headers and the JSON ("REPS": REPS_SENDS). */
+  def registerPrefix: String
 }
 
 object RegisterDocs {

@@ -718,4 +718,6 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
   }
 
   def emitRegisterDocs(): Unit = RegisterDocs.emit(csr.busif, "uehw_dart_dasr_regs", "DASR")
+  def registerBus: BusIf = csr.busif
+  def registerPrefix: String = "DASR"
 }

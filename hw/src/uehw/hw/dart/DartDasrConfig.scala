@@ -40,12 +40,12 @@ case class DartDasrConfig(senderIdBits: Int = 16,
 
 object DartDasrConfig {
   val params: Seq[ParamSpec] = Seq(
-    ParamSpec("sender-id-bits", "16", "sender id width (16: 64K sender NICs)", 4, 20),
-    ParamSpec("capacity", "256", "S, senders the active set holds", 4, 4096, powerOfTwo = true),
-    ParamSpec("message-bits", "8", "width of a sender's count of messages in flight", 1, 16),
-    ParamSpec("idle-timeout-ns", "2000000000", "reset value of IDLE_TIMEOUT in ns (dart.txt Sec. III-B: about 2 s)", 0, 0xFFFFFFFFL),
-    ParamSpec("window-ns", "10000", "reset value of WINDOW, the throughput window, in ns", 1, 0x7FFFFFFFL),
-    ParamSpec("line-rate-bytes", "118750", "reset value of LINE_RATE_BYTES (95% of 100 Gb/s over 10 us)", 0, 0xFFFFFFFFL)
+    ParamSpec("sender-id-bits", "16", "sender id width (16: 64K sender NICs). The sender-to-slot table has 2^sender-id-bits entries of log2(capacity) bits, in block RAM", 4, 20),
+    ParamSpec("capacity", "256", "S, senders the set holds; a sender that finds it full is counted in OVERFLOW, which still adds to n", 4, 4096, powerOfTwo = true),
+    ParamSpec("message-bits", "8", "width of a sender's count of messages in flight, and of its count of announced messages; both saturate at 2^message-bits - 1 (counted)", 1, 16),
+    ParamSpec("idle-timeout-ns", "2000000000", "reset value of IDLE_TIMEOUT in ns (dart.txt Sec. III-B: about 2 s)", 0, 0xFFFFFFFFL, rangeText = "0..2^32-1"),
+    ParamSpec("window-ns", "10000", "reset value of WINDOW, the receive-throughput window of Fig. 5, in ns", 1, 0x7FFFFFFFL, rangeText = "1..2^31-1"),
+    ParamSpec("line-rate-bytes", "118750", "reset value of LINE_RATE_BYTES: 95% of 100 Gb/s over 10 us", 0, 0xFFFFFFFFL, rangeText = "0..2^32-1")
   )
 
   def fromParams(p: ParamValues): DartDasrConfig = DartDasrConfig(

@@ -598,4 +598,6 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
   }
 
   def emitRegisterDocs(): Unit = RegisterDocs.emit(csr.busif, "uehw_dart_dft_regs", "DART")
+  def registerBus: BusIf = csr.busif
+  def registerPrefix: String = "DART"
 }

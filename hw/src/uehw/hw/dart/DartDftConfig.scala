@@ -49,15 +49,15 @@ case class DartDftConfig(entries: Int = 8,
 
 object DartDftConfig {
   val params: Seq[ParamSpec] = Seq(
-    ParamSpec("entries", "8", "deflected flow table entries E (dart.txt Sec. VI-A: 8)", 1, 64),
-    ParamSpec("ports", "32", "switch output ports P", 2, 64),
-    ParamSpec("flow-id-width", "32", "width of the flow / message id (the CAM key)", 1, 64),
-    ParamSpec("token-width", "3", "width of the deflection-token field", 1, 8),
-    ParamSpec("occupancy-width", "24", "width of the queue byte occupancy input and THRESHOLD", 8, 32),
-    ParamSpec("meta-width", "16", "opaque per-packet bits carried to the output", 1, 64),
-    ParamSpec("threshold", "15000", "reset value of THRESHOLD in bytes (dart.txt Sec. VI-A: 15 KB)", 0, 0xFFFFFFFFL),
-    ParamSpec("min-tokens", "1", "reset value of MIN_TOKENS", 0, 255),
-    ParamSpec("prng-seed", "0x5EED1234", "reset seed of the xorshift32 PRNG that picks deflection ports", 1, 0xFFFFFFFFL)
+    ParamSpec("entries", "8", "E, DFT entries, a CAM in flip-flops (dart.txt Sec. VI-A: 8)", 1, 64),
+    ParamSpec("ports", "32", "P, switch output ports", 2, 64),
+    ParamSpec("flow-id-width", "32", "width of the flow / RDMA message id, the CAM key", 1, 64),
+    ParamSpec("token-width", "3", "width of the header's deflection-token field (4 tokens need 3 bits)", 1, 8),
+    ParamSpec("occupancy-width", "24", "width of the queue byte occupancy input and of THRESHOLD", 8, 32),
+    ParamSpec("meta-width", "16", "opaque bits carried from packet to decision (e.g. a descriptor handle)", 1, 64),
+    ParamSpec("threshold", "15000", "reset value of THRESHOLD in bytes (dart.txt Sec. VI-A: 15 KB, below the 22.5 KB ECN threshold)", 0, 0xFFFFFFFFL, rangeText = "0..2^occupancy-width-1"),
+    ParamSpec("min-tokens", "1", "reset value of MIN_TOKENS", 0, 255, rangeText = "0..2^token-width-1"),
+    ParamSpec("prng-seed", "0x5EED1234", "reset seed of the xorshift32 PRNG that draws deflection ports", 1, 0xFFFFFFFFL, rangeText = "1..2^32-1")
   )
 
   def fromParams(p: ParamValues): DartDftConfig = DartDftConfig(

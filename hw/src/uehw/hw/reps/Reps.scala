@@ -613,4 +613,6 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
   }
 
   def emitRegisterDocs(): Unit = RegisterDocs.emit(csr.busif, "uehw_reps_regs", "REPS")
+  def registerBus: BusIf = csr.busif
+  def registerPrefix: String = "REPS"
 }

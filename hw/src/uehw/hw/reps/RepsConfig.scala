@@ -85,16 +85,16 @@ object RepsConfig {
   val params: Seq[ParamSpec] = Seq(
     ParamSpec("mode", RepsMode.Reps, "load balancer: reps (Alg. 1-2), reps-lite (smartt-reps Alg. 4), ops (random per packet)",
       choices = RepsMode.all),
-    ParamSpec("connections", "1024", "number of connections N (state in block RAM)", 2, 65536),
-    ParamSpec("buffer-entries", "8", "circular-buffer entries B per connection", 2, 32, powerOfTwo = true),
-    ParamSpec("ev-width", "16", "entropy value width e in bits", 1, 16),
-    ParamSpec("conn-id-width", "16", "width of the connection-id inputs (>= log2(N))", 1, 24),
-    ParamSpec("time-width", "32", "width of `now` and the exit-freezing time", 8, 32),
-    ParamSpec("explore-width", "8", "width of the explore counter", 1, 16),
-    ParamSpec("freezing-timeout", "10000000", "reset value of FREEZING_TIMEOUT in `now` units (10 ms in ns)", 0, 0x7FFFFFFFL),
-    ParamSpec("num-pkts-bdp", "37", "reset value of NUM_PKTS_BDP (100 Gb/s x 12 us / 4 KiB)", 0, 65535),
-    ParamSpec("evs-size", "0", "reset value of EVS_SIZE, the entropy space (0 = 2^ev-width)", 0, 65536),
-    ParamSpec("prng-seed", "0x2545F491", "reset seed of the xorshift32 PRNG", 1, 0xFFFFFFFFL)
+    ParamSpec("connections", "1024", "N, connections with state in block RAM", 2, 65536),
+    ParamSpec("buffer-entries", "8", "B, circular-buffer entries (Sec. 3.1: 8)", 2, 32, powerOfTwo = true),
+    ParamSpec("ev-width", "16", "e, EV bits", 1, 16),
+    ParamSpec("conn-id-width", "16", "width of the connection-id inputs", 1, 24, rangeText = "log2(N)..24"),
+    ParamSpec("time-width", "32", "width of `now` and of exitFreezing (Table 1: 32)", 8, 32),
+    ParamSpec("explore-width", "8", "explore counter width (Table 1: 8)", 1, 16),
+    ParamSpec("freezing-timeout", "10000000", "reset value of FREEZING_TIMEOUT in `now` units (10 ms in ns)", 0, 0x7FFFFFFFL, rangeText = "0..2^(time-width-1)-1"),
+    ParamSpec("num-pkts-bdp", "37", "reset value of NUM_PKTS_BDP (100 Gb/s x 12 us / 4 KiB)", 0, 65535, rangeText = "0..2^explore-width-1"),
+    ParamSpec("evs-size", "0", "reset value of EVS_SIZE, the entropy space (0 = 2^e)", 0, 65536, rangeText = "0..2^e"),
+    ParamSpec("prng-seed", "0x2545F491", "reset seed of the xorshift32 PRNG", 1, 0xFFFFFFFFL, rangeText = "1..2^32-1")
   )
 
   def fromParams(p: ParamValues): RepsConfig = RepsConfig(

@@ -78,17 +78,17 @@ case class SmarttConfig(flows: Int = 1024,
 object SmarttConfig {
   val params: Seq[ParamSpec] = Seq(
     ParamSpec("flows", "1024", "N, flows with state in block RAM", 1, 65536),
-    ParamSpec("flow-id-width", "16", "width of the flow-id inputs", 1, 24),
-    ParamSpec("byte-width", "24", "width of byte counts (window integer part, acked, FastIncrease count)", 16, 24),
-    ParamSpec("rtt-width", "24", "width of RTTs in ns", 8, 24),
-    ParamSpec("time-width", "32", "width of `now` in ns (QuickAdapt deadline modulo 2^time-width)", 8, 32),
-    ParamSpec("recip-index-bits", "10", "reciprocal table index bits (2^I entries)", 6, 12),
-    ParamSpec("recip-value-bits", "14", "reciprocal table value bits", 8, 14),
+    ParamSpec("flow-id-width", "16", "width of the flow-id inputs (ids >= N are counted and ignored)", 1, 24, rangeText = "log2(N)..24"),
+    ParamSpec("byte-width", "24", "integer bits of the window, and width of `acked`, the FastIncrease count and the ignore count", 16, 24),
+    ParamSpec("rtt-width", "24", "width of RTTs, BASE_RTT and FAST_INCREASE_CLOSENESS (ns)", 8, 24),
+    ParamSpec("time-width", "32", "width of `now` (ns); the QuickAdapt deadline is compared modulo 2^time-width", 8, 32),
+    ParamSpec("recip-index-bits", "10", "reciprocal table index bits I (2^I entries)", 6, 12),
+    ParamSpec("recip-value-bits", "14", "reciprocal table value bits V", 8, 14),
     ParamSpec("mtu", "4096", "reset value of MTU (bytes)", Smartt.minMtu, 65535),
     ParamSpec("link-gbps", "100", "link speed for the reset BDP and gamma (Sec. 3.5)", 1, 3200),
-    ParamSpec("base-rtt-ns", "12000", "reset value of BASE_RTT (ns)", 1, (1L << 24) - 1),
+    ParamSpec("base-rtt-ns", "12000", "reset value of BASE_RTT (ns)", 1, (1L << 24) - 1, rangeText = "1..2^rtt-width-1"),
     ParamSpec("same-flow-spacing", Smartt.defaultSameFlowSpacing.toString,
-      "L, clocks between two events of one flow entering the pipeline (the update loop takes 5)", Smartt.loopClocks, 8)
+      "L: clocks between two events of one flow entering the pipeline (the update loop takes 5; \"Ordering, throughput, latency\")", Smartt.loopClocks, 8)
   )
 
   def fromParams(p: ParamValues): SmarttConfig = SmarttConfig(

@@ -35,8 +35,8 @@ case class SwiftConfig(flows: Int = 1024, flowIdWidth: Int = 16, delayWidth: Int
 object SwiftConfig {
   val params: Seq[ParamSpec] = Seq(
     ParamSpec("flows", "1024", "N, flows with state in block RAM", 1, 65536),
-    ParamSpec("flow-id-width", "16", "width of the flow-id inputs", 1, 24),
-    ParamSpec("delay-width", "24", "width of RTTs, endpoint delays and targets in ns", 16, 24)
+    ParamSpec("flow-id-width", "16", "width of the flow-id inputs (ids >= N are counted and ignored)", 1, 24, rangeText = "log2(N)..24"),
+    ParamSpec("delay-width", "24", "width of the RTT and endpoint-delay inputs, the targets and the stored RTT (ns)", 16, 24)
   )
 
   def fromParams(p: ParamValues): SwiftConfig =

@@ -865,4 +865,6 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
   }
 
   def emitRegisterDocs(): Unit = RegisterDocs.emit(csr.busif, "uehw_trim_queue_regs", "TRIMQ")
+  def registerBus: BusIf = csr.busif
+  def registerPrefix: String = "TRIMQ"
 }

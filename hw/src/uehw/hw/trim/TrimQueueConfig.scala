@@ -74,20 +74,20 @@ case class TrimQueueConfig(dataBytes: Int = 64,
 object TrimQueueConfig {
   private val defaults = TrimQueueConfig()
   val params: Seq[ParamSpec] = Seq(
-    ParamSpec("data-bytes", "64", "bytes per AXI4-Stream beat: 8, 16, 32 or 64 (64 to 512 bits)", 8, 64,
+    ParamSpec("data-bytes", "64", "bytes per beat: 64, 128, 256 or 512-bit AXI4-Stream", 8, 64,
       rangeText = "8, 16, 32 or 64"),
-    ParamSpec("capacity-bytes", "150000", "data queue capacity in bytes (100 Gb/s x 12 us)", 128, 1 << 24,
-      rangeText = s"2 x max-frame-bytes (${2 * defaults.maxFrameBytes} at the default)..${1 << 24}"),
-    ParamSpec("control-bytes", "8192", "control queue capacity in bytes", 128, 1 << 20,
-      rangeText = s"2 x max-control-bytes (${2 * defaults.maxControlBytes} at the default)..${1 << 20}"),
+    ParamSpec("capacity-bytes", "150000", "data queue capacity (one BDP: 100 Gb/s x 12 us)", 128, 1 << 24,
+      rangeText = s"2 x max-frame-bytes (${2 * defaults.maxFrameBytes} at the default)..2^24"),
+    ParamSpec("control-bytes", "8192", "control queue capacity", 128, 1 << 20,
+      rangeText = s"2 x max-control-bytes (${2 * defaults.maxControlBytes} at the default)..2^20"),
     ParamSpec("trim-entries", "32", "trimmed headers waiting at most", 1, 1024),
-    ParamSpec("trim-bytes", "64", "bytes a trimmed packet keeps (at least all headers)", 54, 128),
-    ParamSpec("max-frame-bytes", "9216", "longest frame accepted", 64, 16383),
-    ParamSpec("max-control-bytes", "256", "longest control packet accepted", 64, 16383,
+    ParamSpec("trim-bytes", "64", "bytes a trimmed packet keeps (IPv6 packets keep at least their 74 header bytes)", 54, 128),
+    ParamSpec("max-frame-bytes", "9216", "longest frame; longer ones are dropped", 64, 16383),
+    ParamSpec("max-control-bytes", "256", "longest control packet; longer ones are dropped", 64, 16383,
       rangeText = s"64..max-frame-bytes (${defaults.maxFrameBytes} at the default)"),
-    ParamSpec("udp-port", "0xCAFE", "UDP destination port of the transport", 1, 65535),
+    ParamSpec("udp-port", "0xCAFE", "reset value of UDP_PORT, the transport's UDP destination port", 1, 65535),
     ParamSpec("trim-dscp", "46", "reset value of TRIM_DSCP", 0, 63),
-    ParamSpec("prng-seed", "0x7A1D5EED", "reset seed of the RED PRNG", 1, 0xFFFFFFFFL)
+    ParamSpec("prng-seed", "0x7A1D5EED", "reset seed of the RED PRNG", 1, 0xFFFFFFFFL, rangeText = "1..2^32-1")
   )
 
   def fromParams(p: ParamValues): TrimQueueConfig = TrimQueueConfig(

@@ -282,6 +282,8 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
   }
 
   def emitRegisterDocs(): Unit = RegisterDocs.emit(busif, s"${spec.definitionName}_regs", spec.busName)
+  def registerBus: BusIf = busif
+  def registerPrefix: String = spec.busName
 }
 
 /**

@@ -17,6 +17,7 @@ import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParseResult;
 import uehw.hw.BlockSpec;
 import uehw.hw.Blocks;
+import uehw.hw.LintVariant;
 import uehw.hw.common.ParamSpec;
 import uehw.hw.common.ParamValues;
 import uehw.hw.common.ParameterException;
@@ -89,12 +90,42 @@ public final class Hwgen implements Callable<Integer> {
         }
     }
 
-    @Command(name = "list", description = "List every block the generator knows.")
+    @Command(name = "list", description = "List every block the generator knows (the registry, uehw.hw.Blocks).")
     static final class ListBlocks implements Callable<Integer> {
+        @CommandLine.Option(names = "--names", description = "only the blocks' names, one a line (the Makefile's list)")
+        boolean names;
+
+        @CommandLine.Option(names = "--variants", description = "the generations `make rtl` lints beside the defaults, "
+                + "one a line: the variant's name, its block and its parameters as hwgen generate takes them")
+        boolean variants;
+
+        @CommandLine.Option(names = "--param-table", paramLabel = "BLOCK", description = "the block's parameter table "
+                + "(Markdown), as its doc page has it")
+        String paramTable;
+
         @Override
         public Integer call() {
+            if (paramTable != null) {
+                BlockSpec b = Blocks.find(paramTable);
+                if (b == null) {
+                    System.err.println("hwgen: no block '" + paramTable + "'");
+                    return EXIT_BAD_PARAMETER;
+                }
+                System.out.print(ParamTable.markdown(b));
+                return 0;
+            }
             for (BlockSpec b : Blocks.allJava()) {
-                System.out.printf("%-12s %s%n", b.name(), b.description());
+                if (names) {
+                    System.out.println(b.name());
+                } else if (variants) {
+                    for (LintVariant v : b.lintVariantsJava()) {
+                        StringBuilder line = new StringBuilder(v.name() + " " + b.name());
+                        v.paramsJava().forEach((k, val) -> line.append(" --").append(k).append(' ').append(val));
+                        System.out.println(line);
+                    }
+                } else {
+                    System.out.printf("%-12s %s%n", b.name(), b.description());
+                }
             }
             return 0;
         }

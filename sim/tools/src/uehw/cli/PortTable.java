@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import uehw.hw.BlockSpec;
+import uehw.hw.Blocks;
 import uehw.hw.PortInfo;
 
 /**
@@ -25,16 +27,13 @@ public final class PortTable {
     public record Row(List<String> names, String meaning) {
     }
 
-    private static final Map<String, String> PAGES = Map.of("reps", "reps.md", "smartt", "smartt.md",
-            "trim-queue", "trimming-queue.md", "dart-dft", "dart-cam.md", "dart-dasr", "dart-dasr.md", "dasr-limiter", "dasr-limiter.md", "swift", "swift.md");
-
-    /** The doc page (under docs/) of a block. */
+    /** The doc page (under docs/) of a block, from its descriptor. */
     public static String page(String block) {
-        String p = PAGES.get(block);
-        if (p == null) {
-            throw new IllegalArgumentException("no doc page for block " + block);
+        BlockSpec b = Blocks.find(block);
+        if (b == null) {
+            throw new IllegalArgumentException("no block " + block);
         }
-        return p;
+        return b.docPage();
     }
 
     /** The rows of the page's port table. */

@@ -20,6 +20,7 @@ import uehw.hw.BlockSpec;
 import uehw.hw.Blocks;
 import uehw.hw.Generator;
 import uehw.hw.ReferenceAccumulator;
+import uehw.hw.SweepPoint;
 import uehw.hw.common.ParamValues;
 
 /**
@@ -51,60 +52,27 @@ public final class Reports {
         this.progress = progress;
     }
 
-    /** The configurations `make reports` sweeps for each block: label -> parameters. */
+    /** The configurations `make reports-full` sweeps for a block (its descriptor's sweep): label -> parameters. */
     public static Map<String, Map<String, String>> sweep(String block) {
-        Map<String, Map<String, String>> s = new LinkedHashMap<>();
-        switch (block) {
-            case "reps" -> {
-                s.put("reps N=256", Map.of("connections", "256"));
-                s.put("reps N=1024 (default)", Map.of());
-                s.put("reps N=4096", Map.of("connections", "4096"));
-                s.put("reps-lite N=1024", Map.of("mode", "reps-lite"));
-                s.put("ops N=1024", Map.of("mode", "ops"));
-            }
-            case "dart-dft" -> { // the issue asks for LUT/FF at E = 8, 16, 32, 64
-                s.put("dart-dft E=8 (default)", Map.of());
-                s.put("dart-dft E=16", Map.of("entries", "16"));
-                s.put("dart-dft E=32", Map.of("entries", "32"));
-                s.put("dart-dft E=64", Map.of("entries", "64"));
-            }
-            case "dart-dasr" -> {
-                s.put("dart-dasr S=256 (default)", Map.of());
-                s.put("dart-dasr S=4096", Map.of("capacity", "4096"));
-                s.put("dart-dasr S=256, 12-bit ids", Map.of("sender-id-bits", "12"));
-            }
-            case "smartt" -> {
-                s.put("smartt N=256", Map.of("flows", "256"));
-                s.put("smartt N=1024 (default)", Map.of());
-                s.put("smartt N=4096", Map.of("flows", "4096"));
-                s.put("smartt N=1024, 2048-entry reciprocal", Map.of("recip-index-bits", "11"));
-            }
-            case "swift" -> {
-                s.put("swift N=1024 (default)", Map.of());
-                s.put("swift N=4096", Map.of("flows", "4096"));
-            }
-            case "trim-queue" -> {
-                s.put("trim-queue 64-bit", Map.of("data-bytes", "8"));
-                s.put("trim-queue 128-bit", Map.of("data-bytes", "16"));
-                s.put("trim-queue 256-bit", Map.of("data-bytes", "32"));
-                s.put("trim-queue 512-bit (default)", Map.of());
-            }
-            default -> s.put(block + " (default)", Map.of());
-        }
-        return s;
+        return points(block, p -> true);
     }
 
-    /** Sweep points `make reports` times beside the defaults: the window laws at N = 4096 (issue 30's bar). */
-    static final Set<String> ALSO_IN_REPORTS = Set.of("smartt N=4096", "swift N=4096");
-
-    /** The default configuration of a block, and its points in ALSO_IN_REPORTS (what `make reports` runs). */
+    /** What `make reports` runs of a block: its default configuration and the sweep points marked inReports. */
     public static Map<String, Map<String, String>> defaults(String block) {
+        return points(block, p -> p.isDefault() || p.inReports());
+    }
+
+    private static Map<String, Map<String, String>> points(String block, java.util.function.Predicate<SweepPoint> which) {
+        BlockSpec spec = Blocks.find(block);
+        if (spec == null) {
+            throw new IllegalArgumentException("no block " + block);
+        }
         Map<String, Map<String, String>> s = new LinkedHashMap<>();
-        sweep(block).forEach((label, params) -> {
-            if (label.contains("(default)") || ALSO_IN_REPORTS.contains(label)) {
-                s.put(label, params);
+        for (SweepPoint p : spec.sweepJava()) {
+            if (which.test(p)) {
+                s.put(p.label(), p.paramsJava());
             }
-        });
+        }
         return s;
     }
 

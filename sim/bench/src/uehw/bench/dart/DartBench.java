@@ -15,6 +15,7 @@ import uehw.bench.AxiLite4Master;
 import uehw.bench.InOrderScoreboard;
 import uehw.bench.StreamDriver;
 import uehw.bench.StreamMonitor;
+import uehw.bench.csr.DartDftCsr;
 import uehw.bench.facade.Sim;
 import uehw.hw.dart.DartDft;
 import uehw.hw.dart.DartDftIo;
@@ -154,7 +155,7 @@ public final class DartBench {
     /** Steps until the candidate tables are built (after reset or a mask change). */
     public void waitTablesReady() {
         for (int i = 0; i < 1000; i++) {
-            if ((csr.read(DartCsr.STATUS) >>> 16 & 1) == 0) {
+            if ((csr.read(DartDftCsr.STATUS) >>> 16 & 1) == 0) {
                 return;
             }
         }
@@ -166,13 +167,13 @@ public final class DartBench {
     }
 
     public int occupancy() {
-        return (int) (csr.read(DartCsr.STATUS) & 0xFF);
+        return (int) (csr.read(DartDftCsr.STATUS) & 0xFF);
     }
 
     /** Writes CONTROL and the masks, in the model too (the pipeline must be drained). */
     public void control(boolean enable, boolean torMode, boolean everyMisroute) {
-        csr.write(DartCsr.CONTROL, (enable ? DartCsr.Control.ENABLE : 0) | (torMode ? DartCsr.Control.TOR_MODE : 0)
-                | (everyMisroute ? DartCsr.Control.EVERY_MISROUTE : 0));
+        csr.write(DartDftCsr.CONTROL, (enable ? DartDftCsr.Control.ENABLE : 0) | (torMode ? DartDftCsr.Control.TOR_MODE : 0)
+                | (everyMisroute ? DartDftCsr.Control.EVERY_MISROUTE : 0));
         model.enable = enable;
         model.torMode = torMode;
         model.everyMisroute = everyMisroute;
@@ -180,11 +181,11 @@ public final class DartBench {
     }
 
     public void masks(long candidates, long hostPorts) {
-        csr.write(DartCsr.CANDIDATES_LO, candidates & 0xFFFFFFFFL);
-        csr.write(DartCsr.HOST_PORTS_LO, hostPorts & 0xFFFFFFFFL);
+        csr.write(DartDftCsr.CANDIDATES_LO, candidates & 0xFFFFFFFFL);
+        csr.write(DartDftCsr.HOST_PORTS_LO, hostPorts & 0xFFFFFFFFL);
         if (model.ports > 32) {
-            csr.write(DartCsr.CANDIDATES_HI, candidates >>> 32);
-            csr.write(DartCsr.HOST_PORTS_HI, hostPorts >>> 32);
+            csr.write(DartDftCsr.CANDIDATES_HI, candidates >>> 32);
+            csr.write(DartDftCsr.HOST_PORTS_HI, hostPorts >>> 32);
         }
         model.candidates = candidates;
         model.hostPorts = hostPorts;
@@ -196,22 +197,22 @@ public final class DartBench {
     }
 
     public void threshold(long bytes) {
-        csr.write(DartCsr.THRESHOLD, bytes);
+        csr.write(DartDftCsr.THRESHOLD, bytes);
         model.threshold = bytes;
     }
 
     public void minTokens(int tokens) {
-        csr.write(DartCsr.MIN_TOKENS, tokens);
+        csr.write(DartDftCsr.MIN_TOKENS, tokens);
         model.minTokens = tokens;
     }
 
     public void seed(long seed) {
-        csr.write(DartCsr.SEED, seed);
+        csr.write(DartDftCsr.SEED, seed);
         model.reseed(seed);
     }
 
     public void flush() {
-        csr.write(DartCsr.COMMAND, 1);
+        csr.write(DartDftCsr.COMMAND, 1);
         model.flush();
         for (int i = 0; i < 4; i++) {
             step();

@@ -5,6 +5,7 @@ import uehw.bench.AxiLite4Master;
 import uehw.bench.InOrderScoreboard;
 import uehw.bench.StreamMonitor;
 import uehw.bench.TimedEventBench;
+import uehw.bench.csr.DartDasrCsr;
 import uehw.bench.facade.Sim;
 import uehw.hw.dart.DartDasr;
 import uehw.hw.dart.DartDasrConfig;
@@ -93,17 +94,17 @@ public final class DasrBench extends TimedEventBench<DasrEvent> {
 
     /** Writes the run-time CSRs, in the model too (drain first). */
     public void idleTimeout(long ns) {
-        csr.write(DasrCsr.IDLE_TIMEOUT, ns);
+        csr.write(DartDasrCsr.IDLE_TIMEOUT, ns);
         model.idleTimeoutNs = ns;
     }
 
     public void window(long ns) {
-        csr.write(DasrCsr.WINDOW, ns);
+        csr.write(DartDasrCsr.WINDOW, ns);
         model.windowNs = ns;
     }
 
     public void lineRateBytes(long bytes) {
-        csr.write(DasrCsr.LINE_RATE_BYTES, bytes);
+        csr.write(DartDasrCsr.LINE_RATE_BYTES, bytes);
         model.lineRateBytes = bytes;
     }
 
@@ -113,14 +114,14 @@ public final class DasrBench extends TimedEventBench<DasrEvent> {
      * later, LINE_RATE_BYTES for those accepted at h - 1 or later.
      */
     public void idleTimeoutAt(long h, long ns) {
-        actions().writeAt(h, DasrCsr.IDLE_TIMEOUT, ns, h, () -> model.idleTimeoutNs = ns);
+        actions().writeAt(h, DartDasrCsr.IDLE_TIMEOUT, ns, h, () -> model.idleTimeoutNs = ns);
     }
 
     public void windowAt(long h, long ns) {
-        actions().writeAt(h, DasrCsr.WINDOW, ns, h, () -> model.windowNs = ns);
+        actions().writeAt(h, DartDasrCsr.WINDOW, ns, h, () -> model.windowNs = ns);
     }
 
     public void lineRateBytesAt(long h, long bytes) {
-        actions().writeAt(h, DasrCsr.LINE_RATE_BYTES, bytes, h - 1, () -> model.lineRateBytes = bytes);
+        actions().writeAt(h, DartDasrCsr.LINE_RATE_BYTES, bytes, h - 1, () -> model.lineRateBytes = bytes);
     }
 }

@@ -5,6 +5,7 @@ import uehw.bench.AxiLite4Master;
 import uehw.bench.InOrderScoreboard;
 import uehw.bench.StreamMonitor;
 import uehw.bench.TimedEventBench;
+import uehw.bench.csr.DasrLimiterCsr;
 import uehw.bench.facade.Sim;
 import uehw.hw.dart.DasrLimiter;
 import uehw.hw.dart.DasrLimiterConfig;

@@ -8,6 +8,7 @@ import uehw.bench.AxiLite4Master;
 import uehw.bench.EdgeActions;
 import uehw.bench.InOrderScoreboard;
 import uehw.bench.StreamMonitor;
+import uehw.bench.csr.RepsCsr;
 import uehw.bench.facade.Sim;
 import uehw.hw.reps.Reps;
 import uehw.hw.reps.RepsIo;

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import uehw.bench.WindowUnitBench;
+import uehw.bench.csr.SmarttCsr;
 import uehw.bench.facade.Sim;
 import uehw.hw.smartt.Smartt;
 import uehw.hw.smartt.SmarttConfig;

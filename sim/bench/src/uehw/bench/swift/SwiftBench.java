@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import uehw.bench.WindowUnitBench;
+import uehw.bench.csr.SwiftCsr;
 import uehw.bench.facade.Sim;
 import uehw.hw.swift.Swift;
 import uehw.hw.swift.SwiftConfig;
