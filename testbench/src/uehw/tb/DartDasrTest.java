@@ -7,13 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import uehw.bench.CounterCheck;
 import uehw.bench.Simulation;
 import uehw.bench.csr.DartDasrCsr;
 import uehw.bench.dart.DasrBench;
@@ -28,6 +31,7 @@ import uehw.netsim.rtl.DasrRtlUnit;
 
 /** Dart DASR at the receiver NIC: RTL against the golden model, the paper's scenarios, line rate. */
 @Tag("rtl")
+@ExtendWith(BenchExtension.class)
 class DartDasrTest {
     static final DartDasrConfig DEFAULT = new DartDasrConfig(16, 256, 8, 2_000_000_000L, 10_000, 118_750);
     /** A small set that overflows and evicts often: 8 slots, 6-bit ids, counts of at most 3. */
@@ -43,31 +47,18 @@ class DartDasrTest {
     }
 
     static void withBench(DartDasrConfig cfg, String testName, BenchBody body) {
-        long seed = Seeds.next();
-        compile(cfg).run(testName, seed, sim -> body.run(new DasrBench(sim), seed));
+        BenchExtension.bench(compile(cfg), testName, sim -> new DasrBench(sim), body::run);
     }
 
     /** Every model counter and status value against its CSR. */
     static void assertCounters(DasrBench b) {
         DasrModel m = b.model;
-        Map<String, long[]> pairs = new LinkedHashMap<>();
-        pairs.put("PACKETS", new long[] {m.packets, b.read(DartDasrCsr.PACKETS)});
-        pairs.put("LOOK_AHEAD_ENTRIES", new long[] {m.lookAheadEntries, b.read(DartDasrCsr.LOOK_AHEAD_ENTRIES)});
-        pairs.put("ADDS", new long[] {m.adds, b.read(DartDasrCsr.ADDS)});
-        pairs.put("REMOVES", new long[] {m.removes, b.read(DartDasrCsr.REMOVES)});
-        pairs.put("EVICTIONS", new long[] {m.evictions, b.read(DartDasrCsr.EVICTIONS)});
-        pairs.put("OVERFLOWED", new long[] {m.overflowed, b.read(DartDasrCsr.OVERFLOWED)});
-        pairs.put("LOOK_AHEAD_ADDS", new long[] {m.lookAheadAdds, b.read(DartDasrCsr.LOOK_AHEAD_ADDS)});
-        pairs.put("LOOK_AHEAD_SKIPPED", new long[] {m.lookAheadSkipped, b.read(DartDasrCsr.LOOK_AHEAD_SKIPPED)});
-        pairs.put("STATE_CHANGES", new long[] {m.stateChanges, b.read(DartDasrCsr.STATE_CHANGES)});
-        pairs.put("ENDS_WITHOUT_START", new long[] {m.endsWithoutStart, b.read(DartDasrCsr.ENDS_WITHOUT_START)});
-        pairs.put("MESSAGE_COUNT_SATURATED", new long[] {m.messageCountSaturated, b.read(DartDasrCsr.MESSAGE_COUNT_SATURATED)});
-        pairs.put("SENDER_OUT_OF_RANGE", new long[] {m.senderOutOfRange, b.read(DartDasrCsr.SENDER_OUT_OF_RANGE)});
-        pairs.put("MEMBERS", new long[] {m.members(), b.read(DartDasrCsr.MEMBERS)});
-        pairs.put("OVERFLOW", new long[] {m.overflow(), b.read(DartDasrCsr.OVERFLOW)});
-        pairs.put("FREE", new long[] {m.freeSlots(), b.read(DartDasrCsr.FREE)});
-        pairs.put("STATUS.STATE", new long[] {m.state().ordinal(), b.read(DartDasrCsr.STATUS) >> 1 & 3});
-        pairs.forEach((name, v) -> assertEquals(v[0] & 0xFFFFFFFFL, v[1], name));
+        Map<String, Long> expected = new LinkedHashMap<>(m.counters.snapshot());
+        expected.put("MEMBERS", (long) m.members());   // the set's gauges
+        expected.put("OVERFLOW", (long) m.overflow());
+        expected.put("FREE", (long) m.freeSlots());
+        CounterCheck.assertRegisters("dart-dasr", DartDasrCsr.ADDRESSES, DartDasrCsr.COUNTERS, b::read, expected, Set.of());
+        assertEquals(m.state().ordinal(), b.read(DartDasrCsr.STATUS) >> 1 & 3, "STATUS.STATE");
     }
 
     // ------------------------------------------------------------ randomized equivalence
@@ -136,9 +127,9 @@ class DartDasrTest {
                 assertCounters(b);
             }
             System.out.printf("DASR %s (seed %d): %d replies equal; adds %d, removes %d, evictions %d, overflowed %d, "
-                            + "look-ahead adds %d, state changes %d; %d CSR writes among events%n", label, seed, b.replies.matched(), b.model.adds,
-                    b.model.removes, b.model.evictions, b.model.overflowed, b.model.lookAheadAdds, b.model.stateChanges, writes);
-            assertTrue(b.model.evictions > 0 && b.model.overflowed > 0 == (cfg.capacity() < senders) && b.model.stateChanges > 0,
+                            + "look-ahead adds %d, state changes %d; %d CSR writes among events%n", label, seed, b.replies.matched(), b.model.counters.get("ADDS"),
+                    b.model.counters.get("REMOVES"), b.model.counters.get("EVICTIONS"), b.model.counters.get("OVERFLOWED"), b.model.counters.get("LOOK_AHEAD_ADDS"), b.model.counters.get("STATE_CHANGES"), writes);
+            assertTrue(b.model.counters.get("EVICTIONS") > 0 && b.model.counters.get("OVERFLOWED") > 0 == (cfg.capacity() < senders) && b.model.counters.get("STATE_CHANGES") > 0,
                     "seed " + seed + ": the traffic reached evictions, overflow and state changes");
         });
     }

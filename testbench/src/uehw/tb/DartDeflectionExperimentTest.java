@@ -6,19 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import uehw.experiments.DeflectionExperiment;
 import uehw.experiments.DeflectionExperiment.Outcome;
-import uehw.model.Seeds;
 
 /**
  * dart.txt Sec. IV on the DFT golden model: short messages stuck behind two colliding long flows
  * finish sooner with in-order flow deflection, stay in order, and the long flows are never deflected.
  */
 @Tag("netsim")
+@ExtendWith(BenchExtension.class)
 class DartDeflectionExperimentTest {
     @Test
     void iofdCutsShortMessageLatencyBehindALongFlowCollision() {
-        long seed = Seeds.next();
+        long seed = BenchExtension.seed();
         Outcome off = DeflectionExperiment.run(false, seed);
         Outcome on = DeflectionExperiment.run(true, seed);
         System.out.printf("IOFD on the k=%d fat tree (seed %d): %d long flows x %d packets in flight collide on ToR 0's uplink;"

@@ -18,9 +18,11 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import uehw.bench.CounterCheck;
 import uehw.bench.Simulation;
 import uehw.bench.csr.DartDftCsr;
 import uehw.bench.dart.DartBench;
@@ -34,6 +36,7 @@ import uehw.model.dart.MessageTraffic;
 
 /** Dart deflected flow table: RTL against the golden model, in-order delivery, the paper's rules, line rate. */
 @Tag("rtl")
+@ExtendWith(BenchExtension.class)
 class DartDftTest {
     static final long THRESHOLD = 15000;
 
@@ -59,8 +62,7 @@ class DartDftTest {
     }
 
     static void withBench(DartDftConfig cfg, String testName, BenchBody body) {
-        long seed = Seeds.next();
-        compile(cfg).run(testName, seed, sim -> body.run(new DartBench(sim, model(cfg)), seed));
+        BenchExtension.bench(compile(cfg), testName, sim -> new DartBench(sim, model(cfg)), body::run);
     }
 
     static Packet pkt(long flow, boolean start, boolean end, int tokens, int routed, long queue, long meta) {
@@ -69,20 +71,9 @@ class DartDftTest {
 
     /** Every model counter against its CSR. */
     static void assertCounters(DartBench b) {
-        DartDftModel m = b.model;
-        Map<String, long[]> pairs = new HashMap<>();
-        pairs.put("LOOKUPS", new long[] {m.lookups, b.counter(DartDftCsr.LOOKUPS)});
-        pairs.put("HITS", new long[] {m.hits, b.counter(DartDftCsr.HITS)});
-        pairs.put("ALLOCATIONS", new long[] {m.allocations, b.counter(DartDftCsr.ALLOCATIONS)});
-        pairs.put("FREES", new long[] {m.frees, b.counter(DartDftCsr.FREES)});
-        pairs.put("FLUSHED", new long[] {m.flushed, b.counter(DartDftCsr.FLUSHED)});
-        pairs.put("REFUSED_FULL", new long[] {m.refusedFull, b.counter(DartDftCsr.REFUSED_FULL)});
-        pairs.put("REFUSED_NO_TOKENS", new long[] {m.refusedNoTokens, b.counter(DartDftCsr.REFUSED_NO_TOKENS)});
-        pairs.put("REFUSED_NO_CANDIDATE", new long[] {m.refusedNoCandidate, b.counter(DartDftCsr.REFUSED_NO_CANDIDATE)});
-        pairs.put("HITS_WITHOUT_TOKEN", new long[] {m.hitsWithoutToken, b.counter(DartDftCsr.HITS_WITHOUT_TOKEN)});
-        pairs.put("BAD_PORT", new long[] {m.badPort, b.counter(DartDftCsr.BAD_PORT)});
-        pairs.forEach((name, v) -> assertEquals(v[0] & 0xFFFFFFFFL, v[1], name));
-        assertEquals(m.occupancy(), b.occupancy(), "STATUS.OCCUPANCY");
+        CounterCheck.assertRegisters("dart-dft", DartDftCsr.ADDRESSES, DartDftCsr.COUNTERS, b::counter, b.model.counters.snapshot(),
+                Set.of());
+        assertEquals(b.model.occupancy(), b.occupancy(), "STATUS.OCCUPANCY");
     }
 
     // ------------------------------------------------------------ randomized equivalence

@@ -5,17 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import uehw.bench.CounterCheck;
 import uehw.bench.ResetSweep;
 import uehw.bench.Simulation;
 import uehw.bench.csr.DasrLimiterCsr;
@@ -24,10 +25,10 @@ import uehw.bench.dart.DasrLimiterBench.Event;
 import uehw.hw.dart.DasrLimiter;
 import uehw.hw.dart.DasrLimiterConfig;
 import uehw.model.Seeds;
-import uehw.model.dart.DasrLimiterModel;
 
 /** DASR's sender-side pacer: RTL against the model, line rate / n from the paper's rule, one event a clock. */
 @Tag("rtl")
+@ExtendWith(BenchExtension.class)
 class DasrLimiterTest {
     /** 1000 flows (not a power of two: ids 1000..1023 are out of range), 100 Gb/s. */
     static final DasrLimiterConfig CFG = new DasrLimiterConfig(1000, 10, 5243);
@@ -41,23 +42,13 @@ class DasrLimiterTest {
     }
 
     static void withBench(DasrLimiterConfig cfg, String name, Body body) {
-        long seed = Seeds.next();
-        Simulation.compile(DasrLimiterTest.class, "f" + cfg.flows() + "_id" + cfg.flowIdWidth(), () -> new DasrLimiter(cfg))
-                .run(name, seed, sim -> body.run(new DasrLimiterBench(sim), seed));
+        BenchExtension.bench(Simulation.compile(DasrLimiterTest.class, "f" + cfg.flows() + "_id" + cfg.flowIdWidth(),
+                () -> new DasrLimiter(cfg)), name, DasrLimiterBench::new, body::run);
     }
 
     static void assertCounters(DasrLimiterBench b) {
-        DasrLimiterModel m = b.model;
-        Map<String, long[]> pairs = new LinkedHashMap<>();
-        pairs.put("ACKS", new long[] {m.acks, b.read(DasrLimiterCsr.ACKS)});
-        pairs.put("SENTS", new long[] {m.sends, b.read(DasrLimiterCsr.SENTS)});
-        pairs.put("QUERIES", new long[] {m.queries, b.read(DasrLimiterCsr.QUERIES)});
-        pairs.put("ELIGIBLE_QUERIES", new long[] {m.eligibleQueries, b.read(DasrLimiterCsr.ELIGIBLE_QUERIES)});
-        pairs.put("OUT_OF_RANGE", new long[] {m.outOfRange, b.read(DasrLimiterCsr.OUT_OF_RANGE)});
-        pairs.put("N_ZERO", new long[] {m.nZero, b.read(DasrLimiterCsr.N_ZERO)});
-        pairs.put("GAP_SATURATED", new long[] {m.gapSaturated, b.read(DasrLimiterCsr.GAP_SATURATED)});
-        pairs.put("BAD_KIND", new long[] {m.badKind, b.read(DasrLimiterCsr.BAD_KIND)});
-        pairs.forEach((name, v) -> assertEquals(v[0] & 0xFFFFFFFFL, v[1], name));
+        CounterCheck.assertRegisters("dasr-limiter", DasrLimiterCsr.ADDRESSES, DasrLimiterCsr.COUNTERS, b::read,
+                b.model.counters.snapshot(), Set.of());
     }
 
     /**
@@ -118,8 +109,8 @@ class DasrLimiterTest {
                 assertCounters(b);
             }
             System.out.printf("DASR limiter (seed %d): %d answers equal; %d eligible of %d queries, %d gaps saturated; "
-                            + "%d BYTE_TIME writes among events%n", seed, b.answers.matched(), b.model.eligibleQueries, b.model.queries, b.model.gapSaturated, writes);
-            assertTrue(b.model.gapSaturated > 0 && b.model.eligibleQueries > 0 && b.model.eligibleQueries < b.model.queries,
+                            + "%d BYTE_TIME writes among events%n", seed, b.answers.matched(), b.model.counters.get("ELIGIBLE_QUERIES"), b.model.counters.get("QUERIES"), b.model.counters.get("GAP_SATURATED"), writes);
+            assertTrue(b.model.counters.get("GAP_SATURATED") > 0 && b.model.counters.get("ELIGIBLE_QUERIES") > 0 && b.model.counters.get("ELIGIBLE_QUERIES") < b.model.counters.get("QUERIES"),
                     "seed " + seed + ": the traffic reached saturation and both answers");
         });
     }
@@ -227,7 +218,7 @@ class DasrLimiterTest {
      */
     @Test
     void theFirstEventsAfterTheSweepReadEveryFlowsInitialState() {
-        Simulation.compile(DasrLimiterTest.class, "f1000", () -> new DasrLimiter(CFG)).run("sweep", Seeds.next(), sim -> {
+        Simulation.compile(DasrLimiterTest.class, "f1000", () -> new DasrLimiter(CFG)).run("sweep", BenchExtension.seed(), sim -> {
             var io = sim.dut().io();
             sim.poke(io.event().valid(), false);
             long steps = ResetSweep.stepsUntilInitDone(sim, io.initDone(), List.of(io.event().ready()), 4 * CFG.flows());

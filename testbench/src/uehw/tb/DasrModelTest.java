@@ -12,8 +12,8 @@ import java.util.Locale;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import uehw.experiments.DasrIncast;
-import uehw.model.Seeds;
 import uehw.model.dart.DasrModel;
 import uehw.model.dart.DasrModel.State;
 
@@ -23,6 +23,7 @@ import uehw.model.dart.DasrModel.State;
  * part; the hardware block is not built yet).
  */
 @Tag("model")
+@ExtendWith(BenchExtension.class)
 class DasrModelTest {
     private static final long WINDOW = 10_000;
     private static final long LINE = 11_875; // 95% of 100 Gb/s x 10 us
@@ -53,8 +54,8 @@ class DasrModelTest {
         assertTrue(m.contains(5));
         assertEquals(1, m.packet(5, false, true, false, false, 1000, 40).n(), "both ended: it leaves");
         assertFalse(m.contains(5));
-        assertEquals(2, m.adds);
-        assertEquals(1, m.removes);
+        assertEquals(2, m.counters.get("ADDS"));
+        assertEquals(1, m.counters.get("REMOVES"));
     }
 
     /**
@@ -79,7 +80,7 @@ class DasrModelTest {
             packets++;
         }
         assertEquals(4, packets, "evicted when the sweep comes back to slot 0");
-        assertEquals(1, m.evictions);
+        assertEquals(1, m.counters.get("EVICTIONS"));
         assertEquals(1, m.packet(4, false, false, false, false, 1000, 2_100_000).n());
     }
 
@@ -91,7 +92,7 @@ class DasrModelTest {
         assertEquals(1, m.packet(256, true, false, false, false, 1000, 10).n(), "id 256 does not fit 8 bits: n stays 1");
         m.lookAhead(7, new int[] {1, 300}, 20);
         assertEquals(2, m.activeSenders(), "the look-ahead adds sender 1 only");
-        assertEquals(2, m.senderOutOfRange);
+        assertEquals(2, m.counters.get("SENDER_OUT_OF_RANGE"));
     }
 
     /** Fig. 5: ECN with the receiver at line rate is receiver congestion (n carried, ECN echoes held back); below it, non-receiver (n = 1, echoes pass). */
@@ -112,11 +113,11 @@ class DasrModelTest {
         r = m.packet(1, false, false, false, false, 1000, 3 * WINDOW);    // window 2: no mark
         assertEquals(State.NO_CONGESTION, m.state());
         assertEquals(2, r.n());
-        assertEquals(3, m.stateChanges);
+        assertEquals(3, m.counters.get("STATE_CHANGES"));
         m.packet(1, false, false, false, true, (int) LINE, 3 * WINDOW + 1);
         m.packet(1, false, false, false, false, 1, 10 * WINDOW);           // windows 3..9 closed at once
         assertEquals(State.NO_CONGESTION, m.state(), "the empty windows after the marked one end it");
-        assertEquals(5, m.stateChanges);
+        assertEquals(5, m.counters.get("STATE_CHANGES"));
     }
 
     /** The set's capacity: a sender that finds it full is counted (and still in n); its end takes it off; an end with nothing started is counted. */
@@ -127,14 +128,14 @@ class DasrModelTest {
             m.packet(s, true, false, false, false, 100, s);
         }
         assertEquals(5, m.packet(99, true, false, false, false, 100, 10).n(), "the fifth sender still counts");
-        assertEquals(1, m.overflowed);
+        assertEquals(1, m.counters.get("OVERFLOWED"));
         assertEquals(4, m.packet(99, false, true, false, false, 100, 20).n());
         m.packet(77, false, true, false, false, 100, 30);
-        assertEquals(1, m.endsWithoutStart);
+        assertEquals(1, m.counters.get("ENDS_WITHOUT_START"));
         for (int i = 0; i < 5; i++) {
             m.packet(0, true, false, false, false, 100, 40 + i);
         }
-        assertEquals(3, m.messageCountSaturated, "six starts of one sender: its count stops at its maximum (3), three counted");
+        assertEquals(3, m.counters.get("MESSAGE_COUNT_SATURATED"), "six starts of one sender: its count stops at its maximum (3), three counted");
     }
 
     /** Sec. III-D: a look-ahead counts its group's senders at once; their announced first packets do not count them again; a repeat is ignored. */
@@ -148,7 +149,7 @@ class DasrModelTest {
         assertEquals(3, m.packet(1, true, false, true, false, 100, 20).n());
         assertEquals(3, m.packet(2, true, true, true, false, 100, 30).n() + 1, "a one-packet message starts and ends");
         assertEquals(2, m.activeSenders());
-        assertEquals(3, m.lookAheadAdds);
+        assertEquals(3, m.counters.get("LOOK_AHEAD_ADDS"));
     }
 
     /**
@@ -160,7 +161,7 @@ class DasrModelTest {
     @Tag("netsim")
     @Test
     void dasrShortensIncastsAndConvergesInAboutOneRtt() throws Exception {
-        long seed = Seeds.next();
+        long seed = BenchExtension.seed();
         int rounds = 10;
         DasrIncast.Result[] r = new DasrIncast.Result[DasrIncast.Mode.values().length];
         Path csv = Path.of("build", "experiments", "dasr-incast.csv");

@@ -9,6 +9,7 @@ import java.util.Random;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import uehw.bench.Axi4StreamPackets;
@@ -18,9 +19,9 @@ import uehw.bench.OutOfOrderScoreboard;
 import uehw.bench.Simulation;
 import uehw.bench.StreamMonitor;
 import uehw.bench.facade.AxisFifoFixture;
-import uehw.model.Seeds;
 
 /** The harness itself: AXI4-Stream driver/monitor, Flow monitor and scoreboards. */
+@ExtendWith(BenchExtension.class)
 class HarnessTest {
 
     /** Random packets through spinal.lib's StreamFifo, idle on the input, backpressure on the output. */
@@ -28,7 +29,7 @@ class HarnessTest {
     @ParameterizedTest(name = "{0} bytes/beat, idle {1}, backpressure {2}")
     @CsvSource({"8, 0.0, 0.0", "8, 0.3, 0.5", "64, 0.1, 0.7"})
     void axiStreamPacketsSurviveIdleAndBackpressure(int bytes, double idle, double backpressure) {
-        long seed = Seeds.next();
+        long seed = BenchExtension.seed();
         Simulation.compile(HarnessTest.class, "axis_fifo_" + bytes, () -> new AxisFifoFixture(bytes))
                 .run("axis_" + bytes + "_" + (int) (idle * 10) + "_" + (int) (backpressure * 10), seed, sim -> {
                     Random rnd = new Random(seed);
@@ -74,7 +75,7 @@ class HarnessTest {
     @Tag("rtl")
     @Test
     void forkedDriverAndJoin() {
-        long seed = Seeds.next();
+        long seed = BenchExtension.seed();
         Simulation.compile(HarnessTest.class, "axis_fifo_8", () -> new AxisFifoFixture(8))
                 .run("axis_fork_join", seed, sim -> {
                     Random rnd = new Random(seed);

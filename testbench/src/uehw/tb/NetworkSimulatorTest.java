@@ -10,6 +10,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import uehw.bench.SimWorker;
@@ -19,7 +20,6 @@ import uehw.bench.smartt.SmarttBench;
 import uehw.experiments.FatTreeIncast;
 import uehw.hw.reps.RepsConfig;
 import uehw.hw.trim.TrimQueueConfig;
-import uehw.model.Seeds;
 import uehw.model.reps.RepsModel;
 import uehw.netsim.Flow;
 import uehw.netsim.Network;
@@ -40,6 +40,7 @@ import uehw.netsim.rtl.TrimQueueRtlEngine;
  * completes within what the bottleneck link allows. Expectations are physical (link rates,
  * latencies, hop counts) and counter conservation, not the simulator's own output.
  */
+@ExtendWith(BenchExtension.class)
 class NetworkSimulatorTest {
     /** Serialisation of {@code bytes} at 800 Gb/s, in ps. */
     private static long ser(long bytes) {
@@ -100,7 +101,7 @@ class NetworkSimulatorTest {
     @Tag("netsim")
     @Test
     void runsAreDeterministicAndConservePackets() {
-        long seed = Seeds.next();
+        long seed = BenchExtension.seed();
         long[] digests = new long[3];
         for (int run = 0; run < 3; run++) {
             Network net = FatTreeIncast.build(run < 2 ? seed : seed + 1);
@@ -164,7 +165,7 @@ class NetworkSimulatorTest {
     @ParameterizedTest(name = "reference profile {0}")
     @ValueSource(booleans = {false, true})
     void hardwareInTheLoopGivesTheModelsTrace(boolean referenceProfile) {
-        long seed = Seeds.next();
+        long seed = BenchExtension.seed();
         WindowLog modelLog = new WindowLog();
         Network model = smallScenario(FatTreeIncast.build(seed, referenceProfile)).trace(modelLog);
         assertTrue(model.run(100_000_000), "seed " + seed + ": the model run completes");
@@ -193,7 +194,7 @@ class NetworkSimulatorTest {
     @ParameterizedTest(name = "reference profile {0}")
     @ValueSource(booleans = {false, true})
     void hardwareInTheLoopOnTheAuthors32To1Incast(boolean referenceProfile) {
-        long seed = Seeds.next();
+        long seed = BenchExtension.seed();
         int senders = 32;
         Network model = FatTreeIncast.build(seed, referenceProfile);
         for (int i = 0; i < senders; i++) {
@@ -347,7 +348,7 @@ class NetworkSimulatorTest {
     @Tag("rtl")
     @Test
     void trimQueueInTheLoopGivesTheModelsTrace() {
-        long seed = Seeds.next();
+        long seed = BenchExtension.seed();
         TrimQueueConfig cfg = FatTreeIncast.receiverQueue();
         QueueLog modelLog = new QueueLog("tor31->host127");
         Network model = smallScenario(FatTreeIncast.build(seed, true)).trace(modelLog);
@@ -380,7 +381,7 @@ class NetworkSimulatorTest {
     @Tag("rtl")
     @Test
     void smarttAndTrimQueueInTheLoopOnTheAuthors8To1Incast() {
-        long seed = Seeds.next();
+        long seed = BenchExtension.seed();
         int senders = 8;
         TrimQueueConfig cfg = FatTreeIncast.receiverQueue();
         DepartureDigest modelDepartures = new DepartureDigest("tor31->host127");
@@ -438,7 +439,7 @@ class NetworkSimulatorTest {
     @Tag("rtl")
     @Test
     void repsInTheLoopGivesTheModelsTrace() {
-        long seed = Seeds.next();
+        long seed = BenchExtension.seed();
         long prngSeed = (seed & 0xFFFFFFFFL) | 1;
         RepsConfig cfg = RepsTest.config("reps", 1024, (int) FatTreeIncast.FREEZING_TIMEOUT_NS, 37);
         RepsModel shared = RepsTest.model(cfg);

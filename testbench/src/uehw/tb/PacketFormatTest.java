@@ -14,13 +14,14 @@ import java.util.Random;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import uehw.hw.common.PacketFormat;
-import uehw.model.Seeds;
 import uehw.model.packet.InternetChecksum;
 import uehw.model.packet.Packet;
 
 /** docs/packet-format.md: the shared offsets against the RFCs, the checksum routine, built packets. */
 @Tag("model")
+@ExtendWith(BenchExtension.class)
 class PacketFormatTest {
     @Test
     void offsetsAreTheRfcLayouts() {
@@ -76,7 +77,7 @@ class PacketFormatTest {
 
     @Test
     void builtPacketsCarryTheirFieldsAndVerify() {
-        long seed = Seeds.next();
+        long seed = BenchExtension.seed();
         Random r = new Random(seed);
         for (int i = 0; i < 2000; i++) {
             boolean v6 = r.nextBoolean();

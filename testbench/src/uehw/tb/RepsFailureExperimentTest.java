@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import uehw.experiments.FatTreeLinkFailure;
 import uehw.experiments.FatTreeLinkFailure.Outcome;
-import uehw.model.Seeds;
 import uehw.model.reps.RepsModel.Mode;
 
 /**
@@ -17,10 +17,11 @@ import uehw.model.reps.RepsModel.Mode;
  * first freezing event; OPS keeps spraying into it and takes far longer.
  */
 @Tag("netsim")
+@ExtendWith(BenchExtension.class)
 class RepsFailureExperimentTest {
     @Test
     void repsAvoidsTheFailedLinkAfterFreezingOpsDoesNot() {
-        long seed = Seeds.next();
+        long seed = BenchExtension.seed();
         Outcome reps = FatTreeLinkFailure.run(Mode.REPS, seed);
         Outcome ops = FatTreeLinkFailure.run(Mode.OPS, seed);
         System.out.printf("link-failure experiment (seed %d, %s fails at %d us):%n  %s%n  %s%n", seed,

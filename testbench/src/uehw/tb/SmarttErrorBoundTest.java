@@ -11,6 +11,7 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -29,6 +30,7 @@ import uehw.model.smartt.SmarttParams;
  * FastIncrease count sitting on a threshold) are counted and printed, not measured.
  */
 @Tag("model")
+@ExtendWith(BenchExtension.class)
 class SmarttErrorBoundTest {
     static final int TIME_WIDTH = 32;
 
@@ -67,7 +69,7 @@ class SmarttErrorBoundTest {
     @Tag("soak")
     @MethodSource("paramSets")
     void fixedPointWithinTheBoundOfTheExactFormulas(String name, SmarttParams p) {
-        long seed = Seeds.next();
+        long seed = BenchExtension.seed();
         Random r = new Random(seed);
         SmarttFixedModel fixed = new SmarttFixedModel(1, 24, TIME_WIDTH, 10, 14, p);
         SmarttExactModel exact = new SmarttExactModel(p, TIME_WIDTH);
@@ -158,7 +160,7 @@ class SmarttErrorBoundTest {
     @Tag("soak")
     @Test
     void waitToDecreaseAverageWithinItsBoundOfTheExactEwma() {
-        long seed = Seeds.next();
+        long seed = BenchExtension.seed();
         Random r = new Random(seed);
         double lsb = Math.scalb(1.0, -SmarttParams.WTD_STATE_FRAC);
         for (int shift = 1; shift <= 6; shift++) {

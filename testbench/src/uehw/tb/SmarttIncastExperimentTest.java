@@ -8,11 +8,11 @@ import java.nio.file.Path;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import uehw.bench.Simulation;
 import uehw.experiments.IncastExperiment;
 import uehw.experiments.IncastExperiment.Outcome;
 import uehw.experiments.IncastSpread;
-import uehw.model.Seeds;
 import uehw.netsim.Percentiles;
 
 /**
@@ -25,12 +25,13 @@ import uehw.netsim.Percentiles;
  * trimming has a long tail (a flow no loss reached keeps its larger window).
  */
 @Tag("netsim")
+@ExtendWith(BenchExtension.class)
 class SmarttIncastExperimentTest {
     static final int RUNS = 40;
 
     @Test
     void incastCompletesFairlyWithABoundedQueueAndTrimmingEndsEarlier() throws Exception {
-        long seed = Seeds.next();
+        long seed = BenchExtension.seed();
         IncastSpread trim = runMany(true, seed);
         IncastSpread timeout = runMany(false, seed);
         // `IncastSpread 1000 40 777` (docs/smartt.md), on the network simulator: over 1000 groups of 40 runs,

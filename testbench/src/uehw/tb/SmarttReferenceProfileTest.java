@@ -139,7 +139,7 @@ class SmarttReferenceProfileTest {
         u = ack(4096, 8_646, false, END);
         assertEquals(Rule.QUICK_ADAPT, u.rule());
         assertEquals(qaWindow + 4916, u.cwnd());
-        assertEquals(1, m.fastIncreases);
+        assertEquals(1, m.counters.get("FAST_INCREASES"));
         // A marked one ends at QuickAdapt: it is inside the ignore window QuickAdapt opens.
         state(1_000_000, 200_000, 0, true);
         u = ack(4096, 20_000, true, END);
@@ -153,7 +153,7 @@ class SmarttReferenceProfileTest {
         Update u = ack(4096, TRTT, false, END - 1000);
         assertEquals(Rule.AT_TARGET, u.rule());
         assertEquals(300_000, u.cwnd());
-        assertEquals(1, m.atTarget);
+        assertEquals(1, m.counters.get("AT_TARGET"));
     }
 
     @Test

@@ -10,15 +10,18 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import uehw.bench.CounterCheck;
 import uehw.bench.ResetSweep;
 import uehw.bench.Simulation;
 import uehw.bench.csr.SmarttCsr;
@@ -26,15 +29,14 @@ import uehw.bench.smartt.SmarttBench;
 import uehw.hw.smartt.Smartt;
 import uehw.hw.smartt.SmarttConfig;
 import uehw.model.Seeds;
-import uehw.model.smartt.SmarttFixedModel;
 import uehw.model.smartt.SmarttFixedModel.Event;
 import uehw.model.smartt.SmarttFixedModel.Kind;
 import uehw.model.smartt.SmarttFixedModel.Rule;
-import uehw.model.smartt.SmarttFixedModel.Update;
 import uehw.model.smartt.SmarttParams;
 
 /** SMaRTT window unit: RTL against the bit-exact model, the paper's scenarios, bad input, line rate. */
 @Tag("rtl")
+@ExtendWith(BenchExtension.class)
 class SmarttTest {
     static final SmarttConfig DEFAULT = new SmarttConfig(1024, 16, 24, 24, 32, 10, 14, 4096, 100, 12000);
     /** N = 6 (not a power of two) behind 4-bit flow ids: ids 6..15 are out of range. */
@@ -52,8 +54,7 @@ class SmarttTest {
     }
 
     static void withBench(SmarttConfig cfg, String testName, BenchBody body) {
-        long seed = Seeds.next();
-        compile(cfg).run(testName, seed, sim -> body.run(new SmarttBench(sim), seed));
+        BenchExtension.bench(compile(cfg), testName, sim -> new SmarttBench(sim), body::run);
     }
 
     static final int MTU = 4096;
@@ -74,30 +75,8 @@ class SmarttTest {
 
     /** Every model counter against its CSR. */
     static void assertCounters(SmarttBench b) {
-        SmarttFixedModel m = b.model;
-        Map<String, long[]> pairs = new TreeMap<>();
-        pairs.put("EVENTS", new long[] {m.events, b.counter(SmarttCsr.EVENTS)});
-        pairs.put("ACKS", new long[] {m.acks, b.counter(SmarttCsr.ACKS)});
-        pairs.put("NACKS", new long[] {m.nacks, b.counter(SmarttCsr.NACKS)});
-        pairs.put("TIMEOUTS", new long[] {m.timeouts, b.counter(SmarttCsr.TIMEOUTS)});
-        pairs.put("INITS", new long[] {m.inits, b.counter(SmarttCsr.INITS)});
-        pairs.put("FAIR_DECREASES", new long[] {m.fairDecreases, b.counter(SmarttCsr.FAIR_DECREASES)});
-        pairs.put("MULTIPLICATIVE_DECREASES", new long[] {m.multiplicativeDecreases, b.counter(SmarttCsr.MULTIPLICATIVE_DECREASES)});
-        pairs.put("FAIR_INCREASES", new long[] {m.fairIncreases, b.counter(SmarttCsr.FAIR_INCREASES)});
-        pairs.put("MULTIPLICATIVE_INCREASES", new long[] {m.multiplicativeIncreases, b.counter(SmarttCsr.MULTIPLICATIVE_INCREASES)});
-        pairs.put("QUICK_ADAPTS", new long[] {m.quickAdapts, b.counter(SmarttCsr.QUICK_ADAPTS)});
-        pairs.put("FAST_INCREASES", new long[] {m.fastIncreases, b.counter(SmarttCsr.FAST_INCREASES)});
-        pairs.put("IGNORED", new long[] {m.ignored, b.counter(SmarttCsr.IGNORED)});
-        pairs.put("WTD_HELD", new long[] {m.wtdHeld, b.counter(SmarttCsr.WTD_HELD)});
-        pairs.put("OUT_OF_RANGE", new long[] {m.outOfRange, b.counter(SmarttCsr.OUT_OF_RANGE)});
-        pairs.put("RTT_ZERO", new long[] {m.rttZero, b.counter(SmarttCsr.RTT_ZERO)});
-        pairs.put("RTT_BELOW_BASE", new long[] {m.rttBelowBase, b.counter(SmarttCsr.RTT_BELOW_BASE)});
-        pairs.put("SIZE_ZERO", new long[] {m.sizeZero, b.counter(SmarttCsr.SIZE_ZERO)});
-        pairs.put("SIZE_OVER_MTU", new long[] {m.sizeOverMtu, b.counter(SmarttCsr.SIZE_OVER_MTU)});
-        pairs.put("CLAMPED_MIN", new long[] {m.clampedMin, b.counter(SmarttCsr.CLAMPED_MIN)});
-        pairs.put("CLAMPED_MAX", new long[] {m.clampedMax, b.counter(SmarttCsr.CLAMPED_MAX)});
-        pairs.put("AT_TARGET", new long[] {m.atTarget, b.counter(SmarttCsr.AT_TARGET)});
-        pairs.forEach((name, v) -> assertEquals(v[0] & 0xFFFFFFFFL, v[1], name));
+        CounterCheck.assertRegisters("smartt", SmarttCsr.ADDRESSES, SmarttCsr.COUNTERS, b::counter, b.model.counters.snapshot(),
+                Set.of());
         // Conservation, independent of the model: every in-range event is exactly one of these.
         long rules = b.counter(SmarttCsr.FAIR_DECREASES) + b.counter(SmarttCsr.MULTIPLICATIVE_DECREASES)
                 + b.counter(SmarttCsr.FAIR_INCREASES) + b.counter(SmarttCsr.MULTIPLICATIVE_INCREASES)
@@ -743,8 +722,8 @@ class SmarttTest {
                 int f = 5 + i;
                 long rtlMin = b.counter(SmarttCsr.CLAMPED_MIN);
                 long rtlMax = b.counter(SmarttCsr.CLAMPED_MAX);
-                long modelMin = b.model.clampedMin;
-                long modelMax = b.model.clampedMax;
+                long modelMin = b.model.counters.get("CLAMPED_MIN");
+                long modelMax = b.model.counters.get("CLAMPED_MAX");
                 long held = b.counter(SmarttCsr.WTD_HELD);
                 long mi = b.counter(SmarttCsr.MULTIPLICATIVE_INCREASES);
                 long fi = b.counter(SmarttCsr.FAIR_INCREASES);
@@ -757,8 +736,8 @@ class SmarttTest {
                 assertEquals(fi + 1, b.counter(SmarttCsr.FAIR_INCREASES), "FI ACK, " + where);
                 assertEquals(expected[i][0], b.counter(SmarttCsr.CLAMPED_MIN) - rtlMin, "RTL CLAMPED_MIN, " + where);
                 assertEquals(expected[i][1], b.counter(SmarttCsr.CLAMPED_MAX) - rtlMax, "RTL CLAMPED_MAX, " + where);
-                assertEquals(expected[i][0], b.model.clampedMin - modelMin, "model CLAMPED_MIN, " + where);
-                assertEquals(expected[i][1], b.model.clampedMax - modelMax, "model CLAMPED_MAX, " + where);
+                assertEquals(expected[i][0], b.model.counters.get("CLAMPED_MIN") - modelMin, "model CLAMPED_MIN, " + where);
+                assertEquals(expected[i][1], b.model.counters.get("CLAMPED_MAX") - modelMax, "model CLAMPED_MAX, " + where);
                 assertEquals(MTU, cwnd(b, f), "the window after the NACK, " + where);
                 assertCounters(b);
             }
@@ -775,7 +754,7 @@ class SmarttTest {
     @Test
     void theFirstEventsAfterTheSweepReadEveryFlowsInitialState() {
         int n = SMALL.flows();
-        compile(SMALL).run("sweep", Seeds.next(), sim -> {
+        compile(SMALL).run("sweep", BenchExtension.seed(), sim -> {
             var io = sim.dut().io();
             sim.poke(io.event().valid(), false);
             long steps = ResetSweep.stepsUntilInitDone(sim, io.initDone(), List.of(io.event().ready()), 4L * n);

@@ -12,8 +12,8 @@ import java.util.Locale;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import uehw.experiments.IncastExperiment;
-import uehw.model.Seeds;
 import uehw.model.swift.SwiftExactModel;
 import uehw.model.swift.SwiftParams;
 import uehw.netsim.SwiftWindows;
@@ -24,6 +24,7 @@ import uehw.netsim.SwiftWindows;
  * the hardware law is not built yet).
  */
 @Tag("model")
+@ExtendWith(BenchExtension.class)
 class SwiftModelTest {
     private static final double EPS = 1e-9;
 
@@ -144,7 +145,7 @@ class SwiftModelTest {
     @Tag("netsim")
     @Test
     void swiftNextToSmarttOnTheIncast() throws Exception {
-        long seed = Seeds.next();
+        long seed = BenchExtension.seed();
         IncastExperiment x = new IncastExperiment();
         IncastExperiment.Outcome smartt = x.run(true, seed, null);
         SwiftParams sp = new SwiftParams();

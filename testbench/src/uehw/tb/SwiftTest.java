@@ -9,6 +9,7 @@ import java.util.Random;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import uehw.bench.ResetSweep;
 import uehw.bench.Simulation;
 import uehw.bench.csr.SwiftCsr;
@@ -28,6 +29,7 @@ import uehw.netsim.rtl.SwiftRtlWindows;
 
 /** Swift window unit: RTL against the bit-exact model, the paper's rules on the RTL, bad input, line rate. */
 @Tag("rtl")
+@ExtendWith(BenchExtension.class)
 class SwiftTest {
     static final SwiftConfig DEFAULT = new SwiftConfig(1024, 16, 24);
     /** N = 6 (not a power of two) behind 4-bit flow ids, 16-bit delays: ids 6..15 are out of range. */
@@ -41,9 +43,8 @@ class SwiftTest {
     }
 
     static void withBench(SwiftConfig cfg, String testName, BenchBody body) {
-        long seed = Seeds.next();
-        Simulation.compile(SwiftTest.class, "n" + cfg.flows() + "_f" + cfg.flowIdWidth() + "_d" + cfg.delayWidth(),
-                () -> new Swift(cfg)).run(testName, seed, sim -> body.run(new SwiftBench(sim), seed));
+        BenchExtension.bench(Simulation.compile(SwiftTest.class, "n" + cfg.flows() + "_f" + cfg.flowIdWidth() + "_d" + cfg.delayWidth(),
+                () -> new Swift(cfg)), testName, SwiftBench::new, body::run);
     }
 
     static Event ack(int flow, long rtt, long endpointDelay, int hops, long acked) {
@@ -348,7 +349,7 @@ class SwiftTest {
     void theFirstEventsAfterTheSweepReadEveryFlowsInitialState() {
         int n = SMALL.flows();
         Simulation.compile(SwiftTest.class, "n" + n + "_f" + SMALL.flowIdWidth() + "_d" + SMALL.delayWidth(),
-                () -> new Swift(SMALL)).run("sweep", Seeds.next(), sim -> {
+                () -> new Swift(SMALL)).run("sweep", BenchExtension.seed(), sim -> {
             var io = sim.dut().io();
             sim.poke(io.event().valid(), false);
             long steps = ResetSweep.stepsUntilInitDone(sim, io.initDone(), List.of(io.event().ready()), 4L * n);

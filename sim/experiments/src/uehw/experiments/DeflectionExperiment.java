@@ -173,7 +173,7 @@ public final class DeflectionExperiment {
         long refusedFull = 0, entriesLeft = 0;
         for (Switch s : net.switches) {
             if (s.dft() != null) {
-                refusedFull += s.dft().refusedFull;
+                refusedFull += s.dft().counters.get("REFUSED_FULL");
                 entriesLeft += s.dft().occupancy();
             }
         }

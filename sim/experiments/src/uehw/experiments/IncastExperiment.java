@@ -127,7 +127,7 @@ public final class IncastExperiment {
         long ideal = Math.round(senders * (flowBytes + packets * header) * 8 / gbps) + baseRttNs;
         long drops = bottleneck.dropsDataFull + bottleneck.dropsTrimFull;
         return new Outcome(trimming, fct, ideal, bottleneck.peakDataBytes, bottleneck.trims, drops, bottleneck.marks,
-                flows.stream().mapToLong(f -> f.timeouts).sum(), windows.stream().mapToLong(w -> w instanceof SmarttWindows s ? s.model.quickAdapts : 0).sum(),
+                flows.stream().mapToLong(f -> f.timeouts).sum(), windows.stream().mapToLong(w -> w instanceof SmarttWindows s ? s.model.counters.get("QUICK_ADAPTS") : 0).sum(),
                 flows.stream().mapToLong(f -> f.packetsSent).sum(), net.deliveredPackets - net.deliveredTrimmed,
                 (double) queueSum[0] / Math.max(1, queueSum[1]));
     }

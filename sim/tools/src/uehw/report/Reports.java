@@ -19,7 +19,6 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import uehw.hw.BlockSpec;
 import uehw.hw.Blocks;
 import uehw.hw.Generator;
-import uehw.hw.ReferenceAccumulator;
 import uehw.hw.SweepPoint;
 import uehw.hw.common.ParamValues;
 

@@ -4,7 +4,9 @@ package uehw.bench.swift;
 import java.lang.reflect.RecordComponent;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
+import uehw.bench.CounterCheck;
 import uehw.bench.WindowUnitBench;
 import uehw.bench.csr.SwiftCsr;
 import uehw.bench.facade.Sim;
@@ -12,6 +14,7 @@ import uehw.hw.swift.Swift;
 import uehw.hw.swift.SwiftConfig;
 import uehw.hw.swift.SwiftEvent;
 import uehw.hw.swift.SwiftUpdate;
+import uehw.model.Counters;
 import uehw.model.swift.SwiftFixedModel;
 import uehw.model.swift.SwiftFixedModel.Change;
 import uehw.model.swift.SwiftFixedModel.Event;
@@ -28,8 +31,9 @@ import uehw.model.swift.SwiftParams;
 public final class SwiftBench extends WindowUnitBench<Event, SwiftEvent, SwiftUpdate, Update> {
     public final SwiftConfig cfg;
     public final SwiftFixedModel model;
-    /** What the counters should show, from the model's updates. */
-    public final long[] expected = new long[0x100 / 4];
+    /** What the count registers the model does not keep should show, from the model's updates. */
+    public final Counters expected = new Counters("EVENTS", "ACKS", "NACKS", "TIMEOUTS", "INITS", "FABRIC_INCREASES",
+            "FABRIC_DECREASES", "ENDPOINT_INCREASES", "ENDPOINT_DECREASES", "HELD", "RESETS", "PACED", "OUT_OF_RANGE");
 
     /** The CSRs' reset values as model parameters. */
     public static SwiftFixedModel.Params resetParams() {
@@ -65,39 +69,36 @@ public final class SwiftBench extends WindowUnitBench<Event, SwiftEvent, SwiftUp
                 e.endpointDelayNs() & delayMask, e.hops() & 0xFF, e.acked() & 0x1FFF, e.nowNs());
     }
 
-    private void count(int address) {
-        expected[address / 4]++;
-    }
 
     @Override
     protected void taken(Event taken, long sampledNow) {
         Event e = cut(cfg, new Event(taken.flow(), taken.kind(), taken.rttNs(), taken.endpointDelayNs(), taken.hops(), taken.acked(),
                 sampledNow));
         if (e.flow() >= cfg.flows()) {
-            count(SwiftCsr.OUT_OF_RANGE);
+            expected.inc("OUT_OF_RANGE");
             return;
         }
         Update u = model.apply(e);
         updates.expect(u);
-        count(SwiftCsr.EVENTS);
-        count(switch (e.kind()) {
-            case ACK -> SwiftCsr.ACKS;
-            case NACK -> SwiftCsr.NACKS;
-            case TIMEOUT -> SwiftCsr.TIMEOUTS;
-            case INIT -> SwiftCsr.INITS;
+        expected.inc("EVENTS");
+        expected.inc(switch (e.kind()) {
+            case ACK -> "ACKS";
+            case NACK -> "NACKS";
+            case TIMEOUT -> "TIMEOUTS";
+            case INIT -> "INITS";
         });
         if (e.kind() == Kind.NACK || e.kind() == Kind.TIMEOUT) {
             retransmits.expect(new Retransmit(e.flow(), e.kind() == Kind.TIMEOUT));
         }
         if (e.kind() != Kind.INIT) {
-            if (u.fabric() == Change.INCREASE) count(SwiftCsr.FABRIC_INCREASES);
-            if (u.fabric() == Change.DECREASE) count(SwiftCsr.FABRIC_DECREASES);
-            if (u.endpoint() == Change.INCREASE) count(SwiftCsr.ENDPOINT_INCREASES);
-            if (u.endpoint() == Change.DECREASE) count(SwiftCsr.ENDPOINT_DECREASES);
-            if (u.fabric() == Change.NONE || u.endpoint() == Change.NONE) count(SwiftCsr.HELD);
-            if (u.fabric() == Change.RESET) count(SwiftCsr.RESETS);
+            if (u.fabric() == Change.INCREASE) expected.inc("FABRIC_INCREASES");
+            if (u.fabric() == Change.DECREASE) expected.inc("FABRIC_DECREASES");
+            if (u.endpoint() == Change.INCREASE) expected.inc("ENDPOINT_INCREASES");
+            if (u.endpoint() == Change.DECREASE) expected.inc("ENDPOINT_DECREASES");
+            if (u.fabric() == Change.NONE || u.endpoint() == Change.NONE) expected.inc("HELD");
+            if (u.fabric() == Change.RESET) expected.inc("RESETS");
         }
-        if (u.pacingNs() != 0) count(SwiftCsr.PACED);
+        if (u.pacingNs() != 0) expected.inc("PACED");
     }
 
     /** Waits for the reset sweep. */
@@ -105,23 +106,14 @@ public final class SwiftBench extends WindowUnitBench<Event, SwiftEvent, SwiftUp
         waitStatus(SwiftCsr.STATUS, 1, 1, cfg.flows(), "INIT_DONE");
     }
 
-    /** Every counter against what the model's updates and counts give. */
+    /** Every count register against the model's counters and what its updates give. */
     public void assertCounters() {
-        long[] e = expected.clone();
-        e[SwiftCsr.RTT_ZERO / 4] = model.rttZero;
-        e[SwiftCsr.ENDPOINT_ABOVE_RTT / 4] = model.endpointAboveRtt;
-        e[SwiftCsr.HOPS_CLAMPED / 4] = model.hopsClamped;
-        e[SwiftCsr.CLAMPED_MAX / 4] = model.clampedMax;
-        e[SwiftCsr.CLAMPED_MIN / 4] = model.clampedMin;
-        e[SwiftCsr.PACING_SATURATED / 4] = model.pacingSaturated;
-        for (int a = SwiftCsr.EVENTS; a <= SwiftCsr.PACING_SATURATED; a += 4) {
-            if (counter(a) != (e[a / 4] & 0xFFFF_FFFFL)) {
-                throw new AssertionError(String.format("counter at 0x%02X: RTL %d, expected %d", a, counter(a), e[a / 4]));
-            }
-        }
+        Map<String, Long> e = new LinkedHashMap<>(expected.snapshot());
+        e.putAll(model.counters.snapshot());
+        CounterCheck.assertRegisters("swift", SwiftCsr.ADDRESSES, SwiftCsr.COUNTERS, this::counter, e, Set.of());
     }
 
-/** The parameter registers, in the order of Params' components. */
+    /** The parameter registers, in the order of Params' components. */
     private static final int[] PARAM_REGISTERS = {SwiftCsr.AI, SwiftCsr.BETA, SwiftCsr.MAX_MDF, SwiftCsr.MIN_CWND,
         SwiftCsr.MAX_CWND, SwiftCsr.INIT_CWND, SwiftCsr.RETX_RESET_THRESHOLD, SwiftCsr.BASE_TARGET, SwiftCsr.PER_HOP,
         SwiftCsr.FS_RANGE, SwiftCsr.FS_ALPHA, SwiftCsr.FS_BETA, SwiftCsr.ENDPOINT_TARGET, SwiftCsr.ENDPOINT_EWMA_SHIFT,

@@ -260,7 +260,7 @@ public final class TrimQueueBench {
                 || !model.expectedData.isEmpty() || model.dataDescs > 0 || model.controlDescs > 0 || model.trimWaiting > 0
                 || !admissions.isEmpty() || !actions.csrIdle()) {
             step();
-            long now = outputOrder.size() + model.dataDescs + 31 * model.controlDescs + 961 * model.trimWaiting + model.inPackets;
+            long now = outputOrder.size() + model.dataDescs + 31 * model.controlDescs + 961 * model.trimWaiting + model.counters.get("IN_PACKETS");
             if (now != state) {
                 state = now;
                 lastProgress = n;

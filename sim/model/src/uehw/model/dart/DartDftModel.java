@@ -4,6 +4,7 @@ package uehw.model.dart;
 import java.util.ArrayList;
 import java.util.List;
 
+import uehw.model.Counters;
 import uehw.model.Xorshift32;
 
 /**
@@ -44,16 +45,8 @@ public final class DartDftModel {
     private final int[] port;
 
     // counters, as the CSRs name them
-    public long lookups;
-    public long hits;
-    public long allocations;
-    public long frees;
-    public long flushed;
-    public long refusedFull;
-    public long refusedNoTokens;
-    public long refusedNoCandidate;
-    public long hitsWithoutToken;
-    public long badPort;
+    /** The events counted, by the name of the block's count register (docs: its CSR table). */
+    public final Counters counters = new Counters("LOOKUPS", "HITS", "ALLOCATIONS", "FREES", "FLUSHED", "REFUSED_FULL", "REFUSED_NO_TOKENS", "REFUSED_NO_CANDIDATE", "HITS_WITHOUT_TOKEN", "BAD_PORT");
 
     public DartDftModel(int entries, int ports, long threshold, int minTokens, long prngSeed) {
         this.entries = entries;
@@ -84,10 +77,10 @@ public final class DartDftModel {
     }
 
     public Decision apply(Packet p) {
-        lookups++;
+        counters.inc("LOOKUPS");
         boolean portOk = p.routedPort() < ports;
         if (!portOk) {
-            badPort++;
+            counters.inc("BAD_PORT");
         }
         // One draw per packet, used or not.
         long draw = prng.next();
@@ -103,16 +96,16 @@ public final class DartDftModel {
         boolean freed = false;
         if (hit >= 0) {
             // Sec. IV-A: a packet whose flow is in the DFT leaves on the entry's port, tokens or not.
-            hits++;
+            counters.inc("HITS");
             outPort = port[hit];
             if (tokens == 0) {
-                hitsWithoutToken++;
+                counters.inc("HITS_WITHOUT_TOKEN");
             } else if (everyMisroute) {
                 tokens--; // Sec. IV-A: "removes a token from each misrouted packet"
             }
             if (p.end()) {
                 valid[hit] = false;
-                frees++;
+                counters.inc("FREES");
                 freed = true;
             }
         } else if (enable && p.start() && portOk && Long.compareUnsigned(p.queueBytes(), threshold) > 0) {
@@ -125,20 +118,20 @@ public final class DartDftModel {
             }
             // Sec. IV-B: a packet without tokens (a long flow) is never deflected, whatever MIN_TOKENS says.
             if (tokens < minTokens || tokens == 0) {
-                refusedNoTokens++;
+                counters.inc("REFUSED_NO_TOKENS");
             } else if (free < 0) {
-                refusedFull++;
+                counters.inc("REFUSED_FULL");
             } else if (choices.isEmpty()) {
-                refusedNoCandidate++;
+                counters.inc("REFUSED_NO_CANDIDATE");
             } else {
                 outPort = choices.get((int) Xorshift32.scaleTop(draw, choices.size(), 32 - DRAW_DROPPED_BITS));
                 allocated = true;
-                allocations++;
+                counters.inc("ALLOCATIONS");
                 if (tokens > 0) {
                     tokens--;
                 }
                 if (p.end()) {
-                    frees++; // a one-packet message: nothing to remember
+                    counters.inc("FREES"); // a one-packet message: nothing to remember
                     freed = true;
                 } else {
                     valid[free] = true;
@@ -154,7 +147,7 @@ public final class DartDftModel {
     public void flush() {
         for (int i = 0; i < entries; i++) {
             if (valid[i]) {
-                flushed++;
+                counters.inc("FLUSHED");
                 valid[i] = false;
             }
         }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package uehw.model.dart;
 
+import uehw.model.Counters;
+
 /**
  * DASR's sender side (dart.txt Sec. III-A): each flow sends at line rate / n, n the last value its
  * ACKs carried. A pacer per flow: a packet of b bytes sent at time t makes the flow's next packet
@@ -29,7 +31,8 @@ public final class DasrLimiterModel {
     private final long[] next;
     private final int[] n;
 
-    public long acks, sends, queries, eligibleQueries, outOfRange, nZero, gapSaturated, badKind;
+    /** The events counted, by the name of the block's count register (docs: its CSR table). */
+    public final Counters counters = new Counters("ACKS", "SENTS", "QUERIES", "ELIGIBLE_QUERIES", "OUT_OF_RANGE", "N_ZERO", "GAP_SATURATED", "BAD_KIND");
 
     public DasrLimiterModel(int flows, long byteTime) {
         this.flows = flows;
@@ -41,7 +44,7 @@ public final class DasrLimiterModel {
 
     private boolean bad(int flow) {
         if (flow < 0 || flow >= flows) {
-            outOfRange++;
+            counters.inc("OUT_OF_RANGE");
             return true;
         }
         return false;
@@ -59,19 +62,19 @@ public final class DasrLimiterModel {
 
     /** An ACK carried n for this flow (0 acts as 1). */
     public void ack(int flow, int nValue) {
-        acks++;
+        counters.inc("ACKS");
         if (bad(flow)) {
             return;
         }
         if (nValue == 0) {
-            nZero++;
+            counters.inc("N_ZERO");
         }
         n[flow] = Math.max(1, nValue);
     }
 
     /** The flow sent a packet of {@code bytes} at {@code nowNs}: its next time moves on. */
     public Answer sent(int flow, int bytes, long nowNs) {
-        sends++;
+        counters.inc("SENTS");
         if (bad(flow)) {
             return new Answer(flow, false, 0);
         }
@@ -80,7 +83,7 @@ public final class DasrLimiterModel {
         long gap = ((long) n[flow] * bytes * byteTime) >>> 8;
         if (gap > GAP_MAX) {
             gap = GAP_MAX;
-            gapSaturated++;
+            counters.inc("GAP_SATURATED");
         }
         next[flow] = (start + gap) & TIME_MASK;
         return new Answer(flow, eligible(next[flow], now), (next[flow] >>> 8) & 0xFFFF_FFFFL);
@@ -88,17 +91,17 @@ public final class DasrLimiterModel {
 
     /** May the flow send now? */
     public Answer query(int flow, long nowNs) {
-        queries++;
+        counters.inc("QUERIES");
         if (bad(flow)) {
             return new Answer(flow, false, 0);
         }
         boolean ok = eligible(next[flow], fine(nowNs));
-        eligibleQueries += ok ? 1 : 0;
+        counters.add("ELIGIBLE_QUERIES", ok ? 1 : 0);
         return new Answer(flow, ok, (next[flow] >>> 8) & 0xFFFF_FFFFL);
     }
 
     /** An event of kind 3 (not a kind): counted, nothing else. */
     public void badKind() {
-        badKind++;
+        counters.inc("BAD_KIND");
     }
 }

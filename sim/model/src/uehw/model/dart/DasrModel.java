@@ -5,6 +5,8 @@ import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 
+import uehw.model.Counters;
+
 /**
  * Dart's receiver half, direct apportioning of sending rates (dart.txt Sec. III-A..D, Fig. 4 and 5),
  * as the receiver NIC runs it: the specification of the {@code dart-dasr} block, bit for bit. The
@@ -74,11 +76,8 @@ public final class DasrModel {
     private long windowBytes;
     private boolean windowEcn;
 
-    public long packets, lookAheadEntries;
-    public long adds, removes, evictions, overflowed, lookAheadAdds, lookAheadSkipped, stateChanges, endsWithoutStart,
-            messageCountSaturated;
-    /** Packets and look-ahead names whose sender id does not fit the id width: the set ignores them (their bytes count). */
-    public long senderOutOfRange;
+    /** The events counted, by the name of the block's count register (docs: its CSR table). */
+    public final Counters counters = new Counters("PACKETS", "LOOK_AHEAD_ENTRIES", "ADDS", "REMOVES", "EVICTIONS", "OVERFLOWED", "LOOK_AHEAD_ADDS", "LOOK_AHEAD_SKIPPED", "STATE_CHANGES", "ENDS_WITHOUT_START", "MESSAGE_COUNT_SATURATED", "SENDER_OUT_OF_RANGE");
 
     public DasrModel(int capacity, int maxMessages, long idleTimeoutNs, long windowNs, long lineRateBytes) {
         this(capacity, maxMessages, idleTimeoutNs, windowNs, lineRateBytes, 16);
@@ -155,7 +154,7 @@ public final class DasrModel {
 
     private void setState(State next) {
         if (next != state) {
-            stateChanges++;
+            counters.inc("STATE_CHANGES");
             state = next;
         }
     }
@@ -167,7 +166,7 @@ public final class DasrModel {
         if (occupied[k]) {
             if (((nowNs - lastNs[k]) & TIME_MASK) > idleTimeoutNs) {
                 leave(k);
-                evictions++;
+                counters.inc("EVICTIONS");
                 freeSlots.addLast(k);
                 queued[k] = true;
             }
@@ -184,7 +183,7 @@ public final class DasrModel {
 
     private boolean outOfRange(int sender) {
         boolean out = sender < 0 || sender >= 1L << senderIdBits;
-        senderOutOfRange += out ? 1 : 0;
+        counters.add("SENDER_OUT_OF_RANGE", out ? 1 : 0);
         return out;
     }
 
@@ -193,7 +192,7 @@ public final class DasrModel {
         Integer slot = slotOf.get(sender);
         if (slot != null) {
             if (messages[slot] == maxMessages) {
-                messageCountSaturated++;
+                counters.inc("MESSAGE_COUNT_SATURATED");
             } else {
                 messages[slot]++;
             }
@@ -207,13 +206,13 @@ public final class DasrModel {
             messages[s] = 1;
             announced[s] = 0;
             slotOf.put(sender, s);
-            adds++;
+            counters.inc("ADDS");
             return s;
         }
         if (overflow < N_MAX) {
             overflow++;         // counted, and still in n
         }
-        overflowed++;
+        counters.inc("OVERFLOWED");
         return -1;
     }
 
@@ -221,12 +220,12 @@ public final class DasrModel {
         if (slot != null) {
             if (--messages[slot] == 0) {
                 leave(slot);
-                removes++;
+                counters.inc("REMOVES");
             }
         } else if (overflow > 0) {
             overflow--;         // one of the senders that found the set full
         } else {
-            endsWithoutStart++;
+            counters.inc("ENDS_WITHOUT_START");
         }
     }
 
@@ -248,7 +247,7 @@ public final class DasrModel {
     public Reply packet(int sender, boolean first, boolean last, boolean announcedFirst, boolean ecn, int bytes, long nowNs) {
         closeWindow(nowNs);
         sweep(nowNs);
-        packets++;
+        counters.inc("PACKETS");
         if (!outOfRange(sender)) {
             Integer slot = slotOf.get(sender);
             if (first && announcedFirst && slot != null && announced[slot] > 0) {
@@ -287,7 +286,7 @@ public final class DasrModel {
     public void lookAheadEntry(int group, int sender, boolean firstOfNotification, long nowNs) {
         closeWindow(nowNs);
         sweep(nowNs);
-        lookAheadEntries++;
+        counters.inc("LOOK_AHEAD_ENTRIES");
         if (firstOfNotification) {
             int g = group & GROUP_MASK;
             notificationCounts = !groupsSeen.contains(g);
@@ -299,7 +298,7 @@ public final class DasrModel {
             }
         }
         if (!notificationCounts) {
-            lookAheadSkipped++;
+            counters.inc("LOOK_AHEAD_SKIPPED");
             return;
         }
         if (outOfRange(sender)) {
@@ -309,11 +308,11 @@ public final class DasrModel {
         if (slot >= 0) {
             lastNs[slot] = nowNs & TIME_MASK;
             if (announced[slot] == maxMessages) {
-                messageCountSaturated++;
+                counters.inc("MESSAGE_COUNT_SATURATED");
             } else {
                 announced[slot]++;
             }
         }
-        lookAheadAdds++;
+        counters.inc("LOOK_AHEAD_ADDS");
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package uehw.model.reps;
 
+import uehw.model.Counters;
 import uehw.model.Xorshift32;
 
 /**
@@ -84,9 +85,8 @@ public final class RepsModel {
     private long evsSize;
 
     // Counters, as the CSRs of the same names.
-    public long sends, sendsExplored, sendsRecycled, sendsReplayed;
-    public long acks, acksRecycled, acksMarked, failures, freezeEnter, freezeExit, inits;
-    public long oorSend, oorCtrl;
+    /** The events counted, by the name of the block's count register (docs: its CSR table). */
+    public final Counters counters = new Counters("SENDS", "SENDS_EXPLORED", "SENDS_RECYCLED", "SENDS_REPLAYED", "ACKS", "ACKS_RECYCLED", "ACKS_MARKED", "FAILURES", "FREEZE_ENTER", "FREEZE_EXIT", "INITS", "OOR_SEND", "OOR_CTRL");
 
     public RepsModel(Mode mode, int connections, int bufferEntries, int evWidth, int timeWidth, int exploreWidth,
                      long freezingTimeout, int numPktsBdp, long evsSize, long seed) {
@@ -152,29 +152,29 @@ public final class RepsModel {
 
     private void control(Ctrl e, long now) {
         if (e.conn() >= connections) {
-            oorCtrl++;
+            counters.inc("OOR_CTRL");
             return;
         }
         Conn c = conns[(int) e.conn()];
         switch (e.kind()) {
             case INIT -> {
-                inits++;
+                counters.inc("INITS");
                 conns[(int) e.conn()] = fresh();
             }
             case FAILURE -> {
-                failures++;
+                counters.inc("FAILURES");
                 // reps.txt Alg. 1 l.21-25
                 if (mode == Mode.REPS && !c.freezing && c.explore == 0) {
                     c.freezing = true;
                     c.exitFreezing = (now + freezingTimeout) & mask(timeWidth);
-                    freezeEnter++;
+                    counters.inc("FREEZE_ENTER");
                 }
             }
             case ACK -> {
-                acks++;
+                counters.inc("ACKS");
                 boolean marked = e.ecn() || e.trimmed();
                 if (marked) {
-                    acksMarked++;
+                    counters.inc("ACKS_MARKED");
                 }
                 switch (mode) {
                     case REPS -> onAckReps(c, e, marked, now);
@@ -184,7 +184,7 @@ public final class RepsModel {
                             advanceLite(c);
                         } else { // Alg. 4 l.16
                             c.cached = e.ev();
-                            acksRecycled++;
+                            counters.inc("ACKS_RECYCLED");
                         }
                     }
                     case OPS -> { }
@@ -197,7 +197,7 @@ public final class RepsModel {
         if (marked) { // Alg. 1 l.6-8
             return;
         }
-        acksRecycled++;
+        counters.inc("ACKS_RECYCLED");
         if (!c.isValid[c.head]) { // Alg. 1 l.9-11 (numberValidEVs is the count of valid bits)
             c.isValid[c.head] = true;
         }
@@ -208,7 +208,7 @@ public final class RepsModel {
         if (c.freezing && modularAfter(now, c.exitFreezing)) {
             c.freezing = false;
             c.explore = numPktsBdp;
-            freezeExit++;
+            counters.inc("FREEZE_EXIT");
         }
     }
 
@@ -231,10 +231,10 @@ public final class RepsModel {
 
     private SendResult send(long connId) {
         if (connId >= connections) {
-            oorSend++;
+            counters.inc("OOR_SEND");
             return new SendResult(connId, 0, false, false, true);
         }
-        sends++;
+        counters.inc("SENDS");
         Conn c = conns[(int) connId];
         long ev;
         boolean explored;
@@ -278,12 +278,12 @@ public final class RepsModel {
             }
         }
         if (explored) {
-            sendsExplored++;
+            counters.inc("SENDS_EXPLORED");
         } else {
-            sendsRecycled++;
+            counters.inc("SENDS_RECYCLED");
         }
         if (replayed) {
-            sendsReplayed++;
+            counters.inc("SENDS_REPLAYED");
         }
         return new SendResult(connId, ev, explored, replayed, false);
     }

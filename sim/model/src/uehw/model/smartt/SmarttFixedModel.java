@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package uehw.model.smartt;
 
+import uehw.model.Counters;
+
 /**
  * Fixed-point golden model of the SMaRTT window unit (smartt-reps.txt Sec. 3.2-3.6, Alg. 1-3),
  * bit-exact with the RTL: every width, truncation and saturation below is the hardware's. The
@@ -71,9 +73,8 @@ public final class SmarttFixedModel {
     private final State[] state;
 
     // counters, as the CSRs name them
-    public long events, acks, nacks, timeouts, inits, fairDecreases, multiplicativeDecreases, fairIncreases,
-            multiplicativeIncreases, quickAdapts, fastIncreases, ignored, wtdHeld, outOfRange, rttZero, rttBelowBase,
-            sizeZero, sizeOverMtu, clampedMin, clampedMax, atTarget;
+    /** The events counted, by the name of the block's count register (docs: its CSR table). */
+    public final Counters counters = new Counters("EVENTS", "ACKS", "NACKS", "TIMEOUTS", "INITS", "FAIR_DECREASES", "MULTIPLICATIVE_DECREASES", "FAIR_INCREASES", "MULTIPLICATIVE_INCREASES", "QUICK_ADAPTS", "FAST_INCREASES", "IGNORED", "WTD_HELD", "OUT_OF_RANGE", "RTT_ZERO", "RTT_BELOW_BASE", "SIZE_ZERO", "SIZE_OVER_MTU", "CLAMPED_MIN", "CLAMPED_MAX", "AT_TARGET");
 
     public SmarttFixedModel(int flows, int byteWidth, int timeWidth, int recipIndexBits, int recipValueBits,
                             SmarttParams params) {
@@ -164,9 +165,9 @@ public final class SmarttFixedModel {
             // is below MTU (so with MAX_CWND < MTU every update, even one already at MTU);
             // CLAMPED_MAX when the window is above MAX_CWND and not counted in CLAMPED_MIN.
             if (cut < lo) {
-                clampedMin++;
+                counters.inc("CLAMPED_MIN");
             } else if (c > hi) {
-                clampedMax++;
+                counters.inc("CLAMPED_MAX");
             }
         }
         return Math.max(cut, lo);
@@ -175,12 +176,12 @@ public final class SmarttFixedModel {
     /** Applies one event; returns null for a flow id >= N (counted, nothing changes). */
     public Update apply(Event e) {
         if (e.flow() < 0 || e.flow() >= flows) {
-            outOfRange++;
+            counters.inc("OUT_OF_RANGE");
             return null;
         }
-        events++;
+        counters.inc("EVENTS");
         if (e.kind() == Kind.INIT) {
-            inits++;
+            counters.inc("INITS");
             state[e.flow()] = initialState();
             return new Update(e.flow(), state[e.flow()].cwnd >>> F, Rule.INIT, false);
         }
@@ -188,9 +189,9 @@ public final class SmarttFixedModel {
         final int mtu = p.mtuEff();
         long size = e.size();
         if (size == 0) {
-            sizeZero++;
+            counters.inc("SIZE_ZERO");
         } else if (size > mtu) {
-            sizeOverMtu++;
+            counters.inc("SIZE_OVER_MTU");
             size = mtu; // a packet is at most one MTU
         }
         final long cBefore = s.cwnd;
@@ -228,7 +229,7 @@ public final class SmarttFixedModel {
             long acked1 = Math.min(byteMax(), s.acked + size);                 // Alg. 1 line 4
             long ignore1 = Math.max(0, s.ignoreBytes - size);                 // Alg. 1 line 5
             if (ignore1 != 0) {                                               // Alg. 1 lines 8-9
-                ignored++;
+                counters.inc("IGNORED");
                 s.acked = acked1;
                 s.ignoreBytes = ignore1;
                 rule = Rule.IGNORED;
@@ -247,7 +248,7 @@ public final class SmarttFixedModel {
                 if (adapt) {
                     s.triggerQa = false;
                     s.ignoreBytes = unacked;                                    // Alg. 2 line 8
-                    quickAdapts++;
+                    counters.inc("QUICK_ADAPTS");
                 }
                 if (expired) {                                                  // Alg. 2 lines 11-12
                     s.qaEnd = (now + trtt) & timeMask();
@@ -265,7 +266,7 @@ public final class SmarttFixedModel {
                 long c2 = fastIncrease
                         ? Math.min(cwndFieldMax(), c1 + fastIncreaseStep()) : c1; // line 5
                 if (fastIncrease) {
-                    fastIncreases++;
+                    counters.inc("FAST_INCREASES");
                 }
                 if (adapt || fastIncrease) {                                    // Alg. 1 lines 15-16
                     rule = adapt ? Rule.QUICK_ADAPT : Rule.FAST_INCREASE;
@@ -291,7 +292,7 @@ public final class SmarttFixedModel {
                 c = qaValue;
                 s.triggerQa = false;
                 s.ignoreBytes = unacked;
-                quickAdapts++;
+                counters.inc("QUICK_ADAPTS");
                 rule = Rule.QUICK_ADAPT;
             }
             if (callQa && expired) {
@@ -306,22 +307,22 @@ public final class SmarttFixedModel {
 
     /** An ACK's RTT as the rules take it: at least BASE_RTT (counted when 0 or below). */
     private long ackRtt(Event e) {
-        acks++;
+        counters.inc("ACKS");
         long rtt = e.rtt();
         long brtt = p.baseRttEff();
         if (rtt == 0) {
-            rttZero++;
+            counters.inc("RTT_ZERO");
         } else if (rtt < brtt) {
-            rttBelowBase++;
+            counters.inc("RTT_BELOW_BASE");
         }
         return Math.max(rtt, brtt); // the paper's rules assume rtt >= brtt (Sec. 3.2.4)
     }
 
     private void countLoss(Kind kind) {
         if (kind == Kind.NACK) {
-            nacks++;
+            counters.inc("NACKS");
         } else {
-            timeouts++;
+            counters.inc("TIMEOUTS");
         }
     }
 
@@ -398,7 +399,7 @@ public final class SmarttFixedModel {
             c1 = quickAdaptWindow(acked1, qaScaled);                             // Alg. 2 line 7
             s.triggerQa = false;
             s.ignoreBytes = unacked;                                             // Alg. 2 line 8
-            quickAdapts++;
+            counters.inc("QUICK_ADAPTS");
         }
         if (expired) {
             roll(s, now, trtt);
@@ -411,7 +412,7 @@ public final class SmarttFixedModel {
             // Skipped: a marked ACK inside the ignore window (the one QuickAdapt opens included).
             rule = adapt ? Rule.QUICK_ADAPT : Rule.IGNORED;
             if (!adapt) {
-                ignored++;
+                counters.inc("IGNORED");
             }
             c = c1;
         } else {
@@ -419,7 +420,7 @@ public final class SmarttFixedModel {
             boolean canDecrease = !p.wtdEnable
                     || s.wtd >= p.wtdThreshold << (SmarttParams.WTD_STATE_FRAC - SmarttParams.WTD_FRAC);
             if (fast) {
-                fastIncreases++;
+                counters.inc("FAST_INCREASES");
                 c = Math.min(cwndFieldMax(), c1 + fastIncreaseStep());          // Alg. 3 line 5
                 rule = adapt ? Rule.QUICK_ADAPT : Rule.FAST_INCREASE;
             } else if (adapt) {
@@ -430,7 +431,7 @@ public final class SmarttFixedModel {
             } else if (rtt == trtt) {
                 c = c1;
                 rule = Rule.AT_TARGET;
-                atTarget++;
+                counters.inc("AT_TARGET");
             } else {
                 CaseResult r = fourCases(s.cwnd, size, rtt, trtt, e.ecn(), canDecrease, true);
                 c = r.cwnd();
@@ -454,7 +455,7 @@ public final class SmarttFixedModel {
         Rule rule;
         long c;
         if (ignore1 != 0) {
-            ignored++;
+            counters.inc("IGNORED");
             rule = Rule.IGNORED;
             c = s.cwnd;
         } else {
@@ -465,7 +466,7 @@ public final class SmarttFixedModel {
                 c = quickAdaptWindow(bytes, normalisedScaling(now, end, trtt));
                 s.triggerQa = false;
                 s.ignoreBytes = unacked;
-                quickAdapts++;
+                counters.inc("QUICK_ADAPTS");
                 rule = Rule.QUICK_ADAPT;
             }
         }
@@ -499,21 +500,21 @@ public final class SmarttFixedModel {
         long mtu = p.mtuEff();
         if (ecn) {
             if (!canDecrease) {
-                wtdHeld++;
+                counters.inc("WTD_HELD");
                 return new CaseResult(c, Rule.HELD);
             }
             // Sec. 3.2.1 Eq. 1: cwnd/bdp x fd x size = c x kFD, kFD = size x fd / bdp in u0.30.
             long kFd = Math.min((1L << 30) - 1, size * p.fd * p.invBdp() >>> 21);
             long fdTerm = c * kFd >>> 30;
             if (!above) {
-                fairDecreases++;
+                counters.inc("FAIR_DECREASES");
                 return new CaseResult(Math.max(0, c - fdTerm), Rule.FAIR_DECREASE);
             }
             // Sec. 3.2.2 Eq. 2: min(size, (rtt - trtt)/rtt x md x size), plus Fair Decrease, the sum at most
             // one MTU (README: htsim); the reference profile has no cap at the size.
             long md = Math.min((reference ? mtu : size) << F,
                     frac16 * p.mdEff() * size >>> (16 + SmarttParams.GAIN_FRAC - F));
-            multiplicativeDecreases++;
+            counters.inc("MULTIPLICATIVE_DECREASES");
             return new CaseResult(Math.max(0, c - Math.min(mtu << F, md + fdTerm)), Rule.MULTIPLICATIVE_DECREASE);
         }
         // Sec. 3.2.3 Eq. 3: size / cwnd x mtu x fi. Each numerator is cut to its top MANTISSA_BITS
@@ -521,14 +522,14 @@ public final class SmarttFixedModel {
         long numFi = size * mtu * p.fi;
         long incFi = overCwnd(numFi, rc[0], shift);
         if (above) {
-            fairIncreases++;
+            counters.inc("FAIR_INCREASES");
             return new CaseResult(Math.min(cwndFieldMax(), c + incFi), Rule.FAIR_INCREASE);
         }
         // Sec. 3.2.4 Eq. 4: min(size, (trtt - rtt)/rtt x size/cwnd x mtu x mi), then a Fair Increase:
         // size + FI when MI reaches the size, else (MI's numerator + FI's) / cwnd in one product.
         long numMi = (size * p.mi * frac16 >>> 16) * mtu;
         long inc = overCwnd(numMi, rc[0], shift) > size << F ? (size << F) + incFi : overCwnd(numMi + numFi, rc[0], shift);
-        multiplicativeIncreases++;
+        counters.inc("MULTIPLICATIVE_INCREASES");
         return new CaseResult(Math.min(cwndFieldMax(), c + inc), Rule.MULTIPLICATIVE_INCREASE);
     }
 

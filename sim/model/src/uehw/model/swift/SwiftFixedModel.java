@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package uehw.model.swift;
 
+import uehw.model.Counters;
 import uehw.model.smartt.SmarttFixedModel;
 
 /**
@@ -158,18 +159,8 @@ public final class SwiftFixedModel {
 
     public Params p;
     private final Flow[] flows;
-    /** Bad input, defined and counted: ACKs with rtt 0 (their fabric delay is 0: below any target). */
-    public long rttZero;
-    /** ACKs whose endpoint delay exceeds the RTT (their fabric delay is 0). */
-    public long endpointAboveRtt;
-    /** ACKs with more than MAX_HOPS forward hops (taken as MAX_HOPS). */
-    public long hopsClamped;
-    /** Non-INIT events where a window came out above MAX_CWND (cut to it, line 26). */
-    public long clampedMax;
-    /** Non-INIT events where a window, cut to MAX_CWND, came out below MIN_CWND (raised to it). */
-    public long clampedMin;
-    /** Updates whose pacing delay saturated at 2^32 - 1 ns. */
-    public long pacingSaturated;
+    /** The events counted, by the name of the block's count register (docs: its CSR table). */
+    public final Counters counters = new Counters("RTT_ZERO", "ENDPOINT_ABOVE_RTT", "HOPS_CLAMPED", "CLAMPED_MAX", "CLAMPED_MIN", "PACING_SATURATED");
     private boolean eventHigh;
     private boolean eventLow;
 
@@ -331,15 +322,15 @@ public final class SwiftFixedModel {
                 f.fsNs = fs;
             }
         }
-        clampedMax += eventHigh ? 1 : 0;
-        clampedMin += eventLow ? 1 : 0;
+        counters.add("CLAMPED_MAX", eventHigh ? 1 : 0);
+        counters.add("CLAMPED_MIN", eventLow ? 1 : 0);
         return update(e.flow(), fabric, endpoint);
     }
 
     private Update update(int i, Change fabric, Change endpoint) {
         Flow f = flows[i];
         long pacing = pacingRaw(i);
-        pacingSaturated += pacing > 0xFFFF_FFFFL ? 1 : 0;
+        counters.add("PACING_SATURATED", pacing > 0xFFFF_FFFFL ? 1 : 0);
         return new Update(i, f.cwnd(), f.fabric.cwnd, f.endpoint.cwnd, fabric, endpoint, Math.min(pacing, 0xFFFF_FFFFL));
     }
 
@@ -359,9 +350,9 @@ public final class SwiftFixedModel {
         f.retransmitCount = 0;                                                     // line 4
         f.rttNs = rttNs;
         f.endpointDelay += ((endpointDelayNs << EWMA_FRAC) - f.endpointDelay) >> p.endpointEwmaShift; // Sec. 3.3
-        rttZero += rttNs == 0 ? 1 : 0;
-        endpointAboveRtt += endpointDelayNs > rttNs ? 1 : 0;
-        hopsClamped += hops > MAX_HOPS ? 1 : 0;
+        counters.add("RTT_ZERO", rttNs == 0 ? 1 : 0);
+        counters.add("ENDPOINT_ABOVE_RTT", endpointDelayNs > rttNs ? 1 : 0);
+        counters.add("HOPS_CLAMPED", hops > MAX_HOPS ? 1 : 0);
         long aiAcked = p.ai * acked;
         long floor = p.floorFactor();
         // The fabric window: delay rtt - endpoint delay against base + hops x per_hop + fs (Sec. 3.3, 3.5).

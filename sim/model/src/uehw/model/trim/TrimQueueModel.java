@@ -9,6 +9,7 @@ import java.util.Deque;
 import java.util.EnumMap;
 import java.util.Map;
 
+import uehw.model.Counters;
 import uehw.model.Xorshift32;
 import uehw.model.packet.InternetChecksum;
 import uehw.model.packet.Packet;
@@ -28,8 +29,18 @@ import uehw.model.packet.Packet;
  * counted and never repaired: not trimmed (dropped as DROP_DATA_FULL instead), not marked.
  */
 public final class TrimQueueModel {
-    public enum Outcome { DATA, CONTROL, TRIM, DROP_BAD_FRAME, DROP_OVERSIZE, DROP_MALFORMED, DROP_RUNT, DROP_CONTROL_FULL,
-        DROP_CONTROL_OVERSIZE, DROP_DATA_FULL, DROP_TRIM_FULL }
+    public enum Outcome {
+        DATA(null), CONTROL(null), TRIM("TRIMMED"), DROP_BAD_FRAME("DROP_BAD_FRAME"), DROP_OVERSIZE("DROP_OVERSIZE"),
+        DROP_MALFORMED("DROP_MALFORMED"), DROP_RUNT("DROP_RUNT"), DROP_CONTROL_FULL("DROP_CONTROL_FULL"),
+        DROP_CONTROL_OVERSIZE("DROP_CONTROL_OVERSIZE"), DROP_DATA_FULL("DROP_DATA_FULL"), DROP_TRIM_FULL("DROP_TRIM_FULL");
+
+        /** The count register of the outcome, or null: data and control are counted where they leave (OUT_*). */
+        public final String register;
+
+        Outcome(String register) {
+            this.register = register;
+        }
+    }
 
     /** A data frame waiting, with what RED needs. */
     record Waiting(byte[] frame, boolean ip, boolean ipv4, boolean ecnCapable) {
@@ -92,7 +103,10 @@ public final class TrimQueueModel {
 
     // counters
     public final Map<Outcome, Long> outcomes = new EnumMap<>(Outcome.class);
-    public long inPackets, inBytes, marked, droppedNonEct, nonEctAboveKmax, nonIp, badIpv4Checksum;
+    /** The events counted, by the name of the block's count register (docs: its CSR table). */
+    public final Counters counters = new Counters("IN_PACKETS", "IN_BYTES", "TRIMMED", "MARKED", "DROP_BAD_FRAME", "DROP_OVERSIZE",
+            "DROP_MALFORMED", "DROP_RUNT", "DROP_CONTROL_FULL", "DROP_CONTROL_OVERSIZE", "DROP_DATA_FULL", "DROP_TRIM_FULL",
+            "DROP_NON_ECT", "NON_ECT_ABOVE_KMAX", "NON_IP", "BAD_IPV4_CHECKSUM");
     /** Admitted frames (data or control) whose IPv4 header checksum is wrong, by identity: they must leave unchanged. */
     private final java.util.Set<byte[]> admittedBadChecksum = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     /** The last frame admitted to the data queue. */
@@ -186,8 +200,8 @@ public final class TrimQueueModel {
 
     /** Admission of a frame whose tlast was taken this clock; call inside {@link #clock}. */
     private Outcome admit(byte[] f, boolean bad, boolean malformed, long wireBytes) {
-        inPackets++;
-        inBytes += wireBytes;
+        counters.inc("IN_PACKETS");
+        counters.add("IN_BYTES", wireBytes);
         long n = f.length;
         Outcome o;
         Parsed p = parse(f);
@@ -212,12 +226,15 @@ public final class TrimQueueModel {
         }
         boolean classified = !bad && n <= maxFrame && !malformed && !p.runt();
         if (classified && !p.ip()) {
-            nonIp++;
+            counters.inc("NON_IP");
         }
         if (classified && p.badIpv4Checksum()) {
-            badIpv4Checksum++;
+            counters.inc("BAD_IPV4_CHECKSUM");
         }
         outcomes.merge(o, 1L, Long::sum);
+        if (o.register != null) {
+            counters.inc(o.register);
+        }
         return o;
     }
 
@@ -246,16 +263,16 @@ public final class TrimQueueModel {
                             d.occupancy(), d.marked(), d.dropped(), occ, mark, drop));
                 }
                 if (mark) {
-                    marked++;
+                    counters.inc("MARKED");
                 }
                 if (w.ip() && w.ecnCapable()) {
                     redSamples.add(new long[] {occ, mark ? 1 : 0, kMin, kMax});
                 }
                 if (drop) {
-                    droppedNonEct++;
+                    counters.inc("DROP_NON_ECT");
                 } else {
                     if (w.ip() && !w.ecnCapable() && occ >= kMax) {
-                        nonEctAboveKmax++;
+                        counters.inc("NON_ECT_ABOVE_KMAX");
                     }
                     expectedData.add(mark ? markCe(w.frame(), w.ipv4()) : w.frame());
                 }

@@ -144,9 +144,9 @@ public final class ClockedEgress implements ClockedQueue {
         }
         TrimQueueModel m = engine.model;
         port.trims = m.outcome(TrimQueueModel.Outcome.TRIM);
-        port.marks = m.marked;
+        port.marks = m.counters.get("MARKED");
         port.dropsTrimFull = m.outcome(TrimQueueModel.Outcome.DROP_TRIM_FULL);
-        port.dropsDataFull = m.outcome(TrimQueueModel.Outcome.DROP_DATA_FULL) + m.droppedNonEct;
+        port.dropsDataFull = m.outcome(TrimQueueModel.Outcome.DROP_DATA_FULL) + m.counters.get("DROP_NON_ECT");
         port.dropsControlFull = m.outcome(TrimQueueModel.Outcome.DROP_CONTROL_FULL)
                 + m.outcome(TrimQueueModel.Outcome.DROP_CONTROL_OVERSIZE);
         port.peakDataBytes = m.dataHighWater;
