@@ -8,7 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -685,15 +686,9 @@ class HwgenTest {
         String table = ParamTable.ofPage(Files.readString(Path.of("docs", page)));
         assertTrue(table != null, page + " has no parameter table (" + ParamTable.HEADER + ")");
         assertEquals(ParamTable.markdown(Blocks.find(block)), table, page + "'s parameter table: run make doc-tables");
-        PrintStream was = System.out;
-        ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
-        try {
-            assertEquals(0, run("list", "--param-table", block));
-        } finally {
-            System.setOut(was);
-        }
-        assertEquals(table, printed.toString(StandardCharsets.UTF_8));
+        StringWriter printed = new StringWriter();
+        assertEquals(0, Hwgen.commandLine().setOut(new PrintWriter(printed)).execute("list", "--param-table", block));
+        assertEquals(table, printed.toString());
     }
 
     /** The registry's descriptors are consistent: one default point, sweep and variant parameters the block has. */

@@ -98,8 +98,7 @@ class XorBankedState(width: Int, depth: Int) extends Area {
      */
     def forwarded[T <: Data](f: Bits => T): T = {
       // `keep`: synthesis must not share one f behind a mux of its inputs.
-      def each(b: Bits): T = { val r = CombInit(f(b)); r.addAttribute("keep"); r }
-      Mux(hitsC2, each(ctrlResult3), Mux(hitsS2, each(sendResult3), each(older2)))
+      Mux(hitsC2, Kept(f(ctrlResult3)), Mux(hitsS2, Kept(f(sendResult3)), Kept(f(older2))))
     }
     val value: Bits = Mux(hitsC2, ctrlResult3, Mux(hitsS2, sendResult3, older2))
 

@@ -261,8 +261,8 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
   private def oneDown(c: Count): Count = countWith(c.down, c.value, c.down - 1)
   private def constantCount(v: Int): Count = countOf(U(v, MB bits))
 
-  /** A wire ABC keeps (a LUT output of its own). */
-  private def kept(b: Bool): Bool = { val k = CombInit(b); k.addAttribute("keep"); k }
+  // Kept(b) (uehw.hw.common.Kept): a wire ABC keeps (a LUT output of its own).
+
   /**
    * flags(index) as a tree of kept 4:1 multiplexers, one LUT6 each: log4(S) LUTs deep. Left alone,
    * ABC9 builds the 1-of-S pick as a chain (9 LUTs at S = 256).
@@ -271,7 +271,7 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     if (flags.size == 1) flags.head
     else {
       val w = if (flags.size >= 4) 2 else 1
-      val next = flags.grouped(1 << w).map(g => kept(Vec(g).read(index(w - 1 downto 0)))).toSeq
+      val next = flags.grouped(1 << w).map(g => Kept(Vec(g).read(index(w - 1 downto 0)))).toSeq
       if (next.size == 1) next.head else pick(next, index(index.getWidth - 1 downto w))
     }
 
@@ -281,7 +281,7 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
    */
   private def equalsInTwoLevels(a: UInt, b: UInt): Bool = {
     val pairs = a.asBits.subdivideIn(3 bits, strict = false).zip(b.asBits.subdivideIn(3 bits, strict = false))
-    kept(pairs.map { case (x, y) => kept(x === y) }.reduce(_ && _))
+    Kept(pairs.map { case (x, y) => Kept(x === y) }.reduce(_ && _))
   }
 
   /** X's rules on the sweep's slot and the sender, for one value of W's added flag. */
@@ -383,14 +383,14 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     // The read's owner compare comes last, in two kept LUT levels on the block RAM's output, and
     // meets the rest (from registers) in one LUT: ABC9 built 5 levels after the RAM (3.7 ns).
     private val ownerIsId = equalsInTwoLevels(h.slotRead.owner, id)
-    private val memberUnlessRead = kept(inRange && Mux(fromW, w.memberAfter,
+    private val memberUnlessRead = Kept(inRange && Mux(fromW, w.memberAfter,
       fromW1 && w1.memberAfter && !(w.evicted && w.k === w1.slot)))
-    private val memberIfOwnerRead = kept(inRange && fromRead && !held(w.hasSlot, w.slot, hint) &&
+    private val memberIfOwnerRead = Kept(inRange && fromRead && !held(w.hasSlot, w.slot, hint) &&
       !held(w1.hasSlot, w1.slot, hint) && !(w.evicted && w.k === hint))
     // The sender is a member as the events before the one in X left it: X takes out what that
     // event did (its sweep's eviction, its add), choosing between the two made here.
     // (each of the two is one LUT after the owner compare)
-    private val readIfXKeeps = kept(memberIfOwnerRead && hintOccupied)
+    private val readIfXKeeps = Kept(memberIfOwnerRead && hintOccupied)
     val memberIfXKeeps = memberUnlessRead || (readIfXKeeps && ownerIsId)
     val memberIfXEvicts = Bool()
     val otherSlot = Mux(fromW, w.slot, Mux(fromW1, w1.slot, hint))
@@ -402,7 +402,7 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
     private def ofSource(f: UInt => Bool) = Mux(fromW, f(w.slot), Mux(fromW1, f(w1.slot), f(hint)))
     val otherSlotIsK = ofSource(_ === k)
     private val otherSlotIsXK = ofSource(_ === xK)    // evicted by the event in X if it evicts
-    memberIfXEvicts := kept(memberUnlessRead && !otherSlotIsXK) || (kept(readIfXKeeps && !otherSlotIsXK) && ownerIsId)
+    memberIfXEvicts := Kept(memberUnlessRead && !otherSlotIsXK) || (Kept(readIfXKeeps && !otherSlotIsXK) && ownerIsId)
     val hintIsXSlot0 = xSlot0 === hint  // held by the event in X
 
     // Slot k for the sweep, as the events before the one in X left it.

@@ -120,28 +120,28 @@ object DartDft {
   /** Decisions the output FIFO holds: enough credits for one packet per clock through the pipeline. */
   val outputDepth = 8
 
-  /** A net synthesis keeps (Yosys `keep`): the logic is mapped up to it, so a tree is not turned into a chain. */
-  def kept[T <: Data](x: T): T = { val r = CombInit(x); r.addAttribute("keep"); r }
+  // Kept(x) (uehw.hw.common.Kept) is a net synthesis keeps (Yosys `keep`): the logic is mapped up to
+  // it, so a tree is not turned into a chain.
 
   /** The OR of the bits as a tree of kept 6-input ORs: 3 LUT levels for 64 bits. */
   def orTree(bits: scala.collection.Seq[Bool]): Bool =
-    if (bits.size <= 6) bits.reduce(_ || _) else orTree(bits.grouped(6).map(g => kept(g.reduce(_ || _))).toSeq)
+    if (bits.size <= 6) bits.reduce(_ || _) else orTree(bits.grouped(6).map(g => Kept(g.reduce(_ || _))).toSeq)
 
   /** The AND of the bits as a tree of kept 6-input ANDs. */
   def andTree(bits: scala.collection.Seq[Bool]): Bool =
-    if (bits.size <= 6) bits.reduce(_ && _) else andTree(bits.grouped(6).map(g => kept(g.reduce(_ && _))).toSeq)
+    if (bits.size <= 6) bits.reduce(_ && _) else andTree(bits.grouped(6).map(g => Kept(g.reduce(_ && _))).toSeq)
 
   /** a === b as a tree of kept LUTs (3 bit pairs, then 6-input ANDs): 2 LUT levels for 18 bits, 3 for 64. */
   def equal(a: Bits, b: Bits): Bool = {
     require(a.getWidth == b.getWidth)
-    andTree((0 until a.getWidth).grouped(3).map(g => kept(g.map(i => a(i) === b(i)).reduce(_ && _))).toSeq)
+    andTree((0 until a.getWidth).grouped(3).map(g => Kept(g.map(i => a(i) === b(i)).reduce(_ && _))).toSeq)
   }
 
   /** The OR of the values whose select bit is set, as a tree of kept LUTs (3 pairs, then 6-input ORs). */
   def andOrTree(selects: scala.collection.Seq[Bool], values: scala.collection.Seq[UInt]): UInt = {
     val w = values.head.getWidth
     Vec((0 until w).map { b =>
-      val firstLevel = selects.zip(values).grouped(3).map(g => kept(g.map { case (s, v) => s && v(b) }.reduce(_ || _))).toSeq
+      val firstLevel = selects.zip(values).grouped(3).map(g => Kept(g.map { case (s, v) => s && v(b) }.reduce(_ || _))).toSeq
       if (firstLevel.size == 1) firstLevel.head else orTree(firstLevel)
     }).asBits.asUInt
   }
@@ -506,7 +506,7 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     val hasTokens = l.checks.hasTokens
     val allocate = l.allocOk && !hit && !tableFull
     /** stage3.valid && allocate && !p.end. */
-    val setting = DartDft.kept(!early.setFull && (early.setFreed || (early.setMissed && !early.setAhead)))
+    val setting = Kept(!early.setFull && (early.setFreed || (early.setMissed && !early.setAhead)))
     val deflected = hit || allocate
     // Sec. IV-A: "The switch removes a token from each misrouted packet" (saturating at zero).
     val loseToken = (allocate || (hit && csr.everyMisroute)) && p.tokens =/= 0
@@ -527,15 +527,15 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     d.allocated := allocate
     d.freed := free
 
-    val sets = DartDft.kept(entry & (setting #* E))
+    val sets = Kept(entry & (setting #* E))
     stage3Effect.sets := sets
     // Sec. IV-A: de-allocated when the end packet of the message passes: stage3.valid && hit && p.end.
-    val clearing = DartDft.kept(!early.clearFreed && (early.clearAhead || early.clearLive))
+    val clearing = Kept(!early.clearFreed && (early.clearAhead || early.clearLive))
     /** The entries this flow holds (liveHits, or the one the packet ahead allocated), when clearing. */
     def clears(i: Int): Bool = clearing && (l.liveHits(i) || (early.clearAhead && lastEffect.entry(i)))
     val flushNow = Bool() // assigned below, by FLUSH
     for (i <- 0 until E) {
-      val stays = DartDft.kept(!flushNow && table.valid(i) && !clears(i))
+      val stays = Kept(!flushNow && table.valid(i) && !clears(i))
       table.valid(i) := stays || (!flushNow && sets(i))
       when(sets(i)) {
         table.flowId(i) := p.flowId
@@ -547,12 +547,12 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
     // table is full; with it, unless occupancy = E - 1. A just-cleared entry serves when no other
     // is free. Both candidates are ready before `setting`, which only selects.
     private val freeNow = ~table.validBits
-    private val lastFree = DartDft.kept(occupancy === E - 1)
-    private val firstFree = DartDft.kept(OHMasking.first(freeNow))
-    private val firstFreeOther = DartDft.kept(OHMasking.first(freeNow & ~entry))
+    private val lastFree = Kept(occupancy === E - 1)
+    private val firstFree = Kept(OHMasking.first(freeNow))
+    private val firstFreeOther = Kept(OHMasking.first(freeNow & ~entry))
     for (i <- 0 until E) {
-      val ifSet = DartDft.kept(Mux(lastFree, clears(i), firstFreeOther(i)))
-      val ifNoSet = DartDft.kept(Mux(tableFull, clears(i), firstFree(i)))
+      val ifSet = Kept(Mux(lastFree, clears(i), firstFreeOther(i)))
+      val ifNoSet = Kept(Mux(tableFull, clears(i), firstFree(i)))
       entry(i) := Mux(flushNow, Bool(i == 0), Mux(setting, ifSet, ifNoSet))
     }
     val fullNext = !flushNow && !clearing && Mux(setting, lastFree, tableFull)

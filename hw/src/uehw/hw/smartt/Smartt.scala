@@ -908,12 +908,12 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
       (mi && s4.incMiOver) -> s5.sizePlusFairIncrease, rules.quickAdaptAlone -> s5.quickAdapt,
       rules.quickAdaptThenFast -> s5.quickAdaptPlusStep).map { case (sel, c) => (RegNext(sel), c) }
     private val value = oneHotPick(clamped.map { case (sel, c) => (sel, c.cwnd) } ++ unclamped.map { case (sel, c) => (sel, c.value) }, cw)
-    private val toHigh = orTree(unclamped.map { case (sel, c) => sel && c.high })
-    private val toLow = orTree(unclamped.map { case (sel, c) => sel && !c.high && c.under })
+    private val toHigh = Kept.orTree(unclamped.map { case (sel, c) => sel && c.high })
+    private val toLow = Kept.orTree(unclamped.map { case (sel, c) => sel && !c.high && c.under })
     val window = Clamped()
     window.cwnd := Mux(toHigh, RegNext(Mux(highBelowLow, low, high)), Mux(toLow, low, value))
-    window.high := orTree(clamped.map { case (sel, c) => sel && c.high } ++ unclamped.map { case (sel, c) => sel && c.high })
-    window.low := orTree(clamped.map { case (sel, c) => sel && c.low } ++ unclamped.map { case (sel, c) => sel && c.low })
+    window.high := Kept.orTree(clamped.map { case (sel, c) => sel && c.high } ++ unclamped.map { case (sel, c) => sel && c.high })
+    window.low := Kept.orTree(clamped.map { case (sel, c) => sel && c.low } ++ unclamped.map { case (sel, c) => sel && c.low })
 
     // The other fields (Alg. 1 lines 4-5, 30-34; Alg. 2 lines 8, 11-12; Alg. 3 lines 3-11).
     private val s = s5.s

@@ -2,6 +2,7 @@
 package uehw.hw.window
 
 import spinal.core._
+import uehw.hw.common.Kept
 import spinal.lib._
 
 /**
@@ -20,11 +21,6 @@ object WindowArith {
   def reciprocalRom(indexBits: Int, valueBits: Int): Mem[UInt] =
     Mem(UInt(valueBits bits), reciprocalTable(indexBits, valueBits).map(v => U(v, valueBits bits)))
 
-  /** A wire ABC keeps (a LUT output of its own), so that it does not rebuild the logic around it as a chain. */
-  def kept(b: Bool): Bool = { val k = CombInit(b); k.addAttribute("keep"); k }
-
-  /** An OR of many as a tree of kept LUT6s (six inputs a LUT). */
-  def orTree(xs: Seq[Bool]): Bool = if (xs.size == 1) xs.head else orTree(xs.grouped(6).map(g => kept(g.orR)).toSeq)
 
   /**
    * The value of the (at most one) pair whose select is set, zero if none, as a tree of kept LUT6s:
@@ -33,7 +29,7 @@ object WindowArith {
    */
   def oneHotPick(pairs: Seq[(Bool, UInt)], width: Int): UInt = {
     Vec((0 until width).map { b =>
-      orTree(pairs.grouped(3).map(g => kept(g.map { case (sel, v) => sel && v(b) }.orR)).toSeq)
+      Kept.orTree(pairs.grouped(3).map(g => Kept(g.map { case (sel, v) => sel && v(b) }.orR)).toSeq)
     }).asBits.asUInt
   }
 
@@ -55,7 +51,7 @@ object WindowArith {
     val w = x.getWidth
     val mid = (lowest + (w - lowest + 1) / 2 + 1) / 2 * 2    // even: the 2-bit groups do not straddle it
     require(mid > lowest && mid < w, s"a window of $w bits searched from bit $lowest has no two halves")
-    WindowRecipHalves(orTree((mid until w).map(x(_))), windowRecipIndexBelow(x, mid, w, indexBits),
+    WindowRecipHalves(Kept.orTree((mid until w).map(x(_))), windowRecipIndexBelow(x, mid, w, indexBits),
       windowRecipIndexBelow(x, lowest, mid, indexBits))
   }
   case class WindowRecipHalves(upperAny: Bool, upper: (UInt, UInt), lower: (UInt, UInt))
@@ -68,14 +64,14 @@ object WindowArith {
     def bitsBelow(t: Int): UInt = (t - 1 to t - I by -1).map(b => bit(b).asBits).reduce(_ ## _).asUInt
     def here(g: Int): Bool = (scala.math.max(2 * g, lowest) until scala.math.min(top, 2 * g + 2)).map(x(_)).orR
     val chunks = groups.grouped(2).toSeq
-    val chunkAny = chunks.map(c => kept(c.map(here).reduce(_ || _)))
+    val chunkAny = chunks.map(c => Kept(c.map(here).reduce(_ || _)))
     val picks = groups.map { g =>
       val k = chunks.indexWhere(_.contains(g))
       val above = chunks(k).filter(_ > g).map(here) ++ chunkAny.drop(k + 1)
-      val sel = kept((here(g) +: above.map(!_)).reduce(_ && _))
+      val sel = Kept((here(g) +: above.map(!_)).reduce(_ && _))
       val high = bit(2 * g + 1)
       // each index bit a kept LUT3 beside the search, so that a pick leaf (three selects, three bits) is one LUT6
-      val index = Vec(Mux(high, bitsBelow(2 * g + 1), bitsBelow(2 * g)).asBools.map(kept)).asBits.asUInt
+      val index = Vec(Mux(high, bitsBelow(2 * g + 1), bitsBelow(2 * g)).asBools.map(b => Kept(b))).asBits.asUInt
       (sel, index, U(g, log2Up(x.getWidth) - 1 bits) @@ high.asUInt)
     }
     (oneHotPick(picks.map { case (sel, index, _) => (sel, index) }, I),
@@ -92,10 +88,10 @@ object WindowArith {
     val positions = lowest until w
     val groups = (lowest / 4 until (w + 3) / 4)
     def bitsOf(g: Int) = (scala.math.max(4 * g, lowest) until scala.math.min(w, 4 * g + 4))
-    val nonzero = groups.map(g => g -> kept(bitsOf(g).map(x(_)).orR)).toMap
+    val nonzero = groups.map(g => g -> Kept(bitsOf(g).map(x(_)).orR)).toMap
     Vec(positions.map { p =>
       val g = p / 4
-      kept(x(p) && !bitsOf(g).filter(_ > p).map(x(_)).orR && !groups.filter(_ > g).map(nonzero).orR)
+      Kept(x(p) && !bitsOf(g).filter(_ > p).map(x(_)).orR && !groups.filter(_ > g).map(nonzero).orR)
     }).asBits
   }
 

@@ -92,6 +92,9 @@ public final class Hwgen implements Callable<Integer> {
 
     @Command(name = "list", description = "List every block the generator knows (the registry, uehw.hw.Blocks).")
     static final class ListBlocks implements Callable<Integer> {
+        @CommandLine.Spec
+        CommandSpec spec;
+
         @CommandLine.Option(names = "--names", description = "only the blocks' names, one a line (the Makefile's list)")
         boolean names;
 
@@ -105,28 +108,30 @@ public final class Hwgen implements Callable<Integer> {
 
         @Override
         public Integer call() {
+            java.io.PrintWriter out = spec.commandLine().getOut();
             if (paramTable != null) {
                 BlockSpec b = Blocks.find(paramTable);
                 if (b == null) {
                     System.err.println("hwgen: no block '" + paramTable + "'");
                     return EXIT_BAD_PARAMETER;
                 }
-                System.out.print(ParamTable.markdown(b));
+                out.print(ParamTable.markdown(b));
                 return 0;
             }
             for (BlockSpec b : Blocks.allJava()) {
                 if (names) {
-                    System.out.println(b.name());
+                    out.println(b.name());
                 } else if (variants) {
                     for (LintVariant v : b.lintVariantsJava()) {
                         StringBuilder line = new StringBuilder(v.name() + " " + b.name());
                         v.paramsJava().forEach((k, val) -> line.append(" --").append(k).append(' ').append(val));
-                        System.out.println(line);
+                        out.println(line);
                     }
                 } else {
-                    System.out.printf("%-12s %s%n", b.name(), b.description());
+                    out.printf("%-12s %s%n", b.name(), b.description());
                 }
             }
+            out.flush();
             return 0;
         }
     }
