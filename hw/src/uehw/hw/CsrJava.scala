@@ -16,8 +16,9 @@ import uehw.hw.common.RegisterDocs
  * generate-sources) from the register map regif builds, which is also what it writes as the
  * generated folder's JSON and headers: for each block of the registry, elaborated at its defaults
  * and at each of its lint variants, one class `<Block>Csr` with every register's byte address,
- * the names of its count registers (`COUNTERS`), every address by name (`ADDRESSES`), and a
- * nested class of masks and shifts for each register of several named fields. A register at two
+ * the names of its count registers (`COUNTERS`: one read-only 32-bit field COUNT, as
+ * CsrCounters makes them), every address by name (`ADDRESSES`), and a nested class of masks and
+ * shifts for each register of several named fields. A register at two
  * addresses in two configurations fails the build.
  *
  * `CsrJava <out dir> <package>`: writes `<out dir>/<package path>/<Block>Csr.java`; skips the
@@ -34,7 +35,9 @@ object CsrJava {
       val name = if (full.startsWith(prefix)) full.substring(prefix.length) else full
       val named = r.getFields().filter(f => f.getAccessType() != AccessType.NA && f.getName().matches("[A-Za-z][A-Za-z0-9_]*"))
         .map(f => (f.getName().toUpperCase, f.getSection().min, f.getWidth()))
-      val counter = named.size == 1 && named.head._1 == "COUNT" && r.getFields().exists(_.getAccessType() == AccessType.RO)
+      // a count register (CsrCounters): one read-only 32-bit field COUNT, wrapping; not a gauge such as TRIM_WAITING.COUNT
+      val counter = named.size == 1 && named.head._1 == "COUNT" && named.head._3 == 32 &&
+        r.getFields().exists(_.getAccessType() == AccessType.RO)
       Register(name, r.addr.toLong, r.doc, named.toSeq, counter)
     }.toSeq
   }
@@ -71,7 +74,7 @@ object CsrJava {
       sb ++= s"\n    /** ${doc(r.doc)} */\n"
       sb ++= f"    public static final int ${r.name} = 0x${r.address}%02X;\n"
     }
-    sb ++= "\n    /** The count registers (one read-only field COUNT), in address order. */\n"
+    sb ++= "\n    /** The count registers (one read-only 32-bit field COUNT, wrapping), in address order. */\n"
     sb ++= "    public static final java.util.List<String> COUNTERS = java.util.List.of(" +
       regs.filter(_.counter).sortBy(_.address).map("\"" + _.name + "\"").mkString(",\n            ") + ");\n"
     sb ++= "\n    /** Every register's byte address by name. */\n"

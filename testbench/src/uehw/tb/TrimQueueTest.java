@@ -189,6 +189,7 @@ class TrimQueueTest {
         expected.put("DATA_HIGH_WATER", m.dataHighWater);
         expected.put("CONTROL_HIGH_WATER", m.controlHighWater);
         expected.put("DATA_OCCUPANCY", m.dataBytes);
+        expected.put("TRIM_WAITING", m.trimWaiting);
         expected.put("INTERNAL_OVERRUN", 0L); // a FIFO overran: the admission rules failed
         CounterCheck.assertRegisters("trim-queue", TrimQueueCsr.ADDRESSES, TrimQueueCsr.COUNTERS, b::counter, expected, Set.of());
         // Conservation, from the RTL's own counters: every frame in is counted exactly once.
