@@ -10,11 +10,10 @@ import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import spinal.core.Component;
 import uehw.bench.Simulation;
 import uehw.bench.facade.Sim;
-import uehw.model.Seeds;
 
 /**
  * JUnit 5: gives each test of a class that extends with it its seed and its benches. The seed is
- * drawn once per test (-Duehw.seed=N fixes it, uehw.model.Seeds); {@link #bench} runs a body on a
+ * drawn once per test (-Duehw.seed=N fixes it: Seeds); {@link #bench} runs a body on a
  * fresh bench of the test's Verilator build with that seed (a failure re-runs with a waveform and
  * names seed, cycle and waveform: uehw.bench.Simulation); any other failure of the test gets the
  * seed added to its message, so every failure says how to rerun it.

@@ -23,7 +23,6 @@ import uehw.bench.dart.DasrBench;
 import uehw.experiments.DasrIncast;
 import uehw.hw.dart.DartDasr;
 import uehw.hw.dart.DartDasrConfig;
-import uehw.model.Seeds;
 import uehw.model.dart.DasrEvent;
 import uehw.model.dart.DasrModel;
 import uehw.model.dart.DasrTraffic;

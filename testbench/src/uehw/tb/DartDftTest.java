@@ -28,7 +28,6 @@ import uehw.bench.csr.DartDftCsr;
 import uehw.bench.dart.DartBench;
 import uehw.hw.dart.DartDft;
 import uehw.hw.dart.DartDftConfig;
-import uehw.model.Seeds;
 import uehw.model.dart.DartDftModel;
 import uehw.model.dart.DartDftModel.Decision;
 import uehw.model.dart.DartDftModel.Packet;

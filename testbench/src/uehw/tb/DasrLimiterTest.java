@@ -24,7 +24,6 @@ import uehw.bench.dart.DasrLimiterBench;
 import uehw.bench.dart.DasrLimiterBench.Event;
 import uehw.hw.dart.DasrLimiter;
 import uehw.hw.dart.DasrLimiterConfig;
-import uehw.model.Seeds;
 
 /** DASR's sender-side pacer: RTL against the model, line rate / n from the paper's rule, one event a clock. */
 @Tag("rtl")

@@ -26,7 +26,6 @@ import uehw.bench.csr.RepsCsr;
 import uehw.bench.reps.RepsBench;
 import uehw.hw.reps.Reps;
 import uehw.hw.reps.RepsConfig;
-import uehw.model.Seeds;
 import uehw.model.reps.RepsModel;
 import uehw.model.reps.RepsModel.Ctrl;
 import uehw.model.reps.RepsModel.Mode;

@@ -15,7 +15,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import uehw.model.Seeds;
 import uehw.model.smartt.SmarttExactModel;
 import uehw.model.smartt.SmarttFixedModel;
 import uehw.model.smartt.SmarttFixedModel.Event;

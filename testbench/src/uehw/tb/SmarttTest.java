@@ -28,7 +28,6 @@ import uehw.bench.csr.SmarttCsr;
 import uehw.bench.smartt.SmarttBench;
 import uehw.hw.smartt.Smartt;
 import uehw.hw.smartt.SmarttConfig;
-import uehw.model.Seeds;
 import uehw.model.smartt.SmarttFixedModel.Event;
 import uehw.model.smartt.SmarttFixedModel.Kind;
 import uehw.model.smartt.SmarttFixedModel.Rule;

@@ -17,7 +17,6 @@ import uehw.bench.swift.SwiftBench;
 import uehw.experiments.IncastExperiment;
 import uehw.hw.swift.Swift;
 import uehw.hw.swift.SwiftConfig;
-import uehw.model.Seeds;
 import uehw.model.swift.SwiftFixedModel;
 import uehw.model.swift.SwiftFixedModel.Change;
 import uehw.model.swift.SwiftFixedModel.Event;

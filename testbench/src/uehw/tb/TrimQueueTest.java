@@ -26,7 +26,6 @@ import uehw.bench.trim.TrimQueueBench;
 import uehw.hw.common.PacketFormat;
 import uehw.hw.trim.TrimQueue;
 import uehw.hw.trim.TrimQueueConfig;
-import uehw.model.Seeds;
 import uehw.model.packet.Packet;
 import uehw.model.trim.TrimQueueModel;
 import uehw.model.trim.TrimQueueModel.Outcome;

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-package uehw.model;
+package uehw.tb;
 
 import java.security.SecureRandom;
 
 /** Test seeds: -Duehw.seed=N fixes them; otherwise each run draws a fresh one. */
-public final class Seeds {
+final class Seeds {
     private Seeds() {
     }
 
-    public static long next() {
+    static long next() {
         String fixed = System.getProperty("uehw.seed", "").trim();
         if (!fixed.isEmpty()) {
             return Long.decode(fixed);
@@ -17,7 +17,7 @@ public final class Seeds {
     }
 
     /** How much longer to run randomized tests (-Duehw.scale, default 1). */
-    public static int scale() {
+    static int scale() {
         String s = System.getProperty("uehw.scale", "1").trim();
         return s.isEmpty() ? 1 : Math.max(1, Integer.parseInt(s));
     }
