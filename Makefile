@@ -8,8 +8,8 @@ VERSION := $(shell sed -n "s:^  <version>\(.*\)</version>:\1:p" pom.xml | head -
 # The hwgen jar (module uehw-tools, sim/tools/) with its dependencies in lib/ beside it.
 JAR := $(BUILD)/maven/uehw-tools/uehw-tools-$(VERSION).jar
 HWGEN := java -jar $(JAR)
-# The blocks and the variants `make rtl` lints come from the registry (uehw.hw.Blocks, `hwgen list`).
-BLOCKS = $(shell $(HWGEN) list --names)
+# The blocks and the variants `make rtl` lints come from the registry (uehw.hw.Blocks): `hwgen list
+# --names` and `hwgen list --variants`, read in the recipes (a failing hwgen fails them).
 LINT_WAIVERS := hw/lint/spinal-waivers.vlt
 SUREFIRE := $(BUILD)/maven/uehw-testbench/surefire-reports
 DEB_TOOLS := verilator yosys nextpnr-ice40 fpga-icestorm iverilog
@@ -71,19 +71,22 @@ $(JAR): $(wildcard pom.xml */pom.xml sim/*/pom.xml) docs/resources.md $(shell fi
 cli: $(JAR)
 
 rtl: tools $(JAR)
-	@for b in $(BLOCKS); do \
+	@blocks="$$($(HWGEN) list --names)" && [ -n "$$blocks" ] || { echo "rtl: hwgen list --names failed or listed no block"; exit 1; }; \
+	for b in $$blocks; do \
 	  echo "rtl: $$b -> $(BUILD)/rtl/$$b"; \
 	  $(HWGEN) generate $$b --out $(BUILD)/rtl/$$b > $(BUILD)/rtl-$$b.log 2>&1 || { cat $(BUILD)/rtl-$$b.log; exit 1; }; \
 	done
-	@$(HWGEN) list --variants | while read -r v b args; do \
+	@variants="$$($(HWGEN) list --variants)" || { echo "rtl: hwgen list --variants failed"; exit 1; }; \
+	while read -r v b args; do \
 	  echo "rtl: variant $$v -> $(BUILD)/rtl/variants/$$v"; \
 	  $(HWGEN) generate $$b $$args --out $(BUILD)/rtl/variants/$$v > $(BUILD)/rtl-$$v.log 2>&1 \
 	  || { cat $(BUILD)/rtl-$$v.log; exit 1; }; \
-	done
+	done <<< "$$variants"
 	@$(MAKE) --no-print-directory lint
 
 lint: $(JAR)
-	@status=0; for d in $(addprefix $(BUILD)/rtl/,$(BLOCKS)) $(wildcard $(BUILD)/rtl/variants/*); do \
+	@blocks="$$($(HWGEN) list --names)" && [ -n "$$blocks" ] || { echo "lint: hwgen list --names failed or listed no block"; exit 1; }; \
+	status=0; for d in $$(printf '$(BUILD)/rtl/%s ' $$blocks) $(wildcard $(BUILD)/rtl/variants/*); do \
 	  for v in $$d/*.v; do \
 	    case $$v in *_inst.v) continue;; esac; \
 	    if verilator --lint-only -Wall $(LINT_WAIVERS) $$v; then echo "lint: $$v clean"; else status=1; fi; \
