@@ -91,19 +91,19 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
 
   // ---------------------------------------------------------------- CSRs
   val csr = new Area {
-    val busif = AxiLite4BusInterface(io.ctrl, SizeMapping(0, 256), "DASR")
-    private def reg(name: String, address: Int, doc: String) = busif.newRegAt(address, doc = doc)(SymbolName(name))
+    // INFO (0x00) and VERSION (0xFC) from the shared prologue (CsrBank): the block id, then the
+    // sender id bits, log2(capacity) and the message count bits as INFO's fields. This block's
+    // registers follow at fixed addresses.
+    val busif = CsrBank(io.ctrl, "DASR", 0x41, "Block id 0x41 ('A', apportioning)",
+      InfoField("SENDER_ID_BITS", 8, ID, "Sender id bits"),
+      InfoField("SLOT_BITS", 8, SB, "log2(capacity)"),
+      InfoField("MESSAGE_BITS", 8, MB, "Message count bits"))
+    private def reg(name: String, address: Int, doc: String) = CsrBank.reg(busif, name, address, doc)
     private def value[T <: BaseType](name: String, address: Int, doc: String, t: HardType[T], reset: BigInt, unit: String): T =
       reg(name, address, doc).field(t(), AccessType.RW, reset, doc = unit)(SymbolName("VALUE"))
     private def status[T <: BaseType](name: String, address: Int, doc: String, t: HardType[T]): T =
       reg(name, address, doc).field(t(), AccessType.RO, doc = doc)(SymbolName("VALUE"))
 
-    private val info = reg("INFO", 0x00, "Generation parameters (read-only)")
-    RegisterDocs.constField(info, Bits(8 bits), BigInt(0x41), "Block id 0x41 ('A', apportioning)", "ID")
-    RegisterDocs.constField(info, Bits(8 bits), BigInt(ID), "Sender id bits", "SENDER_ID_BITS")
-    RegisterDocs.constField(info, Bits(8 bits), BigInt(SB), "log2(capacity)", "SLOT_BITS")
-    RegisterDocs.constField(info, Bits(8 bits), BigInt(MB), "Message count bits", "MESSAGE_BITS")
-    BlockVersion.addRegister(busif)
     RegisterDocs.constField(reg("CAPACITY", 0x04, "S, senders the set holds (read-only)"), Bits(13 bits), BigInt(S), "Slots", "VALUE")
     val idleTimeout = value("IDLE_TIMEOUT", 0x08, "A sender idle longer than this is evicted (Sec. III-B: about 2 s)", UInt(32 bits),
       cfg.idleTimeoutNs, "ns")

@@ -173,14 +173,14 @@ class DartDft(val cfg: DartDftConfig) extends Component with RegisterDocs {
 
   // ---------------------------------------------------------------- CSRs
   val csr = new Area {
-    val busif = AxiLite4BusInterface(io.ctrl, SizeMapping(0, 256), "DART")
-    private def reg(name: String, address: Int, doc: String) = busif.newRegAt(address, doc = doc)(SymbolName(name))
-    private val info = reg("INFO", 0x00, "Generation parameters (read-only)")
-    RegisterDocs.constField(info, Bits(8 bits), BigInt(0x44), "Block id 0x44 ('D')", "ID")
-    RegisterDocs.constField(info, Bits(8 bits), BigInt(E), "DFT entries E", "ENTRIES")
-    RegisterDocs.constField(info, Bits(8 bits), BigInt(P), "Output ports P", "PORTS")
-    RegisterDocs.constField(info, Bits(4 bits), BigInt(cfg.tokenWidth), "Token field width", "TOKEN_WIDTH")
-    BlockVersion.addRegister(busif)
+    // INFO (0x00) and VERSION (0xFC) from the shared prologue (CsrBank): the block id, then E, P
+    // and the token field's width as INFO's fields. This block's registers follow at fixed
+    // addresses.
+    val busif = CsrBank(io.ctrl, "DART", 0x44, "Block id 0x44 ('D')",
+      InfoField("ENTRIES", 8, E, "DFT entries E"),
+      InfoField("PORTS", 8, P, "Output ports P"),
+      InfoField("TOKEN_WIDTH", 4, cfg.tokenWidth, "Token field width"))
+    private def reg(name: String, address: Int, doc: String) = CsrBank.reg(busif, name, address, doc)
 
     private val control = reg("CONTROL", 0x04, "Deflection policy switches")
     val enable = control.field(Bool(), AccessType.RW, 1, doc = "Allocate new entries (0: existing entries are still followed and freed)")(SymbolName("ENABLE"))

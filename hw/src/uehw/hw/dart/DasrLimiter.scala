@@ -95,12 +95,12 @@ class DasrLimiter(val cfg: DasrLimiterConfig) extends Component with RegisterDoc
   private val A = cfg.flowAddrWidth
 
   val csr = new Area {
-    val busif = AxiLite4BusInterface(io.ctrl, SizeMapping(0, 256), "DASRL")
-    private def reg(name: String, address: Int, doc: String) = busif.newRegAt(address, doc = doc)(SymbolName(name))
-    private val info = reg("INFO", 0x00, "Generation parameters (read-only)")
-    RegisterDocs.constField(info, Bits(8 bits), BigInt(0x4C), "Block id 0x4C ('L', limiter)", "ID")
-    RegisterDocs.constField(info, Bits(8 bits), BigInt(cfg.flowIdWidth), "Flow id bits", "FLOW_ID_BITS")
-    BlockVersion.addRegister(busif)
+    // INFO (0x00) and VERSION (0xFC) from the shared prologue; this block's registers at fixed
+    // addresses after them.
+    val busif = CsrBank(io.ctrl, "DASRL", 0x4C, "Block id 0x4C ('L', limiter)",
+      InfoField("FLOW_ID_BITS", 8, cfg.flowIdWidth, "Flow id bits"))
+    private def reg(name: String, address: Int, doc: String) = CsrBank.reg(busif, name, address, doc)
+
     RegisterDocs.constField(reg("FLOWS", 0x04, "F (read-only)"), Bits(17 bits), BigInt(F), "Flows", "VALUE")
     val byteTime = reg("BYTE_TIME", 0x08, "ns per byte at line rate x 2^16 (100 Gb/s: 5243; 800 Gb/s: 655)")
       .field(UInt(24 bits), AccessType.RW, cfg.byteTime, doc = "u8.16 ns")(SymbolName("VALUE"))

@@ -163,17 +163,17 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
 
   // ---------------------------------------------------------------- CSRs
   val csr = new Area {
-    val busif = AxiLite4BusInterface(io.ctrl, SizeMapping(0, 256), "REPS")
     private val modeCode = RepsMode.all.indexOf(cfg.mode)
     // Register and field names are given explicitly: they are the C header's and the docs' names.
-    // Fixed addresses: the map is the same in every mode (SEED is absent in reps-lite).
-    private def reg(name: String, address: Int, doc: String) = busif.newRegAt(address, doc = doc)(SymbolName(name))
-    private val info = reg("INFO", 0x00, "Generation parameters (read-only)")
-    RegisterDocs.constField(info, Bits(8 bits), BigInt(0x52), "Block id 0x52 ('R')", "ID")
-    RegisterDocs.constField(info, Bits(4 bits), BigInt(modeCode), "Mode: 0 reps, 1 reps-lite, 2 ops", "MODE")
-    RegisterDocs.constField(info, Bits(6 bits), BigInt(B), "Buffer entries B", "BUFFER_ENTRIES")
-    RegisterDocs.constField(info, Bits(5 bits), BigInt(cfg.evWidth), "EV width e", "EV_WIDTH")
-    BlockVersion.addRegister(busif)
+    // Fixed addresses: the map is the same in every mode (SEED is absent in reps-lite). INFO (0x00)
+    // and VERSION (0xFC) come from the shared prologue (CsrBank): the block id, then the mode, B
+    // and e as INFO's fields.
+    val busif = CsrBank(io.ctrl, "REPS", 0x52, "Block id 0x52 ('R')",
+      InfoField("MODE", 4, modeCode, "Mode: 0 reps, 1 reps-lite, 2 ops"),
+      InfoField("BUFFER_ENTRIES", 6, B, "Buffer entries B"),
+      InfoField("EV_WIDTH", 5, cfg.evWidth, "EV width e"))
+    private def reg(name: String, address: Int, doc: String) = CsrBank.reg(busif, name, address, doc)
+
     RegisterDocs.constField(reg("CONNECTIONS", 0x04, "Number of connections N (read-only)"), Bits(17 bits), BigInt(N), "N; connection ids >= N are counted and ignored", "N")
 
     val freezingTimeout = reg("FREEZING_TIMEOUT", 0x08, "FREEZING_TIMEOUT (reps.txt Alg. 1 l.24)")

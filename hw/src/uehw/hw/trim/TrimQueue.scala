@@ -97,13 +97,13 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
 
   // ---------------------------------------------------------------- CSRs
   val csr = new Area {
-    val busif = AxiLite4BusInterface(io.ctrl, SizeMapping(0, 256), "TRIMQ")
-    private def reg(name: String, address: Int, doc: String) = busif.newRegAt(address, doc = doc)(SymbolName(name))
-    private val info = reg("INFO", 0x00, "Generation parameters (read-only)")
-    RegisterDocs.constField(info, Bits(8 bits), BigInt(0x54), "Block id 0x54 ('T')", "ID")
-    RegisterDocs.constField(info, Bits(8 bits), BigInt(W), "Bytes per beat", "DATA_BYTES")
-    RegisterDocs.constField(info, Bits(8 bits), BigInt(cfg.trimBytes), "Trim length", "TRIM_BYTES")
-    BlockVersion.addRegister(busif)
+    // INFO (0x00) and VERSION (0xFC) from the shared prologue (CsrBank): the block id, then the
+    // bytes per beat and the trim length as INFO's fields. This block's registers follow at fixed
+    // addresses.
+    val busif = CsrBank(io.ctrl, "TRIMQ", 0x54, "Block id 0x54 ('T')",
+      InfoField("DATA_BYTES", 8, W, "Bytes per beat"),
+      InfoField("TRIM_BYTES", 8, cfg.trimBytes, "Trim length"))
+    private def reg(name: String, address: Int, doc: String) = CsrBank.reg(busif, name, address, doc)
     RegisterDocs.constField(reg("CAPACITY", 0x04, "Data queue capacity (read-only)"), UInt(25 bits), BigInt(cfg.capacityBytes), "Bytes", "BYTES")
     private val control = reg("CONTROL", 0x08, "Policy")
     val dropNonEct = control.field(Bool(), AccessType.RW, 0,

@@ -142,11 +142,11 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
   def addrOf(flow: UInt): UInt = flow.resize(spec.flowAddrWidth)
 
   // ---------------------------------------------------------------- CSRs, the common part
-  val busif = AxiLite4BusInterface(io.ctrl, SizeMapping(0, 256), spec.busName)
-  private val info = busif.newRegAt(0x00, doc = "Generation parameters (read-only)")(SymbolName("INFO"))
-  RegisterDocs.constField(info, Bits(8 bits), BigInt(spec.blockId), f"Block id 0x${spec.blockId}%02X ('${spec.blockId.toChar}')", "ID")
-  for ((name, value, doc) <- spec.infoFields) RegisterDocs.constField(info, Bits(8 bits), BigInt(value), doc, name)
-  BlockVersion.addRegister(busif)
+  // INFO (0x00) and VERSION (0xFC) from the shared prologue (CsrBank): the block id, then the law's
+  // generation fields as INFO's fields, 8 bits each. The law's registers follow at fixed
+  // addresses.
+  val busif = CsrBank(io.ctrl, spec.busName, spec.blockId, f"Block id 0x${spec.blockId}%02X ('${spec.blockId.toChar}')",
+    spec.infoFields.map { case (name, value, doc) => InfoField(name, 8, value, doc) }: _*)
   RegisterDocs.constField(busif.newRegAt(0x04, doc = "N (read-only)")(SymbolName("FLOWS")), Bits(17 bits), BigInt(N), "Flows", "VALUE")
 
   /** The post-reset sweep: every flow's state gets the law's initial state, one a clock. */
