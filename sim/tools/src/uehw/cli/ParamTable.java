@@ -39,18 +39,7 @@ public final class ParamTable {
 
     /** The table as the page has it (from its header line to the first line that is no table row), or null. */
     public static String ofPage(String page) {
-        int at = page.indexOf(HEADER + "\n");
-        if (at < 0) {
-            return null;
-        }
-        int end = at;
-        while (end < page.length() && page.startsWith("|", end)) {
-            end = page.indexOf('\n', end) + 1;
-            if (end == 0) {
-                end = page.length();
-            }
-        }
-        return page.substring(at, end);
+        return PortTable.table(page, HEADER + "\n");
     }
 
     /** Rewrites each block page's table under {@code docs} (default docs/) from the registry. */

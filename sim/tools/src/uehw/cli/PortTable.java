@@ -36,17 +36,31 @@ public final class PortTable {
         return b.docPage();
     }
 
+    /**
+     * The Markdown table of a page that starts at the line beginning with {@code header}, up to the
+     * first line that is no table row (each line with its newline), or null.
+     */
+    public static String table(String page, String header) {
+        int at = page.startsWith(header) ? 0 : page.indexOf("\n" + header) + 1;
+        if (at == 0 && !page.startsWith(header)) {
+            return null;
+        }
+        int end = at;
+        while (end < page.length() && page.startsWith("|", end)) {
+            int next = page.indexOf('\n', end);
+            end = next < 0 ? page.length() : next + 1;
+        }
+        return page.substring(at, end);
+    }
+
     /** The rows of the page's port table. */
     public static List<Row> rows(String page) {
-        int table = page.indexOf("| port | dir |");
-        if (table < 0) {
+        String table = table(page, "| port | dir |");
+        if (table == null) {
             throw new IllegalArgumentException("the page has no port table");
         }
         List<Row> rows = new ArrayList<>();
-        for (String line : page.substring(table).split("\n")) {
-            if (!line.startsWith("|")) {
-                break;
-            }
+        for (String line : table.split("\n")) {
             String[] cells = line.split("\\|");
             if (cells.length < 5 || cells[1].contains("---") || cells[1].trim().equals("port")) {
                 continue;

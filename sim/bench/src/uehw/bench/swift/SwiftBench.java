@@ -14,7 +14,6 @@ import uehw.hw.swift.Swift;
 import uehw.hw.swift.SwiftConfig;
 import uehw.hw.swift.SwiftEvent;
 import uehw.hw.swift.SwiftUpdate;
-import uehw.model.Counters;
 import uehw.model.swift.SwiftFixedModel;
 import uehw.model.swift.SwiftFixedModel.Change;
 import uehw.model.swift.SwiftFixedModel.Event;
@@ -25,16 +24,12 @@ import uehw.model.swift.SwiftParams;
 /**
  * Drives a Swift DUT next to a SwiftFixedModel: each event the DUT accepts goes to the model with
  * the `now` the DUT sampled (fields cut to the port widths), and every update and retransmit
- * request the DUT emits is checked against the model's, in order. The bench counts what the
- * counters should show from the model's updates.
+ * request the DUT emits is checked against the model's, in order; the model counts what the
+ * count registers should show.
  */
 public final class SwiftBench extends WindowUnitBench<Event, SwiftEvent, SwiftUpdate, Update> {
     public final SwiftConfig cfg;
     public final SwiftFixedModel model;
-    /** What the count registers the model does not keep should show, from the model's updates. */
-    public final Counters expected = new Counters("EVENTS", "ACKS", "NACKS", "TIMEOUTS", "INITS", "FABRIC_INCREASES",
-            "FABRIC_DECREASES", "ENDPOINT_INCREASES", "ENDPOINT_DECREASES", "HELD", "RESETS", "PACED", "OUT_OF_RANGE");
-
     /** The CSRs' reset values as model parameters. */
     public static SwiftFixedModel.Params resetParams() {
         return SwiftFixedModel.Params.of(new SwiftParams());
@@ -74,31 +69,14 @@ public final class SwiftBench extends WindowUnitBench<Event, SwiftEvent, SwiftUp
     protected void taken(Event taken, long sampledNow) {
         Event e = cut(cfg, new Event(taken.flow(), taken.kind(), taken.rttNs(), taken.endpointDelayNs(), taken.hops(), taken.acked(),
                 sampledNow));
-        if (e.flow() >= cfg.flows()) {
-            expected.inc("OUT_OF_RANGE");
-            return;
-        }
         Update u = model.apply(e);
+        if (u == null) {
+            return; // a flow id >= N: counted by the model, ignored by the unit
+        }
         updates.expect(u);
-        expected.inc("EVENTS");
-        expected.inc(switch (e.kind()) {
-            case ACK -> "ACKS";
-            case NACK -> "NACKS";
-            case TIMEOUT -> "TIMEOUTS";
-            case INIT -> "INITS";
-        });
         if (e.kind() == Kind.NACK || e.kind() == Kind.TIMEOUT) {
             retransmits.expect(new Retransmit(e.flow(), e.kind() == Kind.TIMEOUT));
         }
-        if (e.kind() != Kind.INIT) {
-            if (u.fabric() == Change.INCREASE) expected.inc("FABRIC_INCREASES");
-            if (u.fabric() == Change.DECREASE) expected.inc("FABRIC_DECREASES");
-            if (u.endpoint() == Change.INCREASE) expected.inc("ENDPOINT_INCREASES");
-            if (u.endpoint() == Change.DECREASE) expected.inc("ENDPOINT_DECREASES");
-            if (u.fabric() == Change.NONE || u.endpoint() == Change.NONE) expected.inc("HELD");
-            if (u.fabric() == Change.RESET) expected.inc("RESETS");
-        }
-        if (u.pacingNs() != 0) expected.inc("PACED");
     }
 
     /** Waits for the reset sweep. */
@@ -106,11 +84,9 @@ public final class SwiftBench extends WindowUnitBench<Event, SwiftEvent, SwiftUp
         waitStatus(SwiftCsr.STATUS, 1, 1, cfg.flows(), "INIT_DONE");
     }
 
-    /** Every count register against the model's counters and what its updates give. */
+    /** Every count register against the model's counters. */
     public void assertCounters() {
-        Map<String, Long> e = new LinkedHashMap<>(expected.snapshot());
-        e.putAll(model.counters.snapshot());
-        CounterCheck.assertRegisters("swift", SwiftCsr.ADDRESSES, SwiftCsr.COUNTERS, this::counter, e, Set.of());
+        CounterCheck.assertRegisters("swift", SwiftCsr.ADDRESSES, SwiftCsr.COUNTERS, this::counter, model.counters.snapshot(), Set.of());
     }
 
     /** The parameter registers, in the order of Params' components. */

@@ -160,7 +160,9 @@ public final class SwiftFixedModel {
     public Params p;
     private final Flow[] flows;
     /** The events counted, by the name of the block's count register (docs: its CSR table). */
-    public final Counters counters = new Counters("RTT_ZERO", "ENDPOINT_ABOVE_RTT", "HOPS_CLAMPED", "CLAMPED_MAX", "CLAMPED_MIN", "PACING_SATURATED");
+    public final Counters counters = new Counters("EVENTS", "ACKS", "NACKS", "TIMEOUTS", "INITS", "FABRIC_INCREASES",
+            "FABRIC_DECREASES", "ENDPOINT_INCREASES", "ENDPOINT_DECREASES", "HELD", "RESETS", "PACED", "OUT_OF_RANGE",
+            "RTT_ZERO", "ENDPOINT_ABOVE_RTT", "HOPS_CLAMPED", "CLAMPED_MAX", "CLAMPED_MIN", "PACING_SATURATED");
     private boolean eventHigh;
     private boolean eventLow;
 
@@ -289,8 +291,36 @@ public final class SwiftFixedModel {
         return change;
     }
 
-    /** One event, as the block takes it; null for INIT (it has no update but its window). */
+    /**
+     * One event, as the block takes it: the update it emits, or null for a flow id >= N (counted in
+     * OUT_OF_RANGE; the unit ignores it). Every event is counted as the unit's count registers count it.
+     */
     public Update apply(Event e) {
+        if (e.flow() >= flows.length) {
+            counters.inc("OUT_OF_RANGE");
+            return null;
+        }
+        Update u = applyInRange(e);
+        counters.inc("EVENTS");
+        counters.inc(switch (e.kind()) {
+            case ACK -> "ACKS";
+            case NACK -> "NACKS";
+            case TIMEOUT -> "TIMEOUTS";
+            case INIT -> "INITS";
+        });
+        if (e.kind() != Kind.INIT) {
+            counters.add("FABRIC_INCREASES", u.fabric() == Change.INCREASE ? 1 : 0);
+            counters.add("FABRIC_DECREASES", u.fabric() == Change.DECREASE ? 1 : 0);
+            counters.add("ENDPOINT_INCREASES", u.endpoint() == Change.INCREASE ? 1 : 0);
+            counters.add("ENDPOINT_DECREASES", u.endpoint() == Change.DECREASE ? 1 : 0);
+            counters.add("HELD", u.fabric() == Change.NONE || u.endpoint() == Change.NONE ? 1 : 0);
+            counters.add("RESETS", u.fabric() == Change.RESET ? 1 : 0);
+        }
+        counters.add("PACED", u.pacingNs() != 0 ? 1 : 0);
+        return u;
+    }
+
+    private Update applyInRange(Event e) {
         Flow f = flows[e.flow()];
         Change fabric;
         Change endpoint;
