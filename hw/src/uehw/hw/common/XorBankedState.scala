@@ -70,41 +70,33 @@ class XorBankedState(width: Int, depth: Int) extends Area {
   private val writeS4 = RegNext(writeS.data)
 
   /**
-   * One read port's forwarding. In stage 0 the operations `j` = 1, 2, 3 ahead are in stages
-   * 1, 2, 3; `hitsC(j)` / `hitsS(j)` say whether that operation's ctrl / send port writes the
-   * address read now.
+   * One read port's forwarding: KeyedForwarding over the two writers (the ctrl and send ports,
+   * three stages from read to write), for the logical value and for each bank's physical word
+   * (a bank's word has one writer).
    */
   private class ReadPort(addr0: UInt, ramC: Mem[Bits], ramS: Mem[Bits]) {
-    private def hits(ops: Seq[PortOp]) = (1 to 3).map(j => ops(j).writes && ops(j).addr === addr0)
-    private val hitsC1 = hits(ctrlOps).map(h => RegNext(h) init (False))
-    private val hitsS1 = hits(sendOps).map(h => RegNext(h) init (False))
-    private val hitsC2 = RegNext(hitsC1(0)) init (False)
-    private val hitsS2 = RegNext(hitsS1(0)) init (False)
-
+    private val network = new KeyedForwarding(addr0, 3, 1, Seq(j => KeyedOp(ctrlOps(j).writes, ctrlOps(j).addr),
+      j => KeyedOp(sendOps(j).writes, sendOps(j).addr)))
     // Stage 1: the RAM words arrive (no output register: one LUT level follows) and are combined
     // with the writes of the operations two and three ahead, now in stages 3 and 4.
     private val ramWordC = ramC.readSync(addr0)
     private val ramWordS = ramS.readSync(addr0)
-    private val older =
-      Mux(hitsC1(1), ctrlResult3, Mux(hitsS1(1), sendResult3, Mux(hitsC1(2), ctrlResult4,
-        Mux(hitsS1(2), sendResult4, ramWordC ^ ramWordS))))
-    private val older2 = RegNext(older)
-    private val olderC2 = RegNext(Mux(hitsC1(1), writeC.data, Mux(hitsC1(2), writeC4, ramWordC)))
-    private val olderS2 = RegNext(Mux(hitsS1(1), writeS.data, Mux(hitsS1(2), writeS4, ramWordS)))
+    private val older2 = network.stored(ramWordC ^ ramWordS, Seq(WrittenWords(0, ctrlResult3, ctrlResult4),
+      WrittenWords(1, sendResult3, sendResult4)))
+    private val olderC2 = network.stored(ramWordC, Seq(WrittenWords(0, writeC.data, writeC4)))
+    private val olderS2 = network.stored(ramWordS, Seq(WrittenWords(1, writeS.data, writeS4)))
+    private val newest = Seq(0 -> ctrlResult3, 1 -> sendResult3)
 
     /**
      * Stage 2: `f` of the current logical value, computed on every candidate (each starts at a
      * register) and then selected: the operation one ahead is in stage 3.
      */
-    def forwarded[T <: Data](f: Bits => T): T = {
-      // `keep`: synthesis must not share one f behind a mux of its inputs.
-      Mux(hitsC2, Kept(f(ctrlResult3)), Mux(hitsS2, Kept(f(sendResult3)), Kept(f(older2))))
-    }
-    val value: Bits = Mux(hitsC2, ctrlResult3, Mux(hitsS2, sendResult3, older2))
+    def forwarded[T <: Data](f: Bits => T): T = network.currentOf(older2, newest)(f)
+    val value: Bits = network.current(older2, newest)
 
     /** Stage 2: the current physical word of bank C / bank S (the write one ahead, or older). */
-    val currentC: Bits = Mux(hitsC2, writeC.data, olderC2)
-    val currentS: Bits = Mux(hitsS2, writeS.data, olderS2)
+    val currentC: Bits = network.current(olderC2, Seq(0 -> writeC.data))
+    val currentS: Bits = network.current(olderS2, Seq(1 -> writeS.data))
   }
 
   private val atCtrl = new ReadPort(ctrlReadAddr, bankC(0), bankS(0))

@@ -204,14 +204,7 @@ class DartDasr(val cfg: DartDasrConfig) extends Component with RegisterDocs {
   val groupValid = Vec.fill(DartDasr.groupsRemembered)(RegInit(False))
 
   /** After reset: the free list gets 0..S-1 (two a clock), events wait. */
-  val init = new Area {
-    val active = RegInit(True)
-    val addr = Reg(UInt(SB - 1 bits)) init (0)
-    when(active) {
-      addr := addr + 1
-      when(addr === S / 2 - 1) { active := False }
-    }
-  }
+  val init = new ResetSweep(S / 2, SB - 1)
   io.initDone := !init.active
   csr.statusInitDone := !init.active
 

@@ -118,19 +118,16 @@ class DasrLimiter(val cfg: DasrLimiterConfig) extends Component with RegisterDoc
     val BAD_KIND = counter("Events of kind 3 (no effect, no answer)")
   }
 
-  val sweep = new Area {
-    val active = RegInit(True)
-    val addr = Reg(UInt(A bits)) init (0)
-    when(active) {
-      addr := addr + 1
-      when(addr === F - 1) { active := False }
-    }
-  }
+  val sweep = new ResetSweep(F, A)
   io.initDone := !sweep.active
   csr.statusInitDone := !sweep.active
 
   val nRam = Mem(UInt(16 bits), F)
-  val nextRam = Mem(UInt(TB bits), F)
+  /**
+   * Each flow's next time (ns x 2^-8): a keyed read-modify-write loop (KeyedStateLoop) read in MP
+   * (its stage 0), the value in U (stage 2), written from W (stage 3); the sweep writes 0.
+   */
+  val nextTime = new KeyedStateLoop(UInt(TB bits), F, A, 3, 1, sweep)
   private def inRangeOf(flow: UInt): Bool = if (isPow2(F) && cfg.flowIdWidth == A) True else flow < F
 
   /** An event as it moves down the pipeline. */
@@ -176,8 +173,7 @@ class DasrLimiter(val cfg: DasrLimiterConfig) extends Component with RegisterDoc
       ev.n := io.event.n.max(1); ev.nZero := io.event.n === 0; ev.bytes := io.event.bytes; ev.now := (io.now @@ U(0, 8 bits)).resize(TB)
     }
     val isAck = ev.valid && ev.kind === DasrLimiter.Kind.ACK && ev.inRange
-    nRam.write(Mux(sweep.active, sweep.addr, ev.flow.resize(A)), Mux(sweep.active, U(1, 16 bits), ev.n),
-      sweep.active || isAck)
+    sweep.write(nRam, ev.flow.resize(A), ev.n, isAck, init = U(1, 16 bits))
   }
 
   val m1 = new Area {
@@ -203,11 +199,14 @@ class DasrLimiter(val cfg: DasrLimiterConfig) extends Component with RegisterDoc
     val ev = RegNext(m2.ev); ev.valid init (False)
   }
 
-  /** The next-time read: issued in MP, registered in M3, used in U (it sees the writes of the events 4 and more before). */
-  private val nextReadInM3 = nextRam.readSync(mp.ev.flow.resize(A))
+  // The next-time read is issued in MP; the sent packets 2 and 3 ahead (then in W and W1) are
+  // forwarded in M3, the one ahead (in W) in U.
+  nextTime.readKey := mp.ev.flow.resize(A)
 
   val m3 = new Area {
     val ev = RegNext(mp.ev); ev.valid init (False)
+    nextTime.twoBeforeW.writes := ev.valid && ev.kind === DasrLimiter.Kind.SENT && ev.inRange
+    nextTime.twoBeforeW.key := ev.flow.resize(A)
     // The gap saturates when the sum reaches 2^40 (2^32 units of 2^-8 ns): some product has a bit at
     // or above 2^40, or the sum of the parts below 2^40 carries out. The first test runs beside the
     // 40-bit sum, so only its carry and one select follow the carry chain.
@@ -229,40 +228,23 @@ class DasrLimiter(val cfg: DasrLimiterConfig) extends Component with RegisterDoc
     !behindFull(TB - 1 downto 32).andR
   }
 
-  /** What U wrote: kept three clocks (W, W1, W2) for the next-time reads that cannot see it yet. */
-  case class Written() extends Bundle {
-    val sent = Bool()
-    val flow = UInt(cfg.flowIdWidth bits)
-    val next = UInt(TB bits)
-  }
-
   /**
    * U: the next time max(now, next) + gap, the loop of a flow's back-to-back packets in one clock:
-   * next + gap and next - now side by side, now + gap from M3, then one pick.
+   * next + gap and next - now side by side on each candidate of the forwarding, now + gap from M3,
+   * then one pick.
    */
   val u = new Area {
     val ev = RegNext(m3.ev); ev.valid init (False)
     val gap = RegNext(m3.gap)
     val saturated = RegNext(m3.saturated)
     private val fromNow = ev.now + gap                      // the start is now (beside the loop)
-    private val read = RegNext(nextReadInM3)
     val isSent = ev.valid && ev.kind === DasrLimiter.Kind.SENT && ev.inRange
-    val w = Reg(Written()); w.sent init (False)
-    val w1 = RegNext(w); w1.sent init (False)
-    val w2Next = RegNext(w1.next)
-    // the flow compares a clock ahead: M3's against the sent packets now in U, W and W1 (W, W1, W2 in U)
-    private def same(sent: Bool, flow: UInt) = RegNext(sent && m3.ev.flow === flow) init (False)
-    private val fromW = same(isSent, ev.flow)
-    private val fromW1 = same(w.sent, w.flow)
-    private val fromW2 = same(w1.sent, w1.flow)
-    // each source's compare and sum side by side, then the picks
-    private def pick[T <: Data](f: UInt => T): T = Mux(fromW, f(w.next), Mux(fromW1, f(w1.next), Mux(fromW2, f(w2Next), f(read))))
-    val stored = pick(x => x)
-    val canGo = pick(x => passed(x, ev.now))
-    private val updated = Mux(canGo, fromNow, pick(x => x + gap))
-    w.sent := isSent
-    w.flow := ev.flow
-    w.next := updated
+    val stored = nextTime.read.state
+    val canGo = nextTime.read.stateOf(x => passed(x, ev.now))
+    private val updated = Mux(canGo, fromNow, nextTime.read.stateOf(x => x + gap))
+    nextTime.write(isSent, ev.flow.resize(A), updated, init = U(0, TB bits))
+    /** What U wrote (W): the flag and the next time. */
+    def w = nextTime.written
   }
 
   /** V: the answer (a sent packet's eligibility is its new next time against now). */
@@ -273,8 +255,8 @@ class DasrLimiter(val cfg: DasrLimiterConfig) extends Component with RegisterDoc
     val sent = RegNext(u.isSent) init (False)
     val stored = RegNext(u.stored)
     val canGo = RegNext(u.canGo)
-    val sentEligible = passed(u.w.next, now)
-    private val nextFull = Mux(sent, u.w.next, stored)
+    val sentEligible = passed(u.w.state, now)
+    private val nextFull = Mux(sent, u.w.state, stored)
     val nextNs = nextFull(TB - 1 downto 8)
   }
 
@@ -285,8 +267,6 @@ class DasrLimiter(val cfg: DasrLimiterConfig) extends Component with RegisterDoc
     val eligible = RegNext(v.inRange && Mux(v.sent, v.sentEligible, v.canGo))
     val nextNs = RegNext(Mux(v.inRange, v.nextNs, U(0, 32 bits)))
     val saturated = RegNext(RegNext(u.saturated))
-    nextRam.write(Mux(sweep.active, sweep.addr, u.w.flow.resize(A)), Mux(sweep.active, U(0, TB bits), u.w.next),
-      sweep.active || u.w.sent)
     io.answer.valid := valid && (kind === DasrLimiter.Kind.SENT || kind === DasrLimiter.Kind.QUERY)
     io.answer.flow := flow
     io.answer.eligible := eligible

@@ -220,14 +220,7 @@ class Reps(val cfg: RepsConfig) extends Component with RegisterDocs {
   }
 
   // ------------------------------------------------- post-reset sweep
-  val sweep = new Area {
-    val active = RegInit(Bool(hasState))
-    val addr = Reg(UInt(cfg.connAddrWidth bits)) init (0)
-    when(active) {
-      addr := addr + 1
-      when(addr === N - 1) { active := False }
-    }
-  }
+  val sweep = new ResetSweep(N, cfg.connAddrWidth, enabled = hasState)
   /** The ports open the clock after the sweep's last write: a register of its own (low fanout). */
   val open = RegNext(!sweep.active) init (False)
   io.initDone := open

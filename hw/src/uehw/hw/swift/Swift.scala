@@ -439,7 +439,7 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     initTables.endpointMsb := SwiftDefaults.initMsb
     initTables.fabricRsqrt := SwiftDefaults.initRsqrt
     val ram = Mem(SwiftWindowTables(), unit.spec.ramWords)
-    ram.write(Mux(unit.sweep.active, unit.sweep.addr, addrX2), Mux(unit.sweep.active, initTables, found), unit.sweep.active || writeX2)
+    unit.sweep.write(ram, addrX2, found, writeX2, initTables)
     private val addrRead = at(unit.stage1.addr, 1, Stage.S1 - 1)
     private val ramData = ram.readSync(addrRead)
     private val fromX2 = RegNext(writeX1 && addrX1 === addrRead) init (False)          // that event is at X2 when this one is at S1

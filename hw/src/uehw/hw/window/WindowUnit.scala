@@ -150,14 +150,7 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
   RegisterDocs.constField(busif.newRegAt(0x04, doc = "N (read-only)")(SymbolName("FLOWS")), Bits(17 bits), BigInt(N), "Flows", "VALUE")
 
   /** The post-reset sweep: every flow's state gets the law's initial state, one a clock. */
-  val sweep = new Area {
-    val active = RegInit(True)
-    val addr = Reg(UInt(spec.flowAddrWidth bits)) init (0)
-    when(active) {
-      addr := addr + 1
-      when(addr === N - 1) { active := False }
-    }
-  }
+  val sweep = new ResetSweep(N, spec.flowAddrWidth)
   io.initDone := !sweep.active
 
   /** A law's register at `address`. */
@@ -288,80 +281,29 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
 
 /**
  * A per-flow value in block RAM updated by a read-modify-write loop of `length` clocks (4 or
- * more), S1 at stage `s1` of the unit's pipeline: read at S1 - 2, the data at S1 - 1, what the
- * loop has not written yet forwarded, the new value written in W = S1 + length. The unit's stage 0
- * keeps same-flow events at least `length` clocks apart, so at most one update in flight matches.
- * The unit's main state is one; a law may keep another loop of its own at an earlier stage (its
- * result then reaches the main loop as a value of the event). The post-reset sweep writes `init`
- * to every flow.
+ * more), S1 at stage `s1` of the unit's pipeline: KeyedStateLoop (its contract) read at S1 - 2,
+ * the value at S1, the new value written in W = S1 + length (its loop is length + 2 stages). The
+ * unit's stage 0 keeps same-flow events `sameFlowSpacing` (>= `length`) clocks apart, so at most
+ * one update in flight matches: in W at S1 only at `length`, in W when the data comes only at
+ * `length` + 1 or less. The unit's main state is one; a law may keep another loop of its own at an
+ * earlier stage (its result then reaches the main loop as a value of the event). The post-reset
+ * sweep writes `init` to every flow.
  */
-class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: Int, length: Int = 4) extends Area {
+class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: Int, length: Int = 4)
+  extends KeyedStateLoop[T](t, unit.spec.ramWords, unit.spec.flowAddrWidth, length + 2, unit.spec.sameFlowSpacing, unit.sweep) {
   import unit.{at, stage1, stageValid}
   private val READ = s1 - 2
   private val LAST = s1 + length - 1   // the loop's last stage; W is the next
   private val W2 = LAST - 1            // two stages before W
   require(length >= 4, s"a state loop of $length clocks: the forwarding needs four or more")
   require(READ >= 1 && LAST <= unit.Stage.S4, s"a state loop at stage $s1 does not fit the unit's stages")
-  val stateRam = Mem(t(), unit.spec.ramWords)
-
-  /** What stage W writes. */
-  case class Written() extends Bundle {
-    val write = Bool()
-    val addr = UInt(unit.spec.flowAddrWidth bits)
-    val state = t()
-  }
-  val written = Reg(Written())
-  written.write init (False)
-  private val writtenBefore = RegNext(written.state)
-
-  /**
-   * READ reads; READ + 1 has the data. Updates that are not in it yet are forwarded: the ones in W
-   * and one clock after W at READ + 1, as the data is registered; the one in W at S1, as S1 starts.
-   * Which, is decided at READ from the addresses two stages before W, one stage before W and in W,
-   * which are then one clock from where they are forwarded. The flow's previous event is
-   * `sameFlowSpacing` clocks ahead or more: in W at S1 only at `length`, in W when the data comes
-   * only at `length` + 1 or less, so a law whose events are further apart has neither path.
-   */
-  val read = new Area {
-    private val spacing = unit.spec.sameFlowSpacing
-    private val addr = at(stage1.addr, 1, READ)
-    private def hit(ok: Bool, a: UInt) = RegNext(ok && a === addr) init (False)
-    // at READ, the event in LAST is length + 1 clocks ahead (in W when the data comes), the one in W2
-    // is `length` ahead (in W at S1)
-    private val near = spacing <= length + 1
-    private val loopAddr = if (near) at(stage1.addr, 1, W2) else null
-    private val loopOkW2 = if (near) stageValid(W2) && at(stage1.inRange, 1, W2) else null
-    private val loopAddrLast = if (near) RegNext(loopAddr) else null
-    private val loopOkLast = if (near) RegNext(loopOkW2) init (False) else null
-    private val fromWrittenAtData = if (near) hit(loopOkLast, loopAddrLast) else False // in W when the data comes
-    private val fromBeforeAtData = hit(written.write, written.addr)     // one clock after W when the data comes
-    private val ramData = stateRam.readSync(addr)
-    private val noneAtData = !(fromWrittenAtData || fromBeforeAtData)
-    /** The state when the data comes, with the two older updates forwarded, registered for S1. */
-    private val atData = t()
-    atData.assignFromBits(Seq(noneAtData -> ramData, fromWrittenAtData -> written.state, fromBeforeAtData -> writtenBefore)
-      .map { case (sel, s) => Mux(sel, s.asBits, spinal.core.B(0, s.getBitsWidth bits)) }.reduce(_ | _))
-    val stored = RegNext(atData)
-    /** S1 takes the update in W (the flow's event `length` clocks before); null when same-flow events are further apart. */
-    val fromWritten: Bool = if (spacing <= length) RegNext(hit(loopOkW2, loopAddr)) init (False) else null
-    val state = if (spacing <= length) Mux(fromWritten, written.state, stored) else stored
-  }
-
-  /** The RAM's write port: W's update, or the sweep's initial value. */
-  val ramWrite = new Area {
-    val addr = UInt(unit.spec.flowAddrWidth bits)
-    val state = t()
-    val enable = Bool()
+  readKey := at(stage1.addr, 1, READ)
+  if (twoBeforeW != null) {
+    twoBeforeW.writes := stageValid(W2) && at(stage1.inRange, 1, W2)
+    twoBeforeW.key := at(stage1.addr, 1, W2)
   }
 
   /** Drives W from the loop's new value at its last stage; the sweep writes `init`. */
-  def write(next: T, init: T): Unit = {
-    written.write := stageValid(LAST) && at(stage1.inRange, 1, LAST)
-    written.addr := at(stage1.addr, 1, LAST)
-    written.state := next
-    ramWrite.addr := Mux(unit.sweep.active, unit.sweep.addr, written.addr)
-    ramWrite.state := Mux(unit.sweep.active, init, written.state)
-    ramWrite.enable := unit.sweep.active || written.write
-    stateRam.write(ramWrite.addr, ramWrite.state, ramWrite.enable)
-  }
+  def write(next: T, init: T): Unit =
+    write(stageValid(LAST) && at(stage1.inRange, 1, LAST), at(stage1.addr, 1, LAST), next, init)
 }
