@@ -34,32 +34,45 @@ case class WrittenWords[T <: Data](writer: Int, inW: T, afterW: T)
  * in writer order. One network serves several RAMs read at the same key (`stored` and `current`
  * take each RAM's words; a writer that does not write a RAM is absent from its words).
  */
-class KeyedForwarding(key: UInt, val loop: Int, val spacing: Int, ops: Seq[Int => KeyedOp]) extends Area {
+class KeyedForwarding(key: UInt, val loop: Int, val spacing: Int, ops: Seq[Int => KeyedOp], names: Nameable = null) extends Area {
   require(loop >= 3, s"a keyed read-modify-write loop of $loop stages: the value at stage 2 needs loop >= 3")
   require(spacing >= 1, s"same-key operations $spacing stages apart")
   require(ops.nonEmpty, "a keyed read-modify-write loop with no writer")
+  require(names == null || ops.size == 1, "a keyed read-modify-write loop names its signals with one writer only")
   private def candidate(j: Int): Boolean = j >= spacing
-  /** Stage 1: writer w's operation j ahead (at stage 0) writes `key`; null when j is not a candidate. */
-  private val hit: Seq[Map[Int, Bool]] = ops.map { op =>
-    Seq(loop - 2, loop - 1, loop).filter(candidate).map { j =>
-      val o = op(j)
-      j -> (RegNext(o.writes && o.key === key) init (False))
-    }.toMap
+  private def compare(w: Int, j: Int): Bool = { val o = ops(w)(j); RegNext(o.writes && o.key === key) init (False) }
+  // With `names` (KeyedStateLoop) the signals take the owner's names (`read_*`) and the newest
+  // compare is made where it is first used, after `stored`: the window unit's state loop keeps the
+  // netlist its timing was closed with (ABC9's mapping follows names and order, docs/window-unit.md).
+  private val named = names != null
+  /** Stage 1: writer w's operation j ahead (at stage 0) writes `key`. */
+  private val hit: Seq[Map[Int, Bool]] = ops.indices.map { w =>
+    Seq(loop - 2, loop - 1, loop).filter(j => candidate(j) && !(named && j == loop - 2)).map(j => j -> compare(w, j)).toMap
   }
-  /** Stage 2: writer w's operation loop - 2 ahead (now in W) wrote `key`. */
-  val fromWritten: Seq[Bool] = hit.map(_.get(loop - 2).map(h => RegNext(h) init (False)).orNull)
+  /** Stage 2: writer w's operation loop - 2 ahead (now in W) wrote `key`; null when same-key operations are further apart. */
+  lazy val fromWritten: Seq[Bool] = ops.indices.map { w =>
+    if (!candidate(loop - 2)) null else withName(RegNext(if (named) compare(w, loop - 2) else hit(w)(loop - 2)) init (False), "fromWritten")
+  }
+  private def withName[T <: Nameable](x: T, name: String): T = { if (named) x.setPartialName(names, name); x }
+  if (named) {
+    hit.head.get(loop - 1).foreach(withName(_, "fromWrittenAtData"))
+    hit.head.get(loop).foreach(withName(_, "fromBeforeAtData"))
+  } else fromWritten
   /** Whether any candidate at stage 2 exists (same-key operations loop - 2 or fewer stages apart). */
   def hasNewest: Boolean = candidate(loop - 2)
   private val exclusive = ops.size == 1 && spacing >= 2
 
   /** Stage 1 -> 2: the RAM word with the older in-flight writes (loop - 1 and loop ahead), registered. */
   def stored[T <: Data](ramWord: T, words: Seq[WrittenWords[T]]): T = {
+    // (named: a candidate that cannot hit stays in the select as a constant, the netlist the window
+    // unit's timing was closed with)
     val sources = for ((j, pick) <- Seq(loop - 1 -> ((x: WrittenWords[T]) => x.inW), loop -> ((x: WrittenWords[T]) => x.afterW));
-                       x <- words; h <- hit(x.writer).get(j)) yield (h, pick(x))
+                       x <- words; h <- hit(x.writer).get(j).orElse(if (named) Some(withName(CombInit(False), if (j == loop - 1) "fromWrittenAtData" else "fromBeforeAtData")) else None))
+      yield (h, pick(x))
     val merged = if (sources.isEmpty) ramWord
     else if (exclusive) {
-      val none = !sources.map(_._1).reduce(_ || _)
-      val out = cloneOf(ramWord)
+      val none = withName(CombInit(!sources.map(_._1).reduce(_ || _)), "noneAtData")
+      val out = withName(cloneOf(ramWord), "atData")
       out.assignFromBits(((none, ramWord) +: sources)
         .map { case (sel, s) => Mux(sel, s.asBits, B(0, s.getBitsWidth bits)) }.reduce(_ | _))
       out
@@ -87,15 +100,18 @@ object KeyedForwarding {
 
 /**
  * Per-key state in one block RAM with one writer: the RAM, KeyedForwarding's network, the written
- * register and the post-reset sweep's write. The caller drives, at the stages of KeyedForwarding's
- * contract: `readKey` at stage 0, `twoBeforeW` when not null (the operation then at stage loop - 2:
- * whether it will write and its key; it must be the operation that reaches `write` a clock later,
- * with the same flag and key), and `write(writes, key, value)` at stage loop - 1. It reads `value` at stage 2
- * (`stored` and `fromWritten` for a law that splits a function of the value across the select).
+ * register and the post-reset sweep's write. The caller gives, at the stages of KeyedForwarding's
+ * contract, `key` (stage 0) and `twoBeforeW` (the operation then at stage loop - 2: whether it will
+ * write and its key; it must be the operation that reaches `write` a clock later, with the same flag
+ * and key; used only when same-key operations are loop - 1 or fewer stages apart), both by name
+ * (built where the loop reads them), and calls `write(writes, key, value, init)` at stage loop - 1.
+ * It reads `read.state` at stage 2 (`read.stored` and `read.fromWritten` for a law that splits a
+ * function of the value across the select, `read.stateOf(f)` for one built on each candidate).
  * While `sweep` is active the RAM writes `init` at the sweep's address; the caller keeps its
  * operations out of the loop until the sweep is done.
  */
-class KeyedStateLoop[T <: Data](t: HardType[T], words: Int, keyWidth: Int, loop: Int, spacing: Int, sweep: ResetSweep) extends Area {
+class KeyedStateLoop[T <: Data](t: HardType[T], words: Int, keyWidth: Int, loop: Int, spacing: Int, sweep: ResetSweep,
+                                key: => UInt, twoBeforeW: => KeyedOp) extends Area {
   require(words >= 1 && words <= (1 << keyWidth), s"a keyed state of $words words with a $keyWidth-bit key")
   val stateRam = Mem(t(), words)
 
@@ -109,15 +125,17 @@ class KeyedStateLoop[T <: Data](t: HardType[T], words: Int, keyWidth: Int, loop:
   written.write init (False)
   val writtenBefore = RegNext(written.state)
 
-  val readKey = UInt(keyWidth bits)
-  /** The operation two stages before W, when the loop forwards it or the one after it (same-key operations loop - 1 or fewer apart); else null. */
-  val twoBeforeW: KeyedOp = if (spacing <= loop - 1) KeyedOp(Bool(), UInt(keyWidth bits)) else null
-  private lazy val beforeW = KeyedOp(RegNext(twoBeforeW.writes) init (False), RegNext(twoBeforeW.key))
-  private val network = new KeyedForwarding(readKey, loop, spacing, Seq(j =>
-    if (j == loop) KeyedOp(written.write, written.addr) else if (j == loop - 1) beforeW else twoBeforeW))
-
   val read = new Area {
-    private val ramData = stateRam.readSync(readKey)
+    val addr = key
+    private val near = spacing <= loop - 1   // the operation loop - 1 ahead may be this key's
+    private val op = if (near) twoBeforeW else null
+    private val loopAddr = if (near) op.key else null
+    private val loopOkW2 = if (near) op.writes else null
+    private val loopAddrLast = if (near) RegNext(loopAddr) else null
+    private val loopOkLast = if (near) RegNext(loopOkW2) init (False) else null
+    private val network = new KeyedForwarding(addr, loop, spacing, Seq(j =>
+      if (j == loop) KeyedOp(written.write, written.addr) else if (j == loop - 1) KeyedOp(loopOkLast, loopAddrLast) else op), this)
+    private val ramData = stateRam.readSync(addr)
     /** Stage 2: the word read with the updates loop - 1 and loop ahead forwarded. */
     val stored: T = network.stored(ramData, Seq(WrittenWords(0, written.state, writtenBefore)))
     /** Stage 2: the update in W is this key's (the operation loop - 2 ahead); null when same-key operations are further apart. */

@@ -123,11 +123,6 @@ class DasrLimiter(val cfg: DasrLimiterConfig) extends Component with RegisterDoc
   csr.statusInitDone := !sweep.active
 
   val nRam = Mem(UInt(16 bits), F)
-  /**
-   * Each flow's next time (ns x 2^-8): a keyed read-modify-write loop (KeyedStateLoop) read in MP
-   * (its stage 0), the value in U (stage 2), written from W (stage 3); the sweep writes 0.
-   */
-  val nextTime = new KeyedStateLoop(UInt(TB bits), F, A, 3, 1, sweep)
   private def inRangeOf(flow: UInt): Bool = if (isPow2(F) && cfg.flowIdWidth == A) True else flow < F
 
   /** An event as it moves down the pipeline. */
@@ -199,14 +194,9 @@ class DasrLimiter(val cfg: DasrLimiterConfig) extends Component with RegisterDoc
     val ev = RegNext(m2.ev); ev.valid init (False)
   }
 
-  // The next-time read is issued in MP; the sent packets 2 and 3 ahead (then in W and W1) are
-  // forwarded in M3, the one ahead (in W) in U.
-  nextTime.readKey := mp.ev.flow.resize(A)
-
   val m3 = new Area {
     val ev = RegNext(mp.ev); ev.valid init (False)
-    nextTime.twoBeforeW.writes := ev.valid && ev.kind === DasrLimiter.Kind.SENT && ev.inRange
-    nextTime.twoBeforeW.key := ev.flow.resize(A)
+    val isSent = ev.valid && ev.kind === DasrLimiter.Kind.SENT && ev.inRange
     // The gap saturates when the sum reaches 2^40 (2^32 units of 2^-8 ns): some product has a bit at
     // or above 2^40, or the sum of the parts below 2^40 carries out. The first test runs beside the
     // 40-bit sum, so only its carry and one select follow the carry chain.
@@ -227,6 +217,14 @@ class DasrLimiter(val cfg: DasrLimiterConfig) extends Component with RegisterDoc
     val behindFull = CombInit(now - next).setName(s"behind${passedTests}Full")   // only its top 8 bits are used
     !behindFull(TB - 1 downto 32).andR
   }
+
+  /**
+   * Each flow's next time (ns x 2^-8): a keyed read-modify-write loop (KeyedStateLoop) read in MP
+   * (its stage 0), the sent packets two and three ahead (then in W and one past it) forwarded in
+   * M3, the one ahead (in W) in U (stage 2), written from W (stage 3); the sweep writes 0.
+   */
+  val nextTime = new KeyedStateLoop(UInt(TB bits), F, A, 3, 1, sweep,
+    key = mp.ev.flow.resize(A), twoBeforeW = KeyedOp(m3.isSent, m3.ev.flow.resize(A)))
 
   /**
    * U: the next time max(now, next) + gap, the loop of a flow's back-to-back packets in one clock:

@@ -290,18 +290,14 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
  * sweep writes `init` to every flow.
  */
 class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: Int, length: Int = 4)
-  extends KeyedStateLoop[T](t, unit.spec.ramWords, unit.spec.flowAddrWidth, length + 2, unit.spec.sameFlowSpacing, unit.sweep) {
+  extends KeyedStateLoop[T](t, unit.spec.ramWords, unit.spec.flowAddrWidth, length + 2, unit.spec.sameFlowSpacing, unit.sweep,
+    key = unit.at(unit.stage1.addr, 1, s1 - 2),
+    twoBeforeW = { val w2 = s1 + length - 2; val a = unit.at(unit.stage1.addr, 1, w2); KeyedOp(unit.stageValid(w2) && unit.at(unit.stage1.inRange, 1, w2), a) }) {
   import unit.{at, stage1, stageValid}
   private val READ = s1 - 2
   private val LAST = s1 + length - 1   // the loop's last stage; W is the next
-  private val W2 = LAST - 1            // two stages before W
   require(length >= 4, s"a state loop of $length clocks: the forwarding needs four or more")
   require(READ >= 1 && LAST <= unit.Stage.S4, s"a state loop at stage $s1 does not fit the unit's stages")
-  readKey := at(stage1.addr, 1, READ)
-  if (twoBeforeW != null) {
-    twoBeforeW.writes := stageValid(W2) && at(stage1.inRange, 1, W2)
-    twoBeforeW.key := at(stage1.addr, 1, W2)
-  }
 
   /** Drives W from the loop's new value at its last stage; the sweep writes `init`. */
   def write(next: T, init: T): Unit =
