@@ -5,10 +5,11 @@ import java.util.ArrayDeque;
 import java.util.function.Supplier;
 
 import uehw.model.Xorshift32;
+import uehw.model.trim.TrimRules;
 
 /**
  * An output port and the link behind it, at packet level with the trimming queue's rules
- * (docs/trimming-queue.md; smartt-reps.txt Sec. 2.1, 3.5): ACKs, NACKs and arriving trimmed
+ * (uehw.model.trim.TrimRules, the model's; docs/trimming-queue.md; smartt-reps.txt Sec. 2.1, 3.5): ACKs, NACKs and arriving trimmed
  * headers take a strict-priority control queue; a data packet that does not fit the data queue's
  * byte capacity is trimmed to {@code trimBytes} and sent ahead of the data (or dropped without
  * trimming); data packets are ECN-marked when they start to leave, by RED on the data occupancy
@@ -117,28 +118,35 @@ public final class Port {
             clocked.send(p);
             return;
         }
-        if (p.control()) {
-            if (controlBytes + p.bytes > spec.controlBytes()) {
+        switch (TrimRules.admit(p.control(), controlBytes + p.bytes <= spec.controlBytes(),
+                dataBytes + p.bytes <= spec.capacityBytes(), spec.trimming(), trimmedQueue.size() < spec.trimEntries())) {
+            case CONTROL -> {
+                control.add(p);
+                controlBytes += p.bytes;
+            }
+            case DATA -> {
+                data.add(p);
+                dataBytes += p.bytes;
+                peakDataBytes = Math.max(peakDataBytes, dataBytes);
+            }
+            case TRIM -> {
+                p.trimmed = true;
+                p.bytes = Math.min(p.bytes, spec.trimBytes());
+                trimmedQueue.add(p);
+                trims++;
+            }
+            case DROP_CONTROL_FULL -> {
                 dropsControlFull++;
                 return;
             }
-            control.add(p);
-            controlBytes += p.bytes;
-        } else if (dataBytes + p.bytes <= spec.capacityBytes()) {
-            data.add(p);
-            dataBytes += p.bytes;
-            peakDataBytes = Math.max(peakDataBytes, dataBytes);
-        } else if (!spec.trimming()) {
-            dropsDataFull++;
-            return;
-        } else if (trimmedQueue.size() >= spec.trimEntries()) {
-            dropsTrimFull++;
-            return;
-        } else {
-            p.trimmed = true;
-            p.bytes = Math.min(p.bytes, spec.trimBytes());
-            trimmedQueue.add(p);
-            trims++;
+            case DROP_DATA_FULL -> {
+                dropsDataFull++;
+                return;
+            }
+            case DROP_TRIM_FULL -> {
+                dropsTrimFull++;
+                return;
+            }
         }
         kick();
     }
@@ -161,10 +169,7 @@ public final class Port {
         }
         if (!data.isEmpty()) {
             Packet p = data.poll();
-            // RED at dequeue (Sec. 3.5), as the trimming queue: one draw per data packet.
-            long span = spec.kMax() > spec.kMin() ? spec.kMax() - spec.kMin() : 0;
-            long draw = prng.nextScaled(span);
-            if (dataBytes >= spec.kMax() || dataBytes > spec.kMin() && draw < dataBytes - spec.kMin()) {
+            if (TrimRules.congested(prng, dataBytes, spec.kMin(), spec.kMax())) {
                 p.ce = true;
                 marks++;
             }

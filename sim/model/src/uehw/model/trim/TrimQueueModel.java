@@ -213,16 +213,22 @@ public final class TrimQueueModel {
             o = Outcome.DROP_MALFORMED;
         } else if (p.runt()) {
             o = Outcome.DROP_RUNT;
-        } else if (p.control()) {
-            boolean fits = controlBytes + n <= controlCapacity && controlBeats + beats(n) <= controlBeatLimit
-                    && controlDescs < controlDescriptors;
-            o = n > maxControl ? Outcome.DROP_CONTROL_OVERSIZE : fits ? Outcome.CONTROL : Outcome.DROP_CONTROL_FULL;
-        } else if (dataBytes + n <= capacity && dataBeats + beats(n) <= dataBeatLimit && dataDescs < dataDescriptors) {
-            o = Outcome.DATA;
-        } else if (p.transport() && !p.badIpv4Checksum()) {
-            o = trimWaiting < trimEntries ? Outcome.TRIM : Outcome.DROP_TRIM_FULL;
+        } else if (p.control() && n > maxControl) {
+            o = Outcome.DROP_CONTROL_OVERSIZE;
         } else {
-            o = Outcome.DROP_DATA_FULL; // not the transport, or its header is not to be trusted: cannot be trimmed
+            boolean controlFits = controlBytes + n <= controlCapacity && controlBeats + beats(n) <= controlBeatLimit
+                    && controlDescs < controlDescriptors;
+            boolean dataFits = dataBytes + n <= capacity && dataBeats + beats(n) <= dataBeatLimit && dataDescs < dataDescriptors;
+            // trimmable: the transport, with a header to be trusted
+            o = switch (TrimRules.admit(p.control(), controlFits, dataFits, p.transport() && !p.badIpv4Checksum(),
+                    trimWaiting < trimEntries)) {
+                case CONTROL -> Outcome.CONTROL;
+                case DATA -> Outcome.DATA;
+                case TRIM -> Outcome.TRIM;
+                case DROP_CONTROL_FULL -> Outcome.DROP_CONTROL_FULL;
+                case DROP_DATA_FULL -> Outcome.DROP_DATA_FULL;
+                case DROP_TRIM_FULL -> Outcome.DROP_TRIM_FULL;
+            };
         }
         boolean classified = !bad && n <= maxFrame && !malformed && !p.runt();
         if (classified && !p.ip()) {
@@ -252,9 +258,7 @@ public final class TrimQueueModel {
                     throw new AssertionError("data dequeue with the model's data queue empty");
                 }
                 long occ = dataBytes;
-                long span = kMax > kMin ? kMax - kMin : 0;
-                long draw = prng.nextScaled(span); // one draw per data packet
-                boolean congested = occ >= kMax || occ > kMin && draw < occ - kMin;
+                boolean congested = TrimRules.congested(prng, occ, kMin, kMax);
                 boolean mark = congested && w.ip() && w.ecnCapable();
                 boolean drop = dropNonEct && w.ip() && !w.ecnCapable() && occ >= kMax;
                 lastDequeueDropped = drop;
