@@ -58,16 +58,16 @@ class KeyedForwarding(key: UInt, val loop: Int, val spacing: Int, ops: Seq[Int =
     hit.head.get(loop - 1).foreach(withName(_, "fromWrittenAtData"))
     hit.head.get(loop).foreach(withName(_, "fromBeforeAtData"))
   } else fromWritten
-  /** Whether any candidate at stage 2 exists (same-key operations loop - 2 or fewer stages apart). */
-  def hasNewest: Boolean = candidate(loop - 2)
   private val exclusive = ops.size == 1 && spacing >= 2
 
   /** Stage 1 -> 2: the RAM word with the older in-flight writes (loop - 1 and loop ahead), registered. */
   def stored[T <: Data](ramWord: T, words: Seq[WrittenWords[T]]): T = {
-    // (named: a candidate that cannot hit stays in the select as a constant, the netlist the window
+    // named: a candidate that cannot hit stays in the select as a constant (the netlist the window
     // unit's timing was closed with)
+    def never(j: Int): Option[Bool] =
+      if (named) Some(withName(CombInit(False), if (j == loop - 1) "fromWrittenAtData" else "fromBeforeAtData")) else None
     val sources = for ((j, pick) <- Seq(loop - 1 -> ((x: WrittenWords[T]) => x.inW), loop -> ((x: WrittenWords[T]) => x.afterW));
-                       x <- words; h <- hit(x.writer).get(j).orElse(if (named) Some(withName(CombInit(False), if (j == loop - 1) "fromWrittenAtData" else "fromBeforeAtData")) else None))
+                       x <- words; h <- hit(x.writer).get(j).orElse(never(j)))
       yield (h, pick(x))
     val merged = if (sources.isEmpty) ramWord
     else if (exclusive) {

@@ -7,7 +7,7 @@ import spinal.core._
  * The post-reset sweep: after reset, `active` is high for `entries` clocks while `addr` counts
  * 0, 1, ..., entries - 1, one a clock, so that the block writes every RAM word's initial value
  * before its ports open (a block RAM has no reset). The first write is on the first clock after
- * reset's release, the last `entries` clocks later; `done` is high from the clock after it.
+ * reset's release, the last `entries` clocks later; `active` is low from the clock after it.
  * The block holds its event ports closed while `active` (the blocks' pages give the clocks, N or
  * N + 1, as INIT_DONE's latency). With `enabled` false (a block with nothing to sweep) `active`
  * is low from reset.
@@ -23,8 +23,6 @@ class ResetSweep(entries: Int, addrWidth: Int, enabled: Boolean = true) extends 
     addr := addr + 1
     when(addr === entries - 1) { active := False }
   }
-  /** High once the last entry is written. */
-  def done: Bool = !active
 
   /** A RAM's write port: `init` at the sweep's address while it runs, else the block's own write. */
   def write[T <: Data](mem: Mem[T], address: UInt, data: T, enable: Bool, init: T): Unit =

@@ -292,7 +292,11 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
 class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: Int, length: Int = 4)
   extends KeyedStateLoop[T](t, unit.spec.ramWords, unit.spec.flowAddrWidth, length + 2, unit.spec.sameFlowSpacing, unit.sweep,
     key = unit.at(unit.stage1.addr, 1, s1 - 2),
-    twoBeforeW = { val w2 = s1 + length - 2; val a = unit.at(unit.stage1.addr, 1, w2); KeyedOp(unit.stageValid(w2) && unit.at(unit.stage1.inRange, 1, w2), a) }) {
+    twoBeforeW = {
+      val w2 = s1 + length - 2  // two stages before W
+      val a = unit.at(unit.stage1.addr, 1, w2)
+      KeyedOp(unit.stageValid(w2) && unit.at(unit.stage1.inRange, 1, w2), a)
+    }) {
   import unit.{at, stage1, stageValid}
   private val READ = s1 - 2
   private val LAST = s1 + length - 1   // the loop's last stage; W is the next
