@@ -1,24 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 package uehw.model.trim;
 
-import static uehw.model.packet.PacketFormat.*;
-
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.Deque;
 import java.util.EnumMap;
 import java.util.Map;
 
 import uehw.model.Counters;
 import uehw.model.Xorshift32;
-import uehw.model.packet.InternetChecksum;
-import uehw.model.packet.Packet;
 
 /**
  * Golden model of the trimming egress queue (docs/trimming-queue.md), written from the rules,
- * not from the RTL: frame classification, admission by bytes / beats / descriptors, the trimmed
- * header (its checksums by uehw.model.packet.Packet, not by the RTL's method), RED at dequeue
- * with the same xorshift32 draw per data packet, CE marking with the IPv4 checksum recomputed in full. The queues'
+ * not from the RTL, in the queue's parts: the classification's verdict per frame
+ * (TrimClassifier), admission by bytes / beats / descriptors and RED at dequeue with the same
+ * xorshift32 draw per data packet (TrimRules), the trimmed header and the CE mark with their
+ * checksums recomputed in full (TrimHeaders), and here the queues, their occupancies and the
+ * counters. The queues'
  * contents are the frames each queue will send, in order. Occupancies change at admission
  * and at dequeue (when a packet is handed to its reader, before it streams); {@link #clock}
  * applies one clock's events together, every decision seeing the occupancies from before that
@@ -149,62 +146,13 @@ public final class TrimQueueModel {
         return (length + bytesPerBeat - 1) / bytesPerBeat;
     }
 
-    private static int u16(byte[] f, int o) {
-        return (f[o] & 0xFF) << 8 | (f[o + 1] & 0xFF);
-    }
-
-    /** The frame's class, from docs/trimming-queue.md. */
-    record Parsed(boolean runt, boolean ip, boolean ipv4, boolean ipv6, boolean transport, boolean control, boolean ecnCapable,
-                  boolean badIpv4Checksum) {
-    }
-
-    /** RFC 791: MF set or a non-zero fragment offset. */
-    static boolean ipv4Fragment(byte[] f) {
-        return (u16(f, Ipv4FlagsFragment) & (Ipv4MoreFragments | Ipv4FragmentOffsetMask)) != 0;
-    }
-
-    Parsed parse(byte[] f) {
-        int n = f.length;
-        int type = n >= 14 ? u16(f, EthType) : -1;
-        boolean v4Type = type == EthTypeIpv4;
-        boolean v6Type = type == EthTypeIpv6;
-        boolean runt = n < EthHeaderBytes || v4Type && n < Ipv4UdpOffset || v6Type && n < Ipv6UdpOffset;
-        if (runt) {
-            return new Parsed(true, false, false, false, false, false, false, false);
-        }
-        // A non-IP frame may end with its Ethernet header: it has no version byte.
-        int versionIhl = n > Ipv4VersionIhl ? f[Ipv4VersionIhl] & 0xFF : 0;
-        int version = versionIhl >> 4;
-        boolean v4 = v4Type && version == 4;
-        boolean v6 = v6Type && version == 6;
-        boolean ihl5 = (versionIhl & 0xF) == 5;
-        // Only a 20-byte header is verified (the others are never trimmed).
-        boolean badChecksum = v4 && ihl5 && !InternetChecksum.verifies(f, EthHeaderBytes, Ipv4HeaderBytes);
-        // A fragment has no transport header to trust (RFC 791): other IP.
-        boolean udp = v4 && ihl5 && !ipv4Fragment(f) && (f[Ipv4Protocol] & 0xFF) == ProtocolUdp
-                || v6 && (f[Ipv6NextHeader] & 0xFF) == ProtocolUdp;
-        int udpAt = v6 ? Ipv6UdpOffset : Ipv4UdpOffset;
-        if (udp && n < udpAt + UdpHeaderBytes) {
-            return new Parsed(true, true, v4, v6, false, false, false, false); // shorter than its UDP header
-        }
-        boolean transport = udp && u16(f, udpAt + UdpDstPort) == udpPort;
-        int headers = v6 ? Ipv6AllHeaderBytes : Ipv4AllHeaderBytes;
-        if (transport && n < headers) {
-            return new Parsed(true, true, v4, v6, true, false, false, false);
-        }
-        int flags = transport ? f[(v6 ? Ipv6TransportOffset : Ipv4TransportOffset) + TpFlags] & 0xFF : 0;
-        int ecn = v6 ? (f[Ipv6TcFlow] >> 4) & 3 : v4 ? f[Ipv4Tos] & 3 : 0;
-        return new Parsed(false, v4 || v6, v4, v6, transport, transport && (flags & ControlFlags) != 0,
-                (v4 || v6) && ecn != EcnNotEct, badChecksum);
-    }
-
     /** Admission of a frame whose tlast was taken this clock; call inside {@link #clock}. */
     private Outcome admit(byte[] f, boolean bad, boolean malformed, long wireBytes) {
         counters.inc("IN_PACKETS");
         counters.add("IN_BYTES", wireBytes);
         long n = f.length;
         Outcome o;
-        Parsed p = parse(f);
+        TrimClassifier.Verdict p = TrimClassifier.classify(f, udpPort);
         if (bad) {
             o = Outcome.DROP_BAD_FRAME;
         } else if (n > maxFrame) {
@@ -278,7 +226,7 @@ public final class TrimQueueModel {
                     if (w.ip() && !w.ecnCapable() && occ >= kMax) {
                         counters.inc("NON_ECT_ABOVE_KMAX");
                     }
-                    expectedData.add(mark ? markCe(w.frame(), w.ipv4()) : w.frame());
+                    expectedData.add(mark ? TrimHeaders.markCe(w.frame(), w.ipv4()) : w.frame());
                 }
                 dataOut = w.frame().length;
                 dataBeatsOut = beats(dataOut);
@@ -300,7 +248,7 @@ public final class TrimQueueModel {
         long dataIn = 0, controlIn = 0, trimIn = 0;
         if (frame != null) {
             o = admit(frame, bad, malformed, wireBytes);
-            Parsed p = parse(frame);
+            TrimClassifier.Verdict p = TrimClassifier.classify(frame, udpPort);
             boolean trusted = !p.badIpv4Checksum(); // else left unchanged: not marked, not dropped as non-ECT
             if ((o == Outcome.DATA || o == Outcome.CONTROL) && !trusted) {
                 admittedBadChecksum.add(frame);
@@ -350,46 +298,9 @@ public final class TrimQueueModel {
         admittedBadChecksum.remove(expected);
     }
 
-    /** Sec. 2.1: keep max(trim-bytes, headers) bytes, TRIMMED and TRIM_DSCP set, lengths and checksums fixed. */
+    /** Sec. 2.1: the trimmed header of {@code frame} with this queue's TRIM_BYTES and TRIM_DSCP (TrimHeaders.trimmed). */
     public byte[] trimmed(byte[] frame, boolean ipv6) {
-        int keep = Math.min(frame.length, ipv6 ? Math.max(trimBytes, Ipv6AllHeaderBytes) : trimBytes);
-        byte[] t = Arrays.copyOf(frame, keep);
-        if (ipv6) {
-            int tc = trimDscp << 2 | (t[Ipv6TcFlow] >> 4) & 3;
-            t[Ipv6VersionTc] = (byte) (t[Ipv6VersionTc] & 0xF0 | tc >> 4);
-            t[Ipv6TcFlow] = (byte) ((tc & 0xF) << 4 | t[Ipv6TcFlow] & 0x0F);
-            put16(t, Ipv6PayloadLength, keep - Ipv6UdpOffset);
-            put16(t, Ipv6UdpOffset + UdpLength, keep - Ipv6UdpOffset);
-            t[Ipv6TransportOffset + TpFlags] |= (byte) FlagTrimmed;
-            new Packet(t).fixUdpChecksum();
-        } else {
-            t[Ipv4Tos] = (byte) (trimDscp << 2 | t[Ipv4Tos] & 3);
-            put16(t, Ipv4TotalLength, keep - EthHeaderBytes);
-            put16(t, Ipv4UdpOffset + UdpLength, keep - Ipv4UdpOffset);
-            put16(t, Ipv4UdpOffset + UdpChecksum, 0);
-            t[Ipv4TransportOffset + TpFlags] |= (byte) FlagTrimmed;
-            new Packet(t).fixIpv4HeaderChecksum();
-        }
-        return t;
-    }
-
-    /** RFC 3168: CE, with the IPv4 header checksum recomputed in full. */
-    static byte[] markCe(byte[] frame, boolean ipv4) {
-        byte[] m = frame.clone();
-        if (ipv4) {
-            m[Ipv4Tos] |= (byte) EcnCe;
-            put16(m, Ipv4Checksum, 0);
-            int headerBytes = (m[Ipv4VersionIhl] & 0xF) * 4; // options included
-            put16(m, Ipv4Checksum, InternetChecksum.checksum(m, EthHeaderBytes, headerBytes));
-        } else {
-            m[Ipv6TcFlow] |= (byte) (EcnCe << 4);
-        }
-        return m;
-    }
-
-    private static void put16(byte[] b, int o, int v) {
-        b[o] = (byte) (v >>> 8);
-        b[o + 1] = (byte) v;
+        return TrimHeaders.trimmed(frame, ipv6, trimBytes, trimDscp);
     }
 
     public long outcome(Outcome o) {
