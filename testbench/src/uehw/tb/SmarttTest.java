@@ -664,6 +664,32 @@ class SmarttTest {
     }
 
     /**
+     * Alg. 1 lines 28-29 and 36: a trimmed packet's NACK and a timeout each cut the window by the
+     * packet's size (and ask for its retransmission); the cut stops at the MTU. Against the paper's
+     * numbers, read on the query port.
+     */
+    @Test
+    void aLossCutsTheWindowByThePacketSize() {
+        withBench(DEFAULT, "loss", (b, seed) -> {
+            SmarttParams p = b.model.p.clone();
+            p.initCwnd = 100_000;
+            b.writeParams(p);
+            long t0 = b.now() + 100;
+            run(b, new long[] {t0, t0 + 10, t0 + 20}, of(0, Kind.INIT, 0), of(0, Kind.NACK, MTU), of(0, Kind.TIMEOUT, 1000));
+            assertEquals(100_000 - MTU - 1000, cwnd(b, 0), "line 29, for a NACK and for a timeout");
+            p.initCwnd = MTU + 100;
+            b.writeParams(p);
+            long t1 = b.now() + 100;
+            run(b, new long[] {t1, t1 + 10}, of(1, Kind.INIT, 0), of(1, Kind.NACK, MTU));
+            assertEquals(MTU, cwnd(b, 1), "line 36: not below the MTU");
+            assertEquals(2, b.counter(SmarttCsr.NACKS));
+            assertEquals(1, b.counter(SmarttCsr.TIMEOUTS));
+            assertEquals(1, b.counter(SmarttCsr.CLAMPED_MIN));
+            assertCounters(b);
+        });
+    }
+
+    /**
      * Bad input has defined behaviour: rtt 0 and rtt below the base act as the base RTT; a size
      * above the MTU acts as the MTU; size 0 changes nothing that is per byte; flow ids >= N are
      * ignored; each is counted.
