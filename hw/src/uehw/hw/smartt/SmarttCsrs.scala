@@ -28,7 +28,9 @@ abstract class SmarttLawBase(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, Sm
     val S1: Int = unit.Stage.S1; val S2: Int = S1 + 1; val S3: Int = S1 + 2; val S4: Int = S1 + 3; val S5: Int = S1 + 4
   }
   require(Stage.S1 == 14 && unit.Stage.S4 == Stage.S5, "the event stages below fill stages 1-13; the loop is S1-S5")
-  protected def at[T <: Data](x: T, from: Int, to: Int): T = unit.at(x, from, to)
+  /** A value made at `stage` (StageCarries), and a value read at stage `to`. */
+  protected def born[T <: Data](stage: Int)(x: T): T = unit.born(stage)(x)
+  protected def carry[T <: Data](x: T, to: Int): T = unit.carry(x, to)
   protected def written = windowUnit.flowState.written
   protected def read = windowUnit.flowState.read
   /** S1 takes the update in W: only when L is the loop's length (a flow's next event can then be in S1 as its last is in W). */

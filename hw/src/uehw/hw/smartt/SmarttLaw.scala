@@ -19,26 +19,25 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
 
   /** S5: the rule's window and the new state. */
   val decide = new Area {
-    private def s1At[T <: Data](x: T): T = at(x, Stage.S1, Stage.S5)
     val kind = RegNext(rules.kind)
     val isAck = kind === 0; val isInit = kind === 3; val isLoss = !isAck && !isInit
     val rule = pick.code
     val ignoring = RegNext(rules.ignoring)
     val fastIncrease = RegNext(rules.fast)
     val quickAdapt = rule === Smartt.Rule.QUICK_ADAPT
-    val expired = s1At(s1.expired)
+    val expired = carry(s1.expired, Stage.S5)
 
     // The window: every candidate was clamped on its own, or is clamped after the pick (Alg. 1 line 36)
     val window = pick.window
 
     // The other fields (Alg. 1 lines 4-5, 30-34; Alg. 2 lines 8, 11-12; Alg. 3 lines 3-11).
     private val s = s5.s
-    private val acked1 = s1At(s1.acked1)
-    private val ignore1 = s1At(s1.ignore1)
-    private val inFlight = s1At(s1.inFlight)
+    private val acked1 = carry(s1.acked1, Stage.S5)
+    private val ignore1 = carry(s1.ignore1, Stage.S5)
+    private val inFlight = carry(s1.inFlight, Stage.S5)
     private val ref = csr.referenceProfile
-    private val ignoreLeft = s1At(s1.ignoreLeft)
-    private val skipRef = s1At(s1.skipRef)
+    private val ignoreLeft = carry(s1.ignoreLeft, Stage.S5)
+    private val skipRef = carry(s1.skipRef, Stage.S5)
     val next = SmarttFlowState(cfg)
     next := s
     next.cwnd.allowOverride()
@@ -50,10 +49,10 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
       // the paper profile: an ignored ACK skips WTD and FastIncrease; the reference profile counts
       // FastIncrease's bytes on every ACK and skips WTD on a skipped one
       when(Mux(ref, !skipRef, !ignoring)) {
-        next.wtd := at(s2.wtd1, Stage.S2, Stage.S5)
+        next.wtd := carry(s2.wtd1, Stage.S5)
       }
       when(ref || !ignoring) {
-        next.fiCount := at(s3.count1, Stage.S3, Stage.S5)
+        next.fiCount := carry(s3.count1, Stage.S5)
         next.fiActive := fastIncrease
       }
     }
@@ -63,7 +62,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
         next.triggerQa := True                                      // Alg. 1 line 30
       }
       when(ref) {
-        next.acked := s1At(s1.qaBytes)                              // a NACK's 64 B count
+        next.acked := carry(s1.qaBytes, Stage.S5)                              // a NACK's 64 B count
       }
     }
     when(quickAdapt) {
@@ -71,9 +70,9 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
       next.ignoreBytes := inFlight                                  // Alg. 2 line 8
     }
     private val rollPaper = !ignoring && expired && (isAck || !ignoreLeft) // Alg. 2 lines 11-12 (loss: line 32)
-    private val rollRef = s1At(event.windowExpired)                  // the early loop's window rolls
+    private val rollRef = carry(event.windowExpired, Stage.S5)                  // the early loop's window rolls
     when(!isInit && Mux(ref, rollRef, rollPaper)) {
-      next.qaEnd := at(event.qaDeadline, Stage.S1, Stage.S5)
+      next.qaEnd := carry(event.qaDeadline, Stage.S5)
       next.qaStarted := True
       next.acked := 0
     }
@@ -95,8 +94,8 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     private def w[T <: Data](x: T): T = RegNext(x)
     val rule = w(decide.rule)
     val clampedHigh = w(decide.window.high); val clampedLow = w(decide.window.low)
-    val rttZero = w(at(event.rttZero, Stage.S1, Stage.S5)); val rttBelow = w(at(event.rttBelow, Stage.S1, Stage.S5))
-    val sizeZero = w(at(event.size, Stage.S1, Stage.S5) === 0); val sizeOver = w(at(event.sizeOver, Stage.S1, Stage.S5))
+    val rttZero = w(carry(event.rttZero, Stage.S5)); val rttBelow = w(carry(event.rttBelow, Stage.S5))
+    val sizeZero = w(carry(event.size, Stage.S5) === 0); val sizeOver = w(carry(event.sizeOver, Stage.S5))
     val fastIncrease = w(decide.fastIncrease)
   }
 

@@ -30,41 +30,41 @@ trait SmarttLoop extends SmarttEventStages with SmarttClampArith {
     private def msbOf(h: WindowRecipHalves) = Mux(h.upperAny, h.upper._2, h.lower._2)
     val cwndMsb = if (ofWritten != null) Mux(fromWritten, msbOf(ofWritten), msbOf(ofStored)) else msbOf(ofStored)
     val upperAny = if (ofWritten != null) Mux(fromWritten, ofWritten.upperAny, ofStored.upperAny) else ofStored.upperAny
-    val acked1 = satAdd(s.acked, sizeBytes, byteMax)                     // Alg. 1 line 4
-    val ignoreLeft = s.ignoreBytes > sizeBytes                            // line 5: ignore1 != 0 (lines 8-9, 32)
-    val ignore1 = Mux(ignoreLeft, s.ignoreBytes - sizeBytes, U(0, B bits))
+    val acked1 = born(Stage.S1)(satAdd(s.acked, sizeBytes, byteMax))                     // Alg. 1 line 4
+    val ignoreLeft = born(Stage.S1)(s.ignoreBytes > sizeBytes)                            // line 5: ignore1 != 0 (lines 8-9, 32)
+    val ignore1 = born(Stage.S1)(Mux(ignoreLeft, s.ignoreBytes - sizeBytes, U(0, B bits)))
     val sinceDeadlineFull = event.now - s.qaEnd
-    val expired = !s.qaStarted || !sinceDeadlineFull.msb                  // Alg. 2 line 3: now >= end
+    val expired = born(Stage.S1)(!s.qaStarted || !sinceDeadlineFull.msb)                  // Alg. 2 line 3: now >= end
     private val ref = csr.referenceProfile
     private val adaptPaper = expired && s.qaStarted && Mux(event.isAck, s.triggerQa, !ignoreLeft) // Alg. 2 line 4; loss: line 32
     // Reference profile: not inside the ignore window, the early loop's measurement window.
     private val adaptRef = !ignoreLeft && event.windowExpired && event.windowStarted && (!event.isAck || s.triggerQa)
-    val adapt = Mux(ref, adaptRef, adaptPaper)
-    val clean = event.close && !event.ecn                                 // Alg. 3 line 2
+    val adapt = born(Stage.S1)(Mux(ref, adaptRef, adaptPaper))
+    val clean = born(Stage.S1)(event.close && !event.ecn)                                // Alg. 3 line 2
     // Reference profile: fiCount counts down the window of the last unclean ACK; FastIncrease once
     // the clean bytes exceed it, and on until an unclean ACK.
-    val fastRef = clean && (s.fiActive || sizeBytes > s.fiCount)
+    val fastRef = born(Stage.S1)(clean && (s.fiActive || sizeBytes > s.fiCount))
     // Alg. 3 line 3's count (or the reference profile's countdown): the sum and the difference here,
     // S2 picks (the sum saturates at 2^B - 1: its bit B)
     val fiCountPlusSize = s.fiCount.resize(B + 1) + sizeBytes
     val fiCountLessSize = s.fiCount - sizeBytes
     /** Reference profile: an ACK skipped (ECN-marked inside the ignore window, QuickAdapt's own included). */
-    val skipRef = event.isAck && event.ecn && (ignoreLeft || adaptRef)
+    val skipRef = born(Stage.S1)(event.isAck && event.ecn && (ignoreLeft || adaptRef))
     // Alg. 2 line 7 from the acked bytes: this ACK's included, a loss's not (a NACK's 64 B in the reference profile).
     private val isNack = event.kind === 1
     private val lossBytes = Mux(ref && isNack, satAdd(s.acked, U(Smartt.nackAckedBytes, 7 bits), byteMax), s.acked)
-    val qaBytes = Mux(event.isAck, acked1, lossBytes)
+    val qaBytes = born(Stage.S1)(Mux(event.isAck, acked1, lossBytes))
     // Alg. 2 line 7's acked x coefficient as acked x c + addend x c: DSPs fed here (M in S2), the sum
     // registered as P in S3, so that S3 compares a P register. Both windows' acked x c side by side
     // (the DSPs' inputs straight from registers), the one in use picked before the add. The addend
     // is the ACK's size, a NACK's 64 B (reference profile) or 0; when acked + addend saturates, S3
     // compares byteMax x c as well and S4 takes its facts.
-    private val kindBefore = at(f1.e.kind, 1, Stage.S1 - 1)
-    val qaAddend = RegNext(Mux(kindBefore === 0, at(f2.size, 2, Stage.S1 - 1),
+    private val kindBefore = carry(f1.e.kind, Stage.S1 - 1)
+    val qaAddend = RegNext(Mux(kindBefore === 0, carry(f2.size, Stage.S1 - 1),
       Mux(ref && kindBefore === 1, U(Smartt.nackAckedBytes, 16 bits), U(0, 16 bits))))
     val qaSaturates = s.acked.resize(B + 1) + qaAddend > byteMax
     // Alg. 2 line 8: bytes_to_ignore = unacked, from the transport, or the window before QA.
-    val inFlight = Mux(csr.unackedFromWindow, s.cwnd(cw - 1 downto F), event.unacked)
+    val inFlight = born(Stage.S1)(Mux(csr.unackedFromWindow, s.cwnd(cw - 1 downto F), event.unacked))
     // Sec. 3.6.1, the decay rounded to nearest (half up): round(avg / 2^shift) = ((2 avg >> shift) + 1) >> 1.
     private val WS = wtdStateFrac
     val wtdDecayTwice = ((s.wtd @@ U(0, 1 bits)) >> csr.wtdShift).resize(WS + 2)
@@ -112,22 +112,22 @@ trait SmarttLoop extends SmarttEventStages with SmarttClampArith {
     val fdTermFull = sumProducts(fdProducts, cw + 30)                    // Eq. 1: cwnd x kFD
     val fdTerm = fdTermFull(cw + 29 downto 30)
     private val WS = wtdStateFrac
-    val ecn = at(event.ecn, Stage.S1, Stage.S2)
+    val ecn = carry(event.ecn, Stage.S2)
     val wtdSum = s.wtd.resize(WS + 1) - RegNext(s1.wtdDecay) + Mux(ecn, derived.wtdEcnStep, U(0, WS + 1 bits))
-    val wtd1 = satTo(wtdSum, U((1 << WS) - 1, WS bits), WS)
+    val wtd1 = born(Stage.S2)(satTo(wtdSum, U((1 << WS) - 1, WS bits), WS))
     val toHigh = RegNext(s1.toHigh); val toLow = RegNext(s1.toLow)
     val fromHigh = RegNext(s1.fromHigh); val fromLow = RegNext(s1.fromLow)
-    val sizeFixed = (at(event.size, Stage.S1, Stage.S2) << F).resize(cw)
-    private val clean = at(s1.clean, Stage.S1, Stage.S2)
+    val sizeFixed = (carry(event.size, Stage.S2) << F).resize(cw)
+    private val clean = carry(s1.clean, Stage.S2)
     val fastOnStored = clean && (count1 > s.cwnd(cw - 1 downto F) || s.fiActive) // Alg. 3 line 4, c1 = cwnd
     val storedPlusStep = clampDelta(s.cwnd, derived.fastIncreaseStep.resize(sw).asSInt, toHigh, toLow)  // line 5
-    val held = clampDelta(s.cwnd, S(0, sw bits), toHigh, toLow)           // ignored, held: the window as it is
-    val lossCut = clampDecrease(s.cwnd, sizeFixed, fromHigh, fromLow)  // Alg. 1 line 29
+    val held = born(Stage.S2)(clampDelta(s.cwnd, S(0, sw bits), toHigh, toLow))           // ignored, held: the window as it is
+    val lossCut = born(Stage.S2)(clampDecrease(s.cwnd, sizeFixed, fromHigh, fromLow))  // Alg. 1 line 29
   }
 
   /** S3: the increases' products (DSPs); QuickAdapt and FastIncrease; the decreases; the rule. */
   val s3 = new Area {
-    val s = RegNext(s2.s)
+    val s = born(Stage.S3)(RegNext(s2.s))
     private val cwndRecip = s2.cwndRecip                         // registered, pre-shifted, by each product
     private val cwndMsb = s1.cwndMsb
     // Thresholds on the products for S4's compares, so that they need not wait for the shift:
@@ -142,7 +142,7 @@ trait SmarttLoop extends SmarttEventStages with SmarttClampArith {
     val overThreshold = RegNext(overFull(productWidth - 1 downto 0))
     val overPossible = RegNext(!overFull(overFull.getWidth - 1 downto productWidth).orR)
     // Eq. 4 at its cap, then Eq. 3: cwnd + size + FI, as (cwnd + size) + FI against the limits less the size
-    val cwndPlusSize = s.cwnd + sizeFixed
+    val cwndPlusSize = born(Stage.S3)(s.cwnd + sizeFixed)
     val toHighLessSize = RegNext(s2.toHigh - s2.sizeFixed.resize(sw).asSInt)
     val toLowLessSize = RegNext(s2.toLow - s2.sizeFixed.resize(sw).asSInt)
     val canDecrease = !csr.wtdEnable || RegNext(s2.wtd1) >= (csr.wtdThreshold @@ U(0, wtdStateFrac - wtdFrac bits)) // Alg. 1 line 12
@@ -160,9 +160,9 @@ trait SmarttLoop extends SmarttEventStages with SmarttClampArith {
     // saturated (the MTU's value precomputed from the CSRs, saturated there). Every compare below
     // is on the product itself, side by side; only picks follow them.
     // Alg. 3 lines 4-5 with c1 the QuickAdapt window (when QuickAdapt runs) or the stored one.
-    private val clean = at(s1.clean, Stage.S1, Stage.S3)
-    val count1 = RegNext(s2.count1)
-    val adapt = at(s1.adapt, Stage.S1, Stage.S3)
+    private val clean = carry(s1.clean, Stage.S3)
+    val count1 = born(Stage.S3)(RegNext(s2.count1))
+    val adapt = carry(s1.adapt, Stage.S3)
     /** What S3 finds of a QuickAdapt product, from compares on the product itself. */
     private class QaFacts(product: UInt) {
       private val shifted = product(product.getWidth - 1 downto Smartt.qaCoefFrac - F)
@@ -206,7 +206,7 @@ trait SmarttLoop extends SmarttEventStages with SmarttClampArith {
     val qaPlusStepHigh = Mux(belowFloor, derived.mtuQaPlusStep > high, Mux(plusStepMax, maxHigh, pick(_.plusStepHigh)))
     val qaPlusStepLow = Mux(belowFloor, derived.mtuQaPlusStep < low, Mux(plusStepMax, maxLow, pick(_.plusStepLow)))
     val fastOnStored = RegNext(s2.fastOnStored)
-    val storedPlusStep = RegNext(s2.storedPlusStep)
+    val storedPlusStep = born(Stage.S3)(RegNext(s2.storedPlusStep))
   }
 
   /** S4: the increases, straight from the DSPs' M registers: a shift, or a compare. */
@@ -234,21 +234,20 @@ trait SmarttLoop extends SmarttEventStages with SmarttClampArith {
 
   /** S5: the window each rule gives, clamped; the rule that applies picks it. */
   val s5 = new Area {
-    private def from3[T <: Data](x: T): T = at(x, Stage.S3, Stage.S5)
-    val s = from3(s3.s)
+    val s = carry(s3.s, Stage.S5)
     private val incFi = RegNext(s4.incFi)
     // modulo 2^cw: a sum is used only when within the limits
     val fairIncrease = UnclampedWindow(s.cwnd + incFi.resize(cw), s4.fiHigh, s4.fiUnder)        // Eq. 3
     val multiplicativeIncrease = UnclampedWindow(s.cwnd + RegNext(s4.incMiFi).resize(cw), s4.miFiHigh, s4.miFiUnder) // Eq. 4 + Eq. 3
-    val sizePlusFairIncrease = UnclampedWindow(from3(s3.cwndPlusSize) + incFi.resize(cw), s4.sizeFiHigh, s4.sizeFiUnder) // Eq. 4 at the size, then Eq. 3
+    val sizePlusFairIncrease = UnclampedWindow(carry(s3.cwndPlusSize, Stage.S5) + incFi.resize(cw), s4.sizeFiHigh, s4.sizeFiUnder) // Eq. 4 at the size, then Eq. 3
     val multiplicativeDecrease = RegNext(s4.multiplicativeDecrease)
     val quickAdapt = unclampedValue(s3.qaValue, s3.qaValueHigh, s3.qaValueLow)  // Alg. 1 lines 15-16 (and a loss's, line 26)
     val quickAdaptPlusStep = unclampedValue(s3.qaPlusStep, s3.qaPlusStepHigh, s3.qaPlusStepLow) // then FastIncrease (Alg. 3 line 5)
-    val storedPlusStep = from3(s3.storedPlusStep)
+    val storedPlusStep = carry(s3.storedPlusStep, Stage.S5)
     val fairDecrease = RegNext(s4.fairDecrease)
-    val held = at(s2.held, Stage.S2, Stage.S5)
+    val held = carry(s2.held, Stage.S5)
     val init = Clamped()                                          // INIT: INIT_CWND (clamped when the CSR was written)
     init.cwnd := derived.initCwnd; init.high := False; init.low := False
-    val lossCut = at(s2.lossCut, Stage.S2, Stage.S5)
+    val lossCut = carry(s2.lossCut, Stage.S5)
   }
 }

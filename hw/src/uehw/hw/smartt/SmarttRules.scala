@@ -56,24 +56,23 @@ object SmarttRules extends SmarttRules(SmarttConfig())
  */
 trait SmarttRuleDecision extends SmarttLoop {
   val rules = new Area {
-    private def from[T <: Data](x: T, stage: Int): T = at(x, stage, Stage.S4)
-    val kind = from(event.kind, Stage.S1)
+    val kind = carry(event.kind, Stage.S4)
     val isAck = kind === 0; val isInit = kind === 3; val isLoss = !isAck && !isInit
     private val ref = csr.referenceProfile
-    private val ecn = from(event.ecn, Stage.S1)
-    private val above = from(event.above, Stage.S1)
-    private val ignoreLeft = from(s1.ignoreLeft, Stage.S1)
+    private val ecn = carry(event.ecn, Stage.S4)
+    private val above = carry(event.above, Stage.S4)
+    private val ignoreLeft = carry(s1.ignoreLeft, Stage.S4)
     private val adapt = RegNext(s3.adapt)
     // The paper profile (Alg. 1-3).
     private val ignoringPaper = isAck && ignoreLeft                 // Alg. 1 lines 8-9
     private val actedPaper = isAck && !ignoringPaper
     // The reference profile: only marked ACKs skipped, losses inside the ignore window change nothing,
     // FastIncrease decided in S1, no case at rtt = trtt, none after QuickAdapt.
-    private val skipRef = from(s1.skipRef, Stage.S1)
-    private val fastRef = from(s1.fastRef, Stage.S1)
+    private val skipRef = carry(s1.skipRef, Stage.S4)
+    private val fastRef = carry(s1.fastRef, Stage.S4)
     private val actedRef = isAck && !skipRef
     private val ignoringRef = skipRef && !adapt || isLoss && ignoreLeft
-    val atTarget = ref && actedRef && !adapt && !fastRef && from(event.atTarget, Stage.S1)
+    val atTarget = ref && actedRef && !adapt && !fastRef && carry(event.atTarget, Stage.S4)
     val ignoring = Mux(ref, ignoringRef, ignoringPaper)
     private val acted = Mux(ref, actedRef, actedPaper)
     private val fastOnStored = Mux(ref, fastRef, RegNext(s3.fastOnStored))

@@ -26,8 +26,10 @@ abstract class SwiftLawBase(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, Swift
   protected val gainOne = BigInt(1) << gainFrac
   /** Flow scaling's sum, signed: (alpha x r) >> 9 at most is below 2^25. */
   protected val fsWidth = 28
-  protected object Stage { val S1: Int = unit.Stage.S1; val S2: Int = S1 + 1; val S3: Int = S1 + 2; val S4: Int = S1 + 3 }
-  protected def at[T <: Data](x: T, from: Int, to: Int): T = unit.at(x, from, to)
+  protected object Stage { val S1: Int = unit.Stage.S1; val S2: Int = S1 + 1; val S3: Int = S1 + 2; val S4: Int = S1 + 3; val W: Int = S4 + 1 }
+  /** A value made at `stage` (StageCarries), and a value read at stage `to`. */
+  protected def born[T <: Data](stage: Int)(x: T): T = unit.born(stage)(x)
+  protected def carry[T <: Data](x: T, to: Int): T = unit.carry(x, to)
   protected def written = windowUnit.flowState.written
   protected def read = windowUnit.flowState.read
   /** Each window's rules, one row each (SwiftRules). */

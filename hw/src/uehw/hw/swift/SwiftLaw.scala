@@ -32,7 +32,7 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     val fabricNew = picked(fabricPick)
     val endpointNew = picked(endpointPick)
     private val s = s4.s
-    private val now = at(event.now, Stage.S1, Stage.S4)
+    private val now = carry(event.now, Stage.S4)
 
     private def windowNext(old: CarriedWindow, c: Candidate): SwiftWindowState = {
       val w = SwiftWindowState()
@@ -45,8 +45,8 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
     next.fabric := windowNext(s.fabric, fabricNew)
     next.endpoint := windowNext(s.endpoint, endpointNew)
     next.fs := s4.fs
-    next.retx := at(s1.retx1, Stage.S1, Stage.S4)
-    next.rtt := Mux(isAck, at(event.rtt, Stage.S1, Stage.S4), s.rtt)
+    next.retx := carry(s1.retx1, Stage.S4)
+    next.rtt := Mux(isAck, carry(event.rtt, Stage.S4), s.rtt)
     when(isInit) {
       for (w <- Seq(next.fabric, next.endpoint)) {
         w.cwnd := derived.initWindow
@@ -75,17 +75,17 @@ class SwiftLaw(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, SwiftFlowState, Sw
 
   /** After W: the effective window's pacing delay (lines 29-32), then the update. */
   val pacing = new Area {
-    private val w = written.state
+    private val w = born(Stage.W)(written.state)
     val cwnd = RegNext(queryValue(w))                                                        // W + 1
     private val leading = RegNext(leadingOne(cwnd, minWindowLog2))                          // W + 2
     private val cwndFull = RegNext(cwnd)
     private val (index, msb) = WindowArith.recipIndex(cwndFull.resize(CW - 1), leading, minWindowLog2, I)
     private val r = RegNext(recipRom.readSync(RegNext(index)))                               // W + 5
-    private val rtt = at(RegNext(w.rtt), 1, 5)
+    private val rtt = carry(w.rtt, Stage.W + 5)
     private val product = RegNext(rtt * r)                                                   // W + 6: rtt x 1/cwnd
-    private val msbAt6 = at(RegNext(msb), 3, 6)
+    private val msbAt6 = carry(born(Stage.W + 2)(msb), Stage.W + 6)
     private val shifted = RegNext((product << pacingOffset) >> msbAt6)                        // W + 7: >> (msb - 3)
-    private val below = at(RegNext(cwnd < one), 2, 7)
+    private val below = carry(born(Stage.W + 1)(cwnd < one), Stage.W + 7)
     val saturated = RegNext(below && shifted(shifted.getWidth - 1 downto 32) =/= 0)           // W + 8
     val delay = RegNext(Mux(!below, U(0, 32 bits), satTo(shifted, U(0xFFFFFFFFL, 32 bits), 32)))
   }

@@ -115,12 +115,12 @@ trait SwiftLoop extends SwiftEventStages {
     initTables.fabricRsqrt := SwiftDefaults.initRsqrt
     val ram = Mem(SwiftWindowTables(), unit.spec.ramWords)
     unit.sweep.write(ram, addrX2, found, writeX2, initTables)
-    private val addrRead = at(unit.stage1.addr, 1, Stage.S1 - 1)
+    private val addrRead = carry(unit.stage1.addr, Stage.S1 - 1)
     private val ramData = ram.readSync(addrRead)
     private val fromX2 = RegNext(writeX1 && addrX1 === addrRead) init (False)          // that event is at X2 when this one is at S1
     private val fromX3 = RegNext(writeX2 && addrX2 === addrRead) init (False)
     /** S1: the values of the windows this event reads. */
-    val read = SwiftWindowTables()
+    val read = born(Stage.S1)(SwiftWindowTables())
     read.assignFromBits(Mux(fromX2, found.asBits, Mux(fromX3, foundX3.asBits, ramData.asBits)))
   }
 
@@ -130,21 +130,21 @@ trait SwiftLoop extends SwiftEventStages {
     // it from W + 1 when the data comes), so the state needs no select at S1
     val s = read.state
     // Alg. 1 lines 6-10 against 11-14: delay < eventTarget + fs (a delay of 0 is below any target)
-    val fabricIncrease = event.delayZero || event.diffNegative || !event.diffBig && s.fs > event.diffLow
+    val fabricIncrease = born(Stage.S1)(event.delayZero || event.diffNegative || !event.diffBig && s.fs > event.diffLow)
     private val rttCheck = Mux(event.isAck, event.rtt, s.rtt)                          // line 3: the RTT of this ACK, or the last
     private def canDecrease(w: SwiftWindowState) = !w.decreased || (event.now - w.last) >= rttCheck.resize(timeBits)
-    val fabricCanDecrease = canDecrease(s.fabric)
-    val endpointCanDecrease = canDecrease(s.endpoint)
+    val fabricCanDecrease = born(Stage.S1)(canDecrease(s.fabric))
+    val endpointCanDecrease = born(Stage.S1)(canDecrease(s.endpoint))
     private val retxPlus = s.retx +^ 1
     private val retxFull = Mux(event.isTimeout, Mux(retxPlus > csr.retxResetThreshold, csr.retxResetThreshold.resize(4), retxPlus), U(0, 4 bits))
-    val retx1 = retxFull(2 downto 0)                                                   // at most the 3-bit threshold
-    val reset = event.isTimeout && retx1 >= csr.retxResetThreshold                     // line 17
+    val retx1 = born(Stage.S1)(retxFull(2 downto 0))                                                  // at most the 3-bit threshold
+    val reset = born(Stage.S1)(event.isTimeout && retx1 >= csr.retxResetThreshold)                     // line 17
     // fs x beta / delay (registers into a DSP)
     val fsBetaFull = RegNext(s.fs * event.g)
     // flow scaling of the fabric window this event reads, for the next event: its 1/sqrt (INIT: of the initial window)
     // of 2 fcwnd when the fraction bits are odd (an even number of them for the square root): its leading one is one up
     private val fsMsbFull = Mux(event.isInit, derived.initMsb, tables.read.fabricMsb) +^ U(cwndFrac & 1, 1 bits)
-    val fsShift = fsMsbFull(5 downto 1)                                                // msb / 2
+    val fsShift = born(Stage.S1)(fsMsbFull(5 downto 1))                                                // msb / 2
     // alpha x 1/sqrt: the table value found for the window after the event that wrote it (INIT: the
     // initial window's), registered here (the DSP's A register), then the DSP's M and P registers, so
     // that S4's shift, add and clamp start at P (from M they took 4.66 ns Vivado-packed).
@@ -182,9 +182,9 @@ trait SwiftLoop extends SwiftEventStages {
     val fabricDecrease = RegNext(Mux(s2.fabricAboveFloor, dropGain(sumFull), dropGain(s2.fabricFloorProductFull).resize(CW + 3)))
     val endpointDecrease = RegNext(dropGain(s2.endpointProductFull))
     // (aiAcked x recip) >> (msb - 4) from one packet up (msb >= 7: below 2^38); aiAcked x 2 below
-    private val fabricShiftedFull = (s2.fabricIncreaseProduct << increaseOffset) >> at(tables.read.fabricMsb, Stage.S1, Stage.S3)
-    private val endpointShiftedFull = (s2.endpointIncreaseProduct << increaseOffset) >> at(tables.read.endpointMsb, Stage.S1, Stage.S3)
-    private val aiAckedTwice = (at(event.aiAcked, Stage.S2, Stage.S3) << 1).resize(38)
+    private val fabricShiftedFull = (s2.fabricIncreaseProduct << increaseOffset) >> carry(tables.read.fabricMsb, Stage.S3)
+    private val endpointShiftedFull = (s2.endpointIncreaseProduct << increaseOffset) >> carry(tables.read.endpointMsb, Stage.S3)
+    private val aiAckedTwice = (carry(event.aiAcked, Stage.S3) << 1).resize(38)
     val fabricIncrease = RegNext(Mux(s2.fabricAtLeastOne, fabricShiftedFull(37 downto 0), aiAckedTwice))
     val endpointIncrease = RegNext(Mux(s2.endpointAtLeastOne, endpointShiftedFull(37 downto 0), aiAckedTwice))
     // headroom to the limits, for S4's increases
@@ -238,7 +238,7 @@ trait SwiftLoop extends SwiftEventStages {
     // flow scaling: clamp((alpha x r) >> (5 + msb / 2) + beta, 0, range)
     // the shift by msb / 2 as a one-hot pick (the selects registered in S3): a barrel shifter before the clamp's compares does not fit
     private val fsShifts = 0 until 14                                                 // msb / 2 of a 26-bit window (+ 1)
-    private val fsShiftSelect = RegNext(Vec(fsShifts.map(k => at(s1.fsShift, Stage.S1, Stage.S3) === k)))
+    private val fsShiftSelect = RegNext(Vec(fsShifts.map(k => carry(s1.fsShift, Stage.S3) === k)))
     private val fsProduct = s1.fsProductAlphaFull
     private def fsShifted(k: Int) = fsProduct(fsProduct.getWidth - 1 downto k + rsqrtValue - (cwndFrac + (cwndFrac & 1)) / 2)
     private val fsRawFull = oneHotPick(fsShifts.map(k => (fsShiftSelect(k), fsShifted(k).resize(fsWidth))), fsWidth) // below 2^25

@@ -39,16 +39,15 @@ trait SwiftRuleDecision extends SwiftLoop {
 
   val rules = new Area {
     // decided in S3 from S1's compares, registered: S4 only picks
-    private def s1At[T <: Data](x: T): T = at(x, Stage.S1, Stage.S3)
-    private val kind3 = s1At(event.kind)
+    private val kind3 = carry(event.kind, Stage.S3)
     val isAck3 = kind3 === WindowEvent.ACK
     val isInit3 = kind3 === WindowEvent.INIT
-    val reset3 = s1At(s1.reset)
-    val fabricIncrease = isAck3 && s1At(s1.fabricIncrease)
-    val endpointIncrease = isAck3 && s1At(!event.endpointAbove)
+    val reset3 = carry(s1.reset, Stage.S3)
+    val fabricIncrease = isAck3 && carry(s1.fabricIncrease, Stage.S3)
+    val endpointIncrease = isAck3 && !carry(event.endpointAbove, Stage.S3)
     private def decrease(increase: Bool, canDecrease: Bool) = canDecrease && !isInit3 && !increase && !reset3
-    val fabricDecrease = decrease(fabricIncrease, s1At(s1.fabricCanDecrease))
-    val endpointDecrease = decrease(endpointIncrease, s1At(s1.endpointCanDecrease))
+    val fabricDecrease = decrease(fabricIncrease, carry(s1.fabricCanDecrease, Stage.S3))
+    val endpointDecrease = decrease(endpointIncrease, carry(s1.endpointCanDecrease, Stage.S3))
     val kind = RegNext(kind3)
     val isAck = kind === WindowEvent.ACK
     val isInit = kind === WindowEvent.INIT

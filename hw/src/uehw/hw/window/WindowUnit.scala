@@ -137,8 +137,10 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
     val W: Int = S4 + 1
   }
   require(Stage.READ >= 1, "a law's loop starts at stage 3 or later")
-  /** x delayed from stage `from` to stage `to`. */
-  def at[T <: Data](x: T, from: Int, to: Int): T = { require(to >= from); Delay(x, to - from) }
+  /** Stage values carried by declaration: `born(k)(x)` where x is made, `carry(x, to)` where it is read. */
+  val carries = new StageCarries(spec.busName)
+  def born[T <: Data](stage: Int)(x: T): T = carries.born(stage)(x)
+  def carry[T <: Data](x: T, to: Int): T = carries(x, to)
   def addrOf(flow: UInt): UInt = flow.resize(spec.flowAddrWidth)
 
   // ---------------------------------------------------------------- CSRs, the common part
@@ -224,10 +226,10 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
 
   /** Stage 1: the event as it left stage 0. */
   val stage1 = new Area {
-    val e = RegNextWhen(hold.event, hold.go)
-    val now = RegNextWhen(hold.now, hold.go)
-    val inRange = if (N == (1 << spec.flowAddrWidth) && spec.flowIdWidth == spec.flowAddrWidth) True else e.flow < N
-    def addr: UInt = addrOf(e.flow)
+    val e = born(1)(RegNextWhen(hold.event, hold.go))
+    val now = born(1)(RegNextWhen(hold.now, hold.go))
+    val inRange = born(1)(if (N == (1 << spec.flowAddrWidth) && spec.flowIdWidth == spec.flowAddrWidth) True else e.flow < N)
+    val addr = born(1)(addrOf(e.flow))
   }
 
   // ---------------------------------------------- the flow state: read, forwarded, written
@@ -246,9 +248,9 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
   val report = new WindowReport(spec.flowIdWidth)
   report.valid := RegNext(stageValid(Stage.S4)) init (False)
   report.ok := flowState.written.write
-  report.inRange := RegNext(at(stage1.inRange, 1, Stage.S4))
-  report.flow := RegNext(at(stage1.e.flow, 1, Stage.S4))
-  report.kind := RegNext(at(stage1.e.kind, 1, Stage.S4))
+  report.inRange := RegNext(carry(stage1.inRange, Stage.S4))
+  report.flow := RegNext(carry(stage1.e.flow, Stage.S4))
+  report.kind := RegNext(carry(stage1.e.kind, Stage.S4))
 
   // ---------------------------------------------------------- outputs
   io.retransmit.valid := report.ok && !report.isAck && !report.isInit
@@ -291,13 +293,13 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
  */
 class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: Int, length: Int = 4)
   extends KeyedStateLoop[T](t, unit.spec.ramWords, unit.spec.flowAddrWidth, length + 2, unit.spec.sameFlowSpacing, unit.sweep,
-    key = unit.at(unit.stage1.addr, 1, s1 - 2),
+    key = unit.carry(unit.stage1.addr, s1 - 2),
     twoBeforeW = {
       val w2 = s1 + length - 2  // two stages before W
-      val a = unit.at(unit.stage1.addr, 1, w2)
-      KeyedOp(unit.stageValid(w2) && unit.at(unit.stage1.inRange, 1, w2), a)
+      val a = unit.carry(unit.stage1.addr, w2)
+      KeyedOp(unit.stageValid(w2) && unit.carry(unit.stage1.inRange, w2), a)
     }) {
-  import unit.{at, stage1, stageValid}
+  import unit.{carry, stage1, stageValid}
   private val READ = s1 - 2
   private val LAST = s1 + length - 1   // the loop's last stage; W is the next
   require(length >= 4, s"a state loop of $length clocks: the forwarding needs four or more")
@@ -305,5 +307,5 @@ class FlowStateLoop[T <: Data](unit: WindowUnit[_, _, _], t: HardType[T], s1: In
 
   /** Drives W from the loop's new value at its last stage; the sweep writes `init`. */
   def write(next: T, init: T): Unit =
-    write(stageValid(LAST) && at(stage1.inRange, 1, LAST), at(stage1.addr, 1, LAST), next, init)
+    write(stageValid(LAST) && carry(stage1.inRange, LAST), carry(stage1.addr, LAST), next, init)
 }
