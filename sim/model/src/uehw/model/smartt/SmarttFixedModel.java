@@ -10,15 +10,33 @@ import uehw.model.Counters;
  *
  * <p>cwnd is stored with {@link #F} fractional bits (units of 2^-F bytes). Division by the variable
  * RTT and window uses a reciprocal table: x = 2^p (1 + m), 1/x ~ table[top I bits of m] / 2^(V+p).
+ *
+ * <p>The model is shaped like the RTL: each rule of the RTL's table (SmarttRules) is a method of
+ * its name here ({@link #fairDecrease}, {@link #quickAdapt}, ...), the update's code is its
+ * {@link Rule} and the rule's counter is counted from it (as the table counts it), and the two
+ * profiles are one {@link SmarttProfile} implemented twice: the paper's Alg. 1-3
+ * ({@link SmarttPaperProfile}) and the authors' simulator ({@link SmarttReferenceProfile}).
  */
 public final class SmarttFixedModel {
     public enum Kind { ACK, NACK, TIMEOUT, INIT }
 
-    /** What an event did to the window; the RTL's rule code has the same order. */
-    public enum Rule { INIT, IGNORED, HELD, FAIR_DECREASE, MULTIPLICATIVE_DECREASE, FAIR_INCREASE,
-        MULTIPLICATIVE_INCREASE, QUICK_ADAPT, FAST_INCREASE, LOSS,
+    /** What an event did to the window: the RTL's rule code (the same order) and the counter the table counts it in. */
+    public enum Rule {
+        INIT(null), IGNORED("IGNORED"), HELD("WTD_HELD"), FAIR_DECREASE("FAIR_DECREASES"),
+        MULTIPLICATIVE_DECREASE("MULTIPLICATIVE_DECREASES"), FAIR_INCREASE("FAIR_INCREASES"),
+        MULTIPLICATIVE_INCREASE("MULTIPLICATIVE_INCREASES"), QUICK_ADAPT("QUICK_ADAPTS"),
+        /** Counted by its flag (FAST_INCREASES), also when QuickAdapt applied. */
+        FAST_INCREASE(null), LOSS(null),
         /** Reference profile: an ACK with rtt = trtt exactly, which applies no case. */
-        AT_TARGET }
+        AT_TARGET("AT_TARGET");
+
+        /** The counter the RTL's table counts this code in, or null. */
+        public final String counter;
+
+        Rule(String counter) {
+            this.counter = counter;
+        }
+    }
 
     /** Bytes a NACK adds to QuickAdapt's acknowledged bytes in the reference profile (a trimmed header). */
     public static final int NACK_ACKED_BYTES = 64;
@@ -194,16 +212,14 @@ public final class SmarttFixedModel {
             counters.inc("SIZE_OVER_MTU");
             size = mtu; // a packet is at most one MTU
         }
-        final long cBefore = s.cwnd;
         // Alg. 2 line 8: bytes_to_ignore = unacked, or the window before QuickAdapt (CONTROL.UNACKED_FROM_WINDOW).
         if (e.unacked() < 0 || e.unacked() > byteMax()) {
             throw new IllegalArgumentException("unacked " + e.unacked() + " does not fit the " + byteWidth + "-bit port");
         }
-        final long unacked = p.unackedFromWindow ? cBefore >>> F : e.unacked();
+        final long unacked = p.unackedFromWindow ? s.cwnd >>> F : e.unacked();
         final long trtt = p.targetRtt();
         final long now = e.now() & timeMask();
         final boolean expired = !s.qaStarted || ((now - s.qaEnd) & timeMask()) < (1L << (timeWidth - 1));
-        final long qaValue = quickAdaptWindow(s.acked, scalingCoefficient()); // Alg. 2 line 7
         // The reference profile's window: read, then rolled (in either profile) when past its end.
         final long windowEnd = s.windowEnd;
         final boolean windowStarted = s.windowStarted;
@@ -212,98 +228,24 @@ public final class SmarttFixedModel {
             s.windowEnd = (now + trtt) & timeMask();
             s.windowStarted = true;
         }
-        if (e.kind() != Kind.ACK) {
+        final boolean ack = e.kind() == Kind.ACK;
+        final long rtt = ack ? ackRtt(e) : 0;
+        if (!ack) {
             countLoss(e.kind());
         }
-        if (p.referenceProfile) {
-            return e.kind() == Kind.ACK
-                    ? ackReference(e, s, size, ackRtt(e), unacked, trtt, now, windowExpired, windowStarted, windowEnd)
-                    : lossReference(e, s, size, unacked, trtt, now, windowExpired, windowStarted, windowEnd);
+        SmarttProfile profile = p.referenceProfile ? reference : paper;
+        SmarttProfile.Event pe = new SmarttProfile.Event(e, s, size, rtt, unacked, trtt, now, expired, windowExpired,
+                windowStarted, windowEnd);
+        SmarttProfile.Outcome o = ack ? profile.ack(pe) : profile.loss(pe);
+        if (o.rule().counter != null) {
+            counters.inc(o.rule().counter);                                    // the table's counter of the rule
         }
-        Rule rule;
-        boolean retransmit = false;
-        long c;
-        if (e.kind() == Kind.ACK) {
-            long rtt = ackRtt(e);
-            long brtt = p.baseRttEff();
-            long acked1 = Math.min(byteMax(), s.acked + size);                 // Alg. 1 line 4
-            long ignore1 = Math.max(0, s.ignoreBytes - size);                 // Alg. 1 line 5
-            if (ignore1 != 0) {                                               // Alg. 1 lines 8-9
-                counters.inc("IGNORED");
-                s.acked = acked1;
-                s.ignoreBytes = ignore1;
-                rule = Rule.IGNORED;
-                c = s.cwnd;
-            } else {
-                s.ignoreBytes = 0;
-                // Sec. 3.6.1: avg = alpha * ecn + (1 - alpha) * avg, alpha = 2^-shift.
-                int wtd1 = wtdAverage(s.wtd, e.ecn(), p.wtdAlphaShift);
-                boolean canDecrease = !p.wtdEnable                              // Alg. 1 line 12
-                        || wtd1 >= p.wtdThreshold << (SmarttParams.WTD_STATE_FRAC - SmarttParams.WTD_FRAC);
-                s.wtd = wtd1;
-                // QuickAdapt, Alg. 2 with acked including this ACK (line 4 runs first).
-                long qaOnAck = quickAdaptWindow(acked1, scalingCoefficient());
-                boolean adapt = expired && s.triggerQa && s.qaStarted;          // Alg. 2 lines 3-4
-                long c1 = adapt ? qaOnAck : s.cwnd;                             // Alg. 2 line 7
-                if (adapt) {
-                    s.triggerQa = false;
-                    s.ignoreBytes = unacked;                                    // Alg. 2 line 8
-                    counters.inc("QUICK_ADAPTS");
-                }
-                if (expired) {                                                  // Alg. 2 lines 11-12
-                    s.qaEnd = (now + trtt) & timeMask();
-                    s.qaStarted = true;
-                    s.acked = 0;
-                } else {
-                    s.acked = acked1;
-                }
-                // FastIncrease, Alg. 3.
-                boolean clean = rtt <= brtt + p.fastIncreaseCloseness && !e.ecn(); // line 2
-                long count1 = clean ? Math.min(byteMax(), s.fiCount + size) : 0;  // lines 3, 10
-                boolean fastIncrease = clean && (count1 > (c1 >>> F) || s.fiActive); // line 4
-                s.fiCount = count1;
-                s.fiActive = fastIncrease;                                        // lines 6, 11
-                long c2 = fastIncrease
-                        ? Math.min(cwndFieldMax(), c1 + fastIncreaseStep()) : c1; // line 5
-                if (fastIncrease) {
-                    counters.inc("FAST_INCREASES");
-                }
-                if (adapt || fastIncrease) {                                    // Alg. 1 lines 15-16
-                    rule = adapt ? Rule.QUICK_ADAPT : Rule.FAST_INCREASE;
-                    c = c2;
-                } else {
-                    CaseResult r = fourCases(s.cwnd, size, rtt, trtt, e.ecn(), canDecrease, false);
-                    c = r.cwnd();
-                    rule = r.rule();
-                }
-            }
-        } else {
-            // Alg. 1 lines 28-34: a trimmed packet's NACK, or a timeout when there is no trimming.
-            retransmit = true;
-            long ignore1 = Math.max(0, s.ignoreBytes - size);                 // line 5
-            long c1 = Math.max(0, s.cwnd - (size << F));                      // line 29
-            s.triggerQa = true;                                               // line 30
-            boolean callQa = ignore1 == 0;                                    // line 32
-            boolean adapt = callQa && expired && s.qaStarted;
-            s.ignoreBytes = ignore1;
-            c = c1;
-            rule = Rule.LOSS;
-            if (adapt) {
-                c = qaValue;
-                s.triggerQa = false;
-                s.ignoreBytes = unacked;
-                counters.inc("QUICK_ADAPTS");
-                rule = Rule.QUICK_ADAPT;
-            }
-            if (callQa && expired) {
-                s.qaEnd = (now + trtt) & timeMask();
-                s.qaStarted = true;
-                s.acked = 0;
-            }
-        }
-        s.cwnd = clamp(c, true);                                              // Alg. 1 line 36
-        return new Update(e.flow(), s.cwnd >>> F, rule, retransmit);
+        s.cwnd = profile.window(clamp(o.cwnd(), true));                        // Alg. 1 line 36
+        return new Update(e.flow(), s.cwnd >>> F, o.rule(), !ack);
     }
+
+    private final SmarttProfile paper = new SmarttPaperProfile(this);
+    private final SmarttProfile reference = new SmarttReferenceProfile(this);
 
     /** An ACK's RTT as the rules take it: at least BASE_RTT (counted when 0 or below). */
     private long ackRtt(Event e) {
@@ -326,29 +268,79 @@ public final class SmarttFixedModel {
         }
     }
 
-    /** FAST_INCREASE_K MTUs (u5.11) in 2^-F bytes. */
-    private long fastIncreaseStep() {
-        return (long) p.fastIncreaseK * p.mtuEff() >>> (SmarttParams.GAIN_FRAC - F);
+    /** The FastIncrease flag (Alg. 3 line 4): counted in FAST_INCREASES, also when QuickAdapt applied. */
+    void countFastIncrease() {
+        counters.inc("FAST_INCREASES");
+    }
+
+    /** Sec. 3.6.1's average after this ACK, and whether Alg. 1 line 12 allows a decrease. */
+    boolean waitToDecrease(State s, boolean ecn) {
+        s.wtd = wtdAverage(s.wtd, ecn, p.wtdAlphaShift);
+        return !p.wtdEnable || s.wtd >= p.wtdThreshold << (SmarttParams.WTD_STATE_FRAC - SmarttParams.WTD_FRAC);
+    }
+
+    /** Alg. 1 line 4: the acked bytes with this ACK's, saturated. */
+    long ackedWith(State s, long size) {
+        return Math.min(byteMax(), s.acked + size);
+    }
+
+    /** Alg. 1 line 5: the ignore bytes left after this packet, at least 0. */
+    static long ignoreLeft(State s, long size) {
+        return Math.max(0, s.ignoreBytes - size);
+    }
+
+    /** Alg. 3 line 2: an ACK close to the base RTT and not marked. */
+    boolean clean(long rtt, boolean ecn) {
+        return rtt <= p.baseRttEff() + p.fastIncreaseCloseness && !ecn;
+    }
+
+    /** Byte counts saturate at 2^byteWidth - 1. */
+    long byteMaxValue() {
+        return byteMax();
+    }
+
+    /** The QuickAdapt window rolls: a new measurement of one target RTT starts now (Alg. 2 lines 11-12). */
+    void roll(State s, long now, long trtt) {
+        s.qaEnd = (now + trtt) & timeMask();
+        s.qaStarted = true;
+        s.acked = 0;
+    }
+
+    // ------------------------------------------------------------ the rules (SmarttRules' rows)
+
+    /** HELD, IGNORED and AT_TARGET: the window as it is. */
+    static long held(long c) {
+        return c;
+    }
+
+    /** LOSS, Alg. 1 line 29: the window less the packet's size. */
+    static long loss(long c, long size) {
+        return Math.max(0, c - (size << F));
+    }
+
+    /** FAST_INCREASE, Alg. 3 line 5: FAST_INCREASE_K MTUs more (u5.11 x bytes in 2^-F bytes). */
+    long fastIncrease(long c1) {
+        long step = (long) p.fastIncreaseK * p.mtuEff() >>> (SmarttParams.GAIN_FRAC - F);
+        return Math.min(cwndFieldMax(), c1 + step);
     }
 
     /** Fractional bits of QuickAdapt's coefficient (u5.12: QA_SCALING with one more bit for the normalisation). */
     public static final int QA_COEF_FRAC = 12;
 
     /**
-     * Alg. 2 line 7, max(bytes, mtu) x scaling in 2^-F bytes, saturated, as max(bytes x coefficient,
-     * mtu x QA_SCALING) with the coefficient in u5.12: QA_SCALING, or in the reference profile
-     * QA_SCALING times the normalisation to one target RTT ({@link #normalisedScaling}).
+     * QUICK_ADAPT, Alg. 2 line 7: max(bytes, mtu) x scaling in 2^-F bytes, saturated, as max(bytes x
+     * coefficient, mtu x QA_SCALING) with the coefficient in u5.12: QA_SCALING, or in the reference
+     * profile QA_SCALING times the normalisation to one target RTT ({@link #normalisedScaling}).
      */
-    long quickAdaptWindow(long bytes, long coefficient) {
+    long quickAdapt(long bytes, long coefficient) {
         long v = Math.max(bytes * coefficient, (long) p.mtuEff() * p.qaScaling << 1) >>> (QA_COEF_FRAC - F);
         return Math.min(cwndFieldMax(), v);
     }
 
     /** QA_SCALING as QuickAdapt's u5.12 coefficient (the paper profile). */
-    private long scalingCoefficient() {
+    long scalingCoefficient() {
         return (long) p.qaScaling << (QA_COEF_FRAC - SmarttParams.GAIN_FRAC);
     }
-
     /**
      * Reference profile: QuickAdapt's bytes normalised to one target RTT, acked x trtt / (now -
      * previous window end + trtt), folded into the coefficient: QA_SCALING x f in u5.12 (truncated),
@@ -362,132 +354,11 @@ public final class SmarttFixedModel {
         return f16 * p.qaScaling >>> (16 + SmarttParams.GAIN_FRAC - QA_COEF_FRAC);
     }
 
-    /** Reference profile: the window kept in whole bytes (the authors' integer window). */
-    private long wholeBytes(long c) {
-        return c & ~((1L << F) - 1);
+    /** What the four cases (Alg. 1 lines 19-27) share: rtt against the target, |rtt - trtt| / rtt, 1/cwnd, Eq. 3. */
+    record CaseTerms(boolean above, long frac16, long recip, int shift, long numFi, long incFi) {
     }
 
-    /** The QuickAdapt window rolls: a new measurement of one target RTT starts now (Alg. 2 lines 11-12). */
-    private void roll(State s, long now, long trtt) {
-        s.qaEnd = (now + trtt) & timeMask();
-        s.qaStarted = true;
-        s.acked = 0;
-    }
-
-    /**
-     * The reference profile's ACK (docs/smartt.md): the FastIncrease count first, on every ACK; while
-     * QuickAdapt's ignore window lasts only ECN-marked ACKs are skipped; after QuickAdapt an unmarked
-     * ACK still counts for WTD and may FastIncrease; the measurement window rolls even while
-     * ignoring; rtt = trtt applies no case; the window in whole bytes.
-     */
-    private Update ackReference(Event e, State s, long size, long rtt, long unacked, long trtt, long now, boolean expired,
-                                boolean started, long end) {
-        long acked1 = Math.min(byteMax(), s.acked + size);                       // Alg. 1 line 4
-        long ignore1 = Math.max(0, s.ignoreBytes - size);                       // line 5
-        boolean ignoring = ignore1 != 0;
-        // Alg. 3 as the authors' code keeps it: fiCount counts down the window recorded at the last
-        // unclean ACK; FastIncrease once the clean bytes since then exceed it, and on until unclean.
-        boolean clean = rtt <= p.baseRttEff() + p.fastIncreaseCloseness && !e.ecn();
-        boolean fast = clean && (s.fiActive || size > s.fiCount);
-        s.fiCount = !clean ? s.cwnd >>> F : fast ? 0 : s.fiCount - size;
-        s.fiActive = fast;
-        boolean adapt = !ignoring && expired && started && s.triggerQa;         // Alg. 2 lines 3-4
-        long qaScaled = normalisedScaling(now, end, trtt);
-        long c1 = s.cwnd;
-        s.ignoreBytes = ignore1;
-        if (adapt) {
-            c1 = quickAdaptWindow(acked1, qaScaled);                             // Alg. 2 line 7
-            s.triggerQa = false;
-            s.ignoreBytes = unacked;                                             // Alg. 2 line 8
-            counters.inc("QUICK_ADAPTS");
-        }
-        if (expired) {
-            roll(s, now, trtt);
-        } else {
-            s.acked = acked1;
-        }
-        Rule rule;
-        long c;
-        if (e.ecn() && (ignoring || adapt)) {
-            // Skipped: a marked ACK inside the ignore window (the one QuickAdapt opens included).
-            rule = adapt ? Rule.QUICK_ADAPT : Rule.IGNORED;
-            if (!adapt) {
-                counters.inc("IGNORED");
-            }
-            c = c1;
-        } else {
-            s.wtd = wtdAverage(s.wtd, e.ecn(), p.wtdAlphaShift);                 // Sec. 3.6.1
-            boolean canDecrease = !p.wtdEnable
-                    || s.wtd >= p.wtdThreshold << (SmarttParams.WTD_STATE_FRAC - SmarttParams.WTD_FRAC);
-            if (fast) {
-                counters.inc("FAST_INCREASES");
-                c = Math.min(cwndFieldMax(), c1 + fastIncreaseStep());          // Alg. 3 line 5
-                rule = adapt ? Rule.QUICK_ADAPT : Rule.FAST_INCREASE;
-            } else if (adapt) {
-                // The authors' code goes on to the case from the QuickAdapt window; the four-clock loop
-                // cannot (docs/smartt.md): the case's increase of this one ACK is dropped.
-                c = c1;
-                rule = Rule.QUICK_ADAPT;
-            } else if (rtt == trtt) {
-                c = c1;
-                rule = Rule.AT_TARGET;
-                counters.inc("AT_TARGET");
-            } else {
-                CaseResult r = fourCases(s.cwnd, size, rtt, trtt, e.ecn(), canDecrease, true);
-                c = r.cwnd();
-                rule = r.rule();
-            }
-        }
-        s.cwnd = wholeBytes(clamp(c, true));                                    // Alg. 1 line 36
-        return new Update(e.flow(), s.cwnd >>> F, rule, false);
-    }
-
-    /**
-     * The reference profile's NACK or timeout: inside the ignore window it changes nothing but the
-     * counts (a NACK's 64 B still count for QuickAdapt); outside it, Alg. 1 lines 28-34, with the
-     * NACK's 64 B in QuickAdapt's bytes and its normalisation.
-     */
-    private Update lossReference(Event e, State s, long size, long unacked, long trtt, long now, boolean expired,
-                                 boolean started, long end) {
-        long ignore1 = Math.max(0, s.ignoreBytes - size);                       // Alg. 1 line 5
-        long bytes = e.kind() == Kind.NACK ? Math.min(byteMax(), s.acked + NACK_ACKED_BYTES) : s.acked;
-        s.ignoreBytes = ignore1;
-        Rule rule;
-        long c;
-        if (ignore1 != 0) {
-            counters.inc("IGNORED");
-            rule = Rule.IGNORED;
-            c = s.cwnd;
-        } else {
-            c = Math.max(0, s.cwnd - (size << F));                              // line 29
-            s.triggerQa = true;                                                 // line 30
-            rule = Rule.LOSS;
-            if (expired && started) {                                            // line 32, Alg. 2
-                c = quickAdaptWindow(bytes, normalisedScaling(now, end, trtt));
-                s.triggerQa = false;
-                s.ignoreBytes = unacked;
-                counters.inc("QUICK_ADAPTS");
-                rule = Rule.QUICK_ADAPT;
-            }
-        }
-        if (expired) {
-            roll(s, now, trtt);
-        } else {
-            s.acked = bytes;
-        }
-        s.cwnd = wholeBytes(clamp(c, true));
-        return new Update(e.flow(), s.cwnd >>> F, rule, true);
-    }
-
-    private record CaseResult(long cwnd, Rule rule) {
-    }
-
-    /**
-     * Alg. 1 lines 19-27, the four cases, from the window c (2^-F bytes). The reference profile caps
-     * MD + FD at one MTU without Eq. 2's cap at the size.
-     */
-    private CaseResult fourCases(long c, long size, long rtt, long trtt, boolean ecn, boolean canDecrease,
-                                 boolean reference) {
+    CaseTerms caseTerms(long c, long size, long rtt, long trtt) {
         boolean above = rtt > trtt;
         long diff = above ? rtt - trtt : trtt - rtt;
         long[] rr = reciprocal(rtt);
@@ -497,40 +368,65 @@ public final class SmarttFixedModel {
         // incFI and incMI are numerators in bytes^2 x 2^-GAIN_FRAC divided by c (2^-F bytes), in 2^-F bytes:
         // num x 2^-11 / (c x 2^-8) x 2^8 = num x 2^5 / c = (num x t) >> (V + p - 5).
         int shift = recipValueBits + (int) rc[1] - (2 * F - SmarttParams.GAIN_FRAC);
-        long mtu = p.mtuEff();
-        if (ecn) {
-            if (!canDecrease) {
-                counters.inc("WTD_HELD");
-                return new CaseResult(c, Rule.HELD);
-            }
-            // Sec. 3.2.1 Eq. 1: cwnd/bdp x fd x size = c x kFD, kFD = size x fd / bdp in u0.30.
-            long kFd = Math.min((1L << 30) - 1, size * p.fd * p.invBdp() >>> 21);
-            long fdTerm = c * kFd >>> 30;
-            if (!above) {
-                counters.inc("FAIR_DECREASES");
-                return new CaseResult(Math.max(0, c - fdTerm), Rule.FAIR_DECREASE);
-            }
-            // Sec. 3.2.2 Eq. 2: min(size, (rtt - trtt)/rtt x md x size), plus Fair Decrease, the sum at most
-            // one MTU (README: htsim); the reference profile has no cap at the size.
-            long md = Math.min((reference ? mtu : size) << F,
-                    frac16 * p.mdEff() * size >>> (16 + SmarttParams.GAIN_FRAC - F));
-            counters.inc("MULTIPLICATIVE_DECREASES");
-            return new CaseResult(Math.max(0, c - Math.min(mtu << F, md + fdTerm)), Rule.MULTIPLICATIVE_DECREASE);
-        }
         // Sec. 3.2.3 Eq. 3: size / cwnd x mtu x fi. Each numerator is cut to its top MANTISSA_BITS
         // (one DSP's operand) before it meets 1/cwnd: x / cwnd ~ ((x >> e) x t) >> (shift - e).
-        long numFi = size * mtu * p.fi;
-        long incFi = overCwnd(numFi, rc[0], shift);
-        if (above) {
-            counters.inc("FAIR_INCREASES");
-            return new CaseResult(Math.min(cwndFieldMax(), c + incFi), Rule.FAIR_INCREASE);
+        long numFi = size * p.mtuEff() * p.fi;
+        return new CaseTerms(above, frac16, rc[0], shift, numFi, overCwnd(numFi, rc[0], shift));
+    }
+
+    /** FAIR_DECREASE, Sec. 3.2.1 Eq. 1: cwnd/bdp x fd x size = c x kFD, kFD = size x fd / bdp in u0.30. */
+    private long fairDecreaseTerm(long c, long size) {
+        long kFd = Math.min((1L << 30) - 1, size * p.fd * p.invBdp() >>> 21);
+        return c * kFd >>> 30;
+    }
+
+    long fairDecrease(long c, long size) {
+        return Math.max(0, c - fairDecreaseTerm(c, size));
+    }
+
+    /**
+     * MULTIPLICATIVE_DECREASE, Sec. 3.2.2 Eq. 2: min(size, (rtt - trtt)/rtt x md x size), plus Fair
+     * Decrease, the sum at most one MTU (README: htsim); the reference profile has no cap at the size.
+     */
+    long multiplicativeDecrease(long c, long size, CaseTerms t, boolean reference) {
+        long mtu = p.mtuEff();
+        long md = Math.min((reference ? mtu : size) << F,
+                t.frac16() * p.mdEff() * size >>> (16 + SmarttParams.GAIN_FRAC - F));
+        return Math.max(0, c - Math.min(mtu << F, md + fairDecreaseTerm(c, size)));
+    }
+
+    /** FAIR_INCREASE, Sec. 3.2.3 Eq. 3. */
+    long fairIncrease(long c, CaseTerms t) {
+        return Math.min(cwndFieldMax(), c + t.incFi());
+    }
+
+    /**
+     * MULTIPLICATIVE_INCREASE, Sec. 3.2.4 Eq. 4: min(size, (trtt - rtt)/rtt x size/cwnd x mtu x mi),
+     * then a Fair Increase: size + FI when MI reaches the size, else (MI's numerator + FI's) / cwnd in
+     * one product.
+     */
+    long multiplicativeIncrease(long c, long size, CaseTerms t) {
+        long numMi = (size * p.mi * t.frac16() >>> 16) * p.mtuEff();
+        long inc = overCwnd(numMi, t.recip(), t.shift()) > size << F ? (size << F) + t.incFi()
+                : overCwnd(numMi + t.numFi(), t.recip(), t.shift());
+        return Math.min(cwndFieldMax(), c + inc);
+    }
+
+    /**
+     * Alg. 1 lines 11-27 from the window c (2^-F bytes): Wait-to-Decrease holds an ECN-marked ACK's
+     * decrease (HELD), else the case of ECN x rtt against the target.
+     */
+    SmarttProfile.Outcome cases(long c, long size, long rtt, long trtt, boolean ecn, boolean canDecrease, boolean reference) {
+        CaseTerms t = caseTerms(c, size, rtt, trtt);
+        if (ecn) {
+            if (!canDecrease) {
+                return new SmarttProfile.Outcome(held(c), Rule.HELD);
+            }
+            return t.above() ? new SmarttProfile.Outcome(multiplicativeDecrease(c, size, t, reference), Rule.MULTIPLICATIVE_DECREASE)
+                    : new SmarttProfile.Outcome(fairDecrease(c, size), Rule.FAIR_DECREASE);
         }
-        // Sec. 3.2.4 Eq. 4: min(size, (trtt - rtt)/rtt x size/cwnd x mtu x mi), then a Fair Increase:
-        // size + FI when MI reaches the size, else (MI's numerator + FI's) / cwnd in one product.
-        long numMi = (size * p.mi * frac16 >>> 16) * mtu;
-        long inc = overCwnd(numMi, rc[0], shift) > size << F ? (size << F) + incFi : overCwnd(numMi + numFi, rc[0], shift);
-        counters.inc("MULTIPLICATIVE_INCREASES");
-        return new CaseResult(Math.min(cwndFieldMax(), c + inc), Rule.MULTIPLICATIVE_INCREASE);
+        return t.above() ? new SmarttProfile.Outcome(fairIncrease(c, t), Rule.FAIR_INCREASE)
+                : new SmarttProfile.Outcome(multiplicativeIncrease(c, size, t), Rule.MULTIPLICATIVE_INCREASE);
     }
 
     /** Bits of an increase numerator that meet the window's reciprocal: a DSP48E2's 26 unsigned. */
