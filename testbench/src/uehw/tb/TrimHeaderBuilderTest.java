@@ -28,7 +28,8 @@ import uehw.model.trim.TrimHeaders;
  * The trimmed-header builder alone (docs/trimming-queue.md, "Sub-blocks"): transport frames of
  * random lengths through its header tap as the ingress presents them (the window and the length
  * while the frame's last beat is in s1, IPv6 a clock later, the push with the verdict in s3), the
- * window's bytes past a frame's end left with garbage, a frame trimmed now and then while the trim
+ * window's bytes past a frame's end left with garbage (and now and then an IPv6 frame whose trimmed
+ * UDP checksum computes to 0, sent as all ones), a frame trimmed now and then while the trim
  * queue has room (the admission's rule); every header out, under random backpressure, must be
  * TrimHeaders.trimmed of its frame, in order, back to back.
  */
@@ -52,6 +53,16 @@ class TrimHeaderBuilderTest {
         sim.poke(io.push(), false);
         sim.poke(io.beats().ready(), false);
         sim.reset(2);
+        // an IPv6 frame whose trimmed UDP checksum computes to 0, sent as all ones (RFC 768): now and then
+        int at = uehw.hw.common.PacketFormat.Ipv6UdpOffset() + uehw.hw.common.PacketFormat.UdpChecksum();
+        byte[] zeroSum;
+        do {
+            zeroSum = TrimQueueTest.dataFrame(r, true, 2, 600);
+            byte[] t = TrimHeaders.trimmed(zeroSum, true, CFG.trimBytes(), dscp);
+            if (((t[at] & 0xFF) << 8 | t[at + 1] & 0xFF) == 0xFFFF) {
+                break;
+            }
+        } while (true);
         Map<Long, byte[]> atS1 = new HashMap<>();
         Deque<byte[]> expected = new ArrayDeque<>();
         ByteArrayOutputStream current = new ByteArrayOutputStream();
@@ -62,7 +73,8 @@ class TrimHeaderBuilderTest {
         for (; t < clocks || !expected.isEmpty() && t < clocks + 2000; t++) {
             if (t >= next && t < clocks) {
                 boolean v6 = r.nextInt(3) == 0;
-                atS1.put(t, TrimQueueTest.dataFrame(r, v6, r.nextInt(4), r.nextInt(8) == 0 ? r.nextInt(10) : r.nextInt(1500)));
+                atS1.put(t, r.nextInt(40) == 0 ? zeroSum
+                        : TrimQueueTest.dataFrame(r, v6, r.nextInt(4), r.nextInt(8) == 0 ? r.nextInt(10) : r.nextInt(1500)));
                 next = t + 1 + (r.nextInt(3) == 0 ? r.nextInt(12) : 0);
             }
             // the window while a frame's last beat is in s1: its first bytes, garbage past its end
