@@ -66,15 +66,29 @@ trait SmarttClampArith extends SmarttLawBase {
    */
   class LimitsOnProduct(x: OverCwnd, toHigh: SInt, toLow: SInt) extends Area {
     private val W = incProductWidth
+    require(x.shift.getWidth == 6, "the shift is 4j + 3, its two low bits constant (OverCwnd)")
     private def atShift(v: SInt): UInt = Mux(v.msb, U(0, sw bits), v.asUInt) << x.shift
     private val highFull = atShift(toHigh)
     private val lowFull = atShift(toLow)
     private val onesBelowShift = Vec((0 until W).map(i => x.shift > i)).asBits.asUInt
+    /**
+     * Whether atShift(v) passes W bits: for each of the 16 shifts k = 4j + 3 (OverCwnd.shift) an OR
+     * of v's bits from W - k up, and j picks one, so that the select follows ORs of registers
+     * instead of an OR following a 64-way shift (7 LUTs at N = 4096).
+     */
+    private def passes(v: SInt): Bool = {
+      val u = v.asUInt
+      val byShift = Vec((0 until 16).map { j =>
+        val from = W - (4 * j + 3)
+        if (from >= sw) False else if (from <= 0) u.orR else u(sw - 1 downto from).orR
+      })
+      !v.msb && byShift(x.shift(5 downto 2))
+    }
     val highPassed = RegNext(toHigh.msb)
     val highAt = RegNext(highFull(W - 1 downto 0) | onesBelowShift)
-    val highOver = RegNext(highFull(highFull.getWidth - 1 downto W).orR)
+    val highOver = RegNext(passes(toHigh))
     val lowAt = RegNext(lowFull(W - 1 downto 0))
-    val lowOver = RegNext(lowFull(lowFull.getWidth - 1 downto W).orR)
+    val lowOver = RegNext(passes(toLow))
     /** S4: the flags, from the product and whether the quotient passes sw + 1 bits (`big`), registered for S5. */
     def flags(big: Bool): (Bool, Bool) =
       (RegNext(big || highPassed || !highOver && x.product > highAt), RegNext(!big && (lowOver || x.product < lowAt)))
