@@ -35,6 +35,11 @@ abstract class SmarttLawBase(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, Sm
   protected def read = windowUnit.flowState.read
   /** S1 takes the update in W: only when L is the loop's length (a flow's next event can then be in S1 as its last is in W). */
   protected def fromWritten: Bool = if (read.fromWritten != null) read.fromWritten else False
+  /**
+   * A value under each profile, the reference profile's delta beside the paper's (docs/smartt.md,
+   * "The reference-code profile"); CONTROL.REFERENCE_PROFILE picks.
+   */
+  protected def profile[T <: Data](paper: T, reference: T): T = Mux(csr.referenceProfile, reference, paper)
   /** The law's rules, one row each (SmarttRules). */
   protected val ruleRows = new SmarttRules(cfg)
 

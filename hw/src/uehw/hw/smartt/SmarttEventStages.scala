@@ -114,7 +114,7 @@ trait SmarttEventStages extends SmarttLawBase {
    */
   val f11 = new Area {
     // the reference profile caps MD + FD at one MTU only (the sum's cap below), not MD at the size
-    private val limit = RegNext(Mux(csr.referenceProfile, derived.mtu, carry(f2.size, 10)) << F)  // picked in 10
+    private val limit = RegNext(profile(paper = carry(f2.size, 10), reference = derived.mtu) << F)  // picked in 10
     val mdTerm = born(12)(RegNext(satTo(f10.mdFull(49 downto 16 + gainFrac - F), limit, 24)))
     val numMiProducts = products(f10.miFrac, derived.mtu, "f11_numMi", registers = 2)
   }
@@ -179,8 +179,8 @@ trait SmarttEventStages extends SmarttLawBase {
     private val shift = born(7)(RegNext(RegNext(U(V, 6 bits) + msb.resize(6))))     // 7
     private val trttTimesRecip = products(trtt, recip, "qaNorm_trttTimesRecip", registers = 2) // M 8, P 9
     // 11: trtt / D in u.16; 1 in the paper profile, whose coefficient is QA_SCALING itself
-    private val f16 = RegNext(Mux(csr.referenceProfile, fraction16(trttTimesRecip, cfg.trttWidth + V, carry(shift, 9), "qaNorm"),
-      U(BigInt(1) << 16, 17 bits)))
+    private val f16 = RegNext(profile(reference = fraction16(trttTimesRecip, cfg.trttWidth + V, carry(shift, 9), "qaNorm"),
+      paper = U(BigInt(1) << 16, 17 bits)))
     private val coefficientFull = productMP(f16, csr.qaScaling)           // 13: one DSP
     /**
      * QuickAdapt's coefficient in u5.12 (truncated), at S1 (the P register, delayed to S1): QA_SCALING x trtt / D

@@ -48,7 +48,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
       next.ignoreBytes := ignore1
       // the paper profile: an ignored ACK skips WTD and FastIncrease; the reference profile counts
       // FastIncrease's bytes on every ACK and skips WTD on a skipped one
-      when(Mux(ref, !skipRef, !ignoring)) {
+      when(profile(paper = !ignoring, reference = !skipRef)) {
         next.wtd := carry(s2.wtd1, Stage.S5)
       }
       when(ref || !ignoring) {
@@ -71,7 +71,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     }
     private val rollPaper = !ignoring && expired && (isAck || !ignoreLeft) // Alg. 2 lines 11-12 (loss: line 32)
     private val rollRef = carry(event.windowExpired, Stage.S5)                  // the early loop's window rolls
-    when(!isInit && Mux(ref, rollRef, rollPaper)) {
+    when(!isInit && profile(paper = rollPaper, reference = rollRef)) {
       next.qaEnd := carry(event.qaDeadline, Stage.S5)
       next.qaStarted := True
       next.acked := 0
@@ -82,7 +82,7 @@ class SmarttLaw(cfg: SmarttConfig, unit: WindowUnit[SmarttEvent, SmarttFlowState
     initState.cwnd := derived.initCwnd
     initState.fiCount.allowOverride()
     // reference profile: FastIncrease's clean bytes must first exceed the initial window
-    initState.fiCount := Mux(csr.referenceProfile, derived.initCwnd(cw - 1 downto F), U(0, B bits))
+    initState.fiCount := profile(paper = U(0, B bits), reference = derived.initCwnd(cw - 1 downto F))
     when(isInit) {
       next := initState
       next.cwnd := window.cwnd

@@ -39,7 +39,7 @@ trait SmarttLoop extends SmarttEventStages with SmarttClampArith {
     private val adaptPaper = expired && s.qaStarted && Mux(event.isAck, s.triggerQa, !ignoreLeft) // Alg. 2 line 4; loss: line 32
     // Reference profile: not inside the ignore window, the early loop's measurement window.
     private val adaptRef = !ignoreLeft && event.windowExpired && event.windowStarted && (!event.isAck || s.triggerQa)
-    val adapt = born(Stage.S1)(Mux(ref, adaptRef, adaptPaper))
+    val adapt = born(Stage.S1)(profile(paper = adaptPaper, reference = adaptRef))
     val clean = born(Stage.S1)(event.close && !event.ecn)                                // Alg. 3 line 2
     // Reference profile: fiCount counts down the window of the last unclean ACK; FastIncrease once
     // the clean bytes exceed it, and on until an unclean ACK.
@@ -88,7 +88,7 @@ trait SmarttLoop extends SmarttEventStages with SmarttClampArith {
     private val plus = RegNext(s1.fiCountPlusSize)
     private val countPaper = Mux(clean1, Mux(plus(B), U(byteMax, B bits), plus(B - 1 downto 0)), U(0, B bits))
     private val countRef = Mux(!clean1, s.cwnd(cw - 1 downto F), Mux(RegNext(s1.fastRef), U(0, B bits), RegNext(s1.fiCountLessSize)))
-    val count1 = Mux(csr.referenceProfile, countRef, countPaper)
+    val count1 = profile(paper = countPaper, reference = countRef)
     // read in S1 (a table a window, its two ports for the halves), picked here, registered at S3
     private def recipOf(h: WindowRecipHalves): UInt = {
       val rom = reciprocalRom(I, V)

@@ -73,12 +73,12 @@ trait SmarttRuleDecision extends SmarttLoop {
     private val actedRef = isAck && !skipRef
     private val ignoringRef = skipRef && !adapt || isLoss && ignoreLeft
     val atTarget = ref && actedRef && !adapt && !fastRef && carry(event.atTarget, Stage.S4)
-    val ignoring = Mux(ref, ignoringRef, ignoringPaper)
-    private val acted = Mux(ref, actedRef, actedPaper)
-    private val fastOnStored = Mux(ref, fastRef, RegNext(s3.fastOnStored))
+    val ignoring = profile(paper = ignoringPaper, reference = ignoringRef)
+    private val acted = profile(paper = actedPaper, reference = actedRef)
+    private val fastOnStored = profile(paper = RegNext(s3.fastOnStored), reference = fastRef)
     // s3.fastAfterQa is the latest of S4's facts: the rules that follow from it are found for
     // both of its values, and it picks last
-    private def ifFastAfterQa[T <: Data](f: Bool => T): T = Mux(s3.fastAfterQa, f(Mux(ref, fastRef, True)), f(Mux(ref, fastRef, False)))
+    private def ifFastAfterQa[T <: Data](f: Bool => T): T = Mux(s3.fastAfterQa, f(profile(paper = True, reference = fastRef)), f(profile(paper = False, reference = fastRef)))
     private val ackCases = acted && !adapt && !fastOnStored && !atTarget // Alg. 1 lines 15-16: no QuickAdapt, no FastIncrease
     private val canDecrease = RegNext(s3.canDecrease)
     val held = ackCases && ecn && !canDecrease
