@@ -47,7 +47,6 @@ class TrimHeaderBuilderTest {
 
     private static void run(Sim<TrimHeaderBuilder> sim, Random r, int clocks) {
         TrimHeaderBuilderIo io = sim.dut().io();
-        int w = CFG.dataBytes();
         int dscp = 46;
         sim.poke(io.dscp(), dscp);
         sim.poke(io.push(), false);
@@ -106,16 +105,7 @@ class TrimHeaderBuilderTest {
                 waiting--;
             }
             if (ready && sim.peekBool(io.beats().valid())) {
-                var b = io.beats().payload();
-                BigInteger data = sim.peekBig(b.fragment().data());
-                long keep = sim.peek(b.fragment().keep());
-                assertEquals(1, sim.peek(b.fragment().queue()), "a trimmed header's beat is of queue 1");
-                for (int k = 0; k < w; k++) {
-                    if ((keep >>> k & 1) != 0) {
-                        current.write(data.shiftRight(8 * k).intValue() & 0xFF);
-                    }
-                }
-                if (sim.peekBool(b.last())) {
+                if (takeBeat(sim, io.beats(), 1, current)) {
                     assertTrue(!expected.isEmpty(), "a header out that no frame was trimmed for, at edge " + sim.cycle());
                     assertArrayEquals(expected.poll(), current.toByteArray(), "trimmed header " + out + ", out at edge " + sim.cycle());
                     current.reset();
@@ -126,6 +116,24 @@ class TrimHeaderBuilderTest {
         assertTrue(expected.isEmpty(), expected.size() + " trimmed headers never came");
         assertTrue(pushed > 100, "only " + pushed + " frames trimmed");
         assertEquals(0, waiting, "the trim queue's pops against its pushes");
+    }
+
+    /**
+     * A beat the output took (valid and ready at the last edge): its kept bytes appended to
+     * `packet`, its queue checked; whether it was its packet's last.
+     */
+    static boolean takeBeat(Sim<?> sim, spinal.lib.Stream<spinal.lib.Fragment<uehw.hw.trim.TrimOutBeat>> beats, int queue,
+                            ByteArrayOutputStream packet) {
+        var b = beats.payload();
+        BigInteger data = sim.peekBig(b.fragment().data());
+        long keep = sim.peek(b.fragment().keep());
+        assertEquals(queue, sim.peek(b.fragment().queue()), "a beat of queue " + queue);
+        for (int k = 0; k < b.fragment().keep().getBitsWidth(); k++) {
+            if ((keep >>> k & 1) != 0) {
+                packet.write(data.shiftRight(8 * k).intValue() & 0xFF);
+            }
+        }
+        return sim.peekBool(b.last());
     }
 
     private static boolean isV6(byte[] f) {
