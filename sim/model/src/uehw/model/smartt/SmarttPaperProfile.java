@@ -24,13 +24,13 @@ final class SmarttPaperProfile implements SmarttProfile {
         if (ignore1 != 0) {                                                   // lines 8-9
             s.acked = acked1;
             s.ignoreBytes = ignore1;
-            return new Outcome(SmarttFixedModel.held(s.cwnd), Rule.IGNORED);
+            return new Outcome(SmarttRules.held(s.cwnd), Rule.IGNORED);
         }
         s.ignoreBytes = 0;
         boolean canDecrease = m.waitToDecrease(s, ecn);                       // Sec. 3.6.1, Alg. 1 line 12
         // QuickAdapt, Alg. 2 with acked including this ACK (line 4 runs first).
         boolean adapt = x.expired() && s.triggerQa && s.qaStarted;          // Alg. 2 lines 3-4
-        long c1 = adapt ? m.quickAdapt(acked1, m.scalingCoefficient()) : s.cwnd; // Alg. 2 line 7
+        long c1 = adapt ? m.rules.quickAdapt(acked1, m.rules.scalingCoefficient()) : s.cwnd; // Alg. 2 line 7
         if (adapt) {
             s.triggerQa = false;
             s.ignoreBytes = x.unacked();                                      // Alg. 2 line 8
@@ -50,17 +50,17 @@ final class SmarttPaperProfile implements SmarttProfile {
             m.countFastIncrease();
         }
         if (adapt || fast) {                                                  // Alg. 1 lines 15-16
-            return new Outcome(fast ? m.fastIncrease(c1) : c1, adapt ? Rule.QUICK_ADAPT : Rule.FAST_INCREASE);
+            return new Outcome(fast ? m.rules.fastIncrease(c1) : c1, adapt ? Rule.QUICK_ADAPT : Rule.FAST_INCREASE);
         }
-        return m.cases(s.cwnd, size, x.rtt(), x.trtt(), ecn, canDecrease, false);
+        return m.rules.cases(s.cwnd, size, x.rtt(), x.trtt(), ecn, canDecrease, false);
     }
 
     @Override
     public Outcome loss(Event x) {
         State s = x.s();
-        long qaValue = m.quickAdapt(s.acked, m.scalingCoefficient());        // Alg. 2 line 7, from the bytes before it
+        long qaValue = m.rules.quickAdapt(s.acked, m.rules.scalingCoefficient());        // Alg. 2 line 7, from the bytes before it
         long ignore1 = SmarttFixedModel.ignoreLeft(s, x.size());              // line 5
-        long c1 = SmarttFixedModel.loss(s.cwnd, x.size());                   // line 29
+        long c1 = SmarttRules.loss(s.cwnd, x.size());                   // line 29
         s.triggerQa = true;                                                   // line 30
         boolean callQa = ignore1 == 0;                                        // line 32
         boolean adapt = callQa && x.expired() && s.qaStarted;

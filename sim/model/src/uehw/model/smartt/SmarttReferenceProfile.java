@@ -50,7 +50,7 @@ final class SmarttReferenceProfile implements SmarttProfile {
         long c1 = s.cwnd;
         s.ignoreBytes = ignore1;
         if (adapt) {
-            c1 = m.quickAdapt(acked1, m.normalisedScaling(x.now(), x.windowEnd(), x.trtt())); // Alg. 2 line 7
+            c1 = m.rules.quickAdapt(acked1, m.rules.normalisedScaling(x.now(), x.windowEnd(), x.trtt())); // Alg. 2 line 7
             s.triggerQa = false;
             s.ignoreBytes = x.unacked();                                      // Alg. 2 line 8
         }
@@ -61,12 +61,12 @@ final class SmarttReferenceProfile implements SmarttProfile {
         }
         if (ecn && (ignoring || adapt)) {
             // Skipped: a marked ACK inside the ignore window (the one QuickAdapt opens included).
-            return new Outcome(adapt ? c1 : SmarttFixedModel.held(c1), adapt ? Rule.QUICK_ADAPT : Rule.IGNORED);
+            return new Outcome(adapt ? c1 : SmarttRules.held(c1), adapt ? Rule.QUICK_ADAPT : Rule.IGNORED);
         }
         boolean canDecrease = m.waitToDecrease(s, ecn);                       // Sec. 3.6.1
         if (fast) {
             m.countFastIncrease();
-            return new Outcome(m.fastIncrease(c1), adapt ? Rule.QUICK_ADAPT : Rule.FAST_INCREASE); // Alg. 3 line 5
+            return new Outcome(m.rules.fastIncrease(c1), adapt ? Rule.QUICK_ADAPT : Rule.FAST_INCREASE); // Alg. 3 line 5
         }
         if (adapt) {
             // The authors' code goes on to the case from the QuickAdapt window; the five-clock loop
@@ -74,9 +74,9 @@ final class SmarttReferenceProfile implements SmarttProfile {
             return new Outcome(c1, Rule.QUICK_ADAPT);
         }
         if (x.rtt() == x.trtt()) {
-            return new Outcome(SmarttFixedModel.held(c1), Rule.AT_TARGET);
+            return new Outcome(SmarttRules.held(c1), Rule.AT_TARGET);
         }
-        return m.cases(s.cwnd, size, x.rtt(), x.trtt(), ecn, canDecrease, true);
+        return m.rules.cases(s.cwnd, size, x.rtt(), x.trtt(), ecn, canDecrease, true);
     }
 
     /**
@@ -93,12 +93,12 @@ final class SmarttReferenceProfile implements SmarttProfile {
         s.ignoreBytes = ignore1;
         Outcome o;
         if (ignore1 != 0) {
-            o = new Outcome(SmarttFixedModel.held(s.cwnd), Rule.IGNORED);
+            o = new Outcome(SmarttRules.held(s.cwnd), Rule.IGNORED);
         } else {
             s.triggerQa = true;                                               // line 30
-            o = new Outcome(SmarttFixedModel.loss(s.cwnd, x.size()), Rule.LOSS); // line 29
+            o = new Outcome(SmarttRules.loss(s.cwnd, x.size()), Rule.LOSS); // line 29
             if (x.windowExpired() && x.windowStarted()) {                     // line 32, Alg. 2
-                o = new Outcome(m.quickAdapt(bytes, m.normalisedScaling(x.now(), x.windowEnd(), x.trtt())), Rule.QUICK_ADAPT);
+                o = new Outcome(m.rules.quickAdapt(bytes, m.rules.normalisedScaling(x.now(), x.windowEnd(), x.trtt())), Rule.QUICK_ADAPT);
                 s.triggerQa = false;
                 s.ignoreBytes = x.unacked();
             }
