@@ -73,16 +73,16 @@ trait SmarttClampArith extends SmarttLawBase {
     private val onesBelowShift = Vec((0 until W).map(i => x.shift > i)).asBits.asUInt
     /**
      * Whether atShift(v) passes W bits: for each of the 16 shifts k = 4j + 3 (OverCwnd.shift) an OR
-     * of v's bits from W - k up, and j picks one, so that the select follows ORs of registers
-     * instead of an OR following a 64-way shift (7 LUTs at N = 4096).
+     * of v's bits from W - k up (kept), ANDed with the shift's registered one-hot j and ORed: four
+     * LUT levels from registers, where an OR after the 64-way shift took seven.
      */
     private def passes(v: SInt): Bool = {
       val u = v.asUInt
-      val byShift = Vec((0 until 16).map { j =>
+      val terms = (0 until 16).flatMap { j =>
         val from = W - (4 * j + 3)
-        if (from >= sw) False else if (from <= 0) u.orR else u(sw - 1 downto from).orR
-      })
-      !v.msb && byShift(x.shift(5 downto 2))
+        if (from >= sw) None else Some(x.shiftOneHot(j) && Kept(if (from <= 0) u.orR else u(sw - 1 downto from).orR))
+      }
+      !v.msb && Kept.orTree(terms)
     }
     val highPassed = RegNext(toHigh.msb)
     val highAt = RegNext(highFull(W - 1 downto 0) | onesBelowShift)
@@ -110,6 +110,8 @@ trait SmarttClampArith extends SmarttLawBase {
     private val recip = RegNext(recipAtS2.resize(V + 3) |<< (U(3, 2 bits) - shiftAtS2(1 downto 0))).setName(s"s3_${label}_recip")
     val product = RegNext(mantissa._1 * recip).setName(s"s3_${label}_product")
     val shift = RegNext(shiftAtS2(5 downto 2)) @@ U(3, 2 bits)
+    /** shift's j (shift = 4j + 3), one-hot, registered beside it. */
+    val shiftOneHot = RegNext(Vec((0 until 16).map(j => shiftAtS2(5 downto 2) === j)))
     private val bigAt = if (withBig) shift.resize(7) + (sw + 1) else null
     val bigThreshold = if (withBig) RegNext(Vec((0 until incProductWidth).map(i => bigAt === i)).asBits.asUInt) else null
     val bigPossible = if (withBig) RegNext(bigAt < incProductWidth) else null
