@@ -171,14 +171,16 @@ class TrimAdmission(val cfg: TrimQueueConfig) extends Component {
     private val ctl = io.controlLeaves
     occ.dataBytes := updated(occ.dataBytes, d.payload, d.valid, v.length, admit.toData)
     occ.dataBeats := updated(occ.dataBeats, beatsOf(cfg, d.payload, "dataOut_beats"), d.valid, v.beats, admit.toData)
-    occ.dataDescs := occ.dataDescs + admit.toData.asUInt - d.valid.asUInt
+    private val one = U(1, 1 bits)
+    // the descriptor and trim counts picked the same way: the admission's decision reaches only the last LUT
+    occ.dataDescs := updated(occ.dataDescs, one, d.valid, one, admit.toData)
     // Full after this clock: full and nothing left without one coming, or one short and one came without one leaving.
     occ.dataDescsFull := (occ.dataDescsFull && !(d.valid && !admit.toData)) ||
       (occ.dataDescs === cfg.dataDescriptors - 1 && admit.toData && !d.valid)
     occ.controlBytes := updated(occ.controlBytes, ctl.payload, ctl.valid, v.length, admit.toControl)
     occ.controlBeats := updated(occ.controlBeats, beatsOf(cfg, ctl.payload, "controlOut_beats"), ctl.valid, v.beats, admit.toControl)
-    occ.controlDescs := occ.controlDescs + admit.toControl.asUInt - ctl.valid.asUInt
-    occ.trimCount := occ.trimCount + admit.toTrim.asUInt - io.trimPopped.asUInt
+    occ.controlDescs := updated(occ.controlDescs, one, ctl.valid, one, admit.toControl)
+    occ.trimCount := updated(occ.trimCount, one, io.trimPopped, one, admit.toTrim)
     // From the registered occupancies (one clock later, the same maximum): off the admission path.
     when(occ.dataBytes.resize(cfg.occupancyWidth) > occ.dataHighWater) { occ.dataHighWater := occ.dataBytes.resize(cfg.occupancyWidth) }
     when(occ.controlBytes > occ.controlHighWater) { occ.controlHighWater := occ.controlBytes }
