@@ -3,6 +3,7 @@ package uehw.hw.trim
 
 import spinal.core._
 import spinal.lib._
+import uehw.hw.common._
 
 /** The ports of TrimAdmission. */
 class TrimAdmissionIo(cfg: TrimQueueConfig) extends Bundle {
@@ -68,10 +69,11 @@ class TrimAdmission(val cfg: TrimQueueConfig) extends Component {
   val admit = new Area {
     private val c = io.verdict.payload
     val end = io.verdict.valid
-    val dataFits = occ.dataBytes <= c.dataBytesRoom && occ.dataBeats <= c.dataBeatsRoom && !occ.dataDescsFull
-    val controlFits = !c.controlBytesRoom.msb && occ.controlBytes.resize(22) <= c.controlBytesRoom &&
+    // each decision a kept wire: ABC keeps the compares on the carry chains and the decisions one LUT each after them
+    val dataFits = Kept(occ.dataBytes <= c.dataBytesRoom && occ.dataBeats <= c.dataBeatsRoom && !occ.dataDescsFull)
+    val controlFits = Kept(!c.controlBytesRoom.msb && occ.controlBytes.resize(22) <= c.controlBytesRoom &&
       !c.controlBeatsRoom.msb && occ.controlBeats <= c.controlBeatsRoom.resize(occ.controlBeats.getWidth) &&
-      occ.controlDescs < cfg.controlDescriptors
+      occ.controlDescs < cfg.controlDescriptors)
     val trimFits = occ.trimCount < cfg.trimEntries
     val okFrame = !c.bad && !c.oversize && !c.malformed && !c.runt
     /** IPv4 with IHL 5 reached classification: its header checksum is verified. */
@@ -102,8 +104,8 @@ class TrimAdmission(val cfg: TrimQueueConfig) extends Component {
     // The same decisions as plain conditions, so that each fits only reaches its own path.
     val commitControl = okFrame && c.control && !c.controlOversize && controlFits
     val commitData = okFrame && !c.control && dataFits
-    val toData = end && commitData
-    val toControl = end && commitControl
+    val toData = Kept(end && commitData)
+    val toControl = Kept(end && commitControl)
     val toTrim = end && okFrame && !c.control && !dataFits && c.transport && !badChecksum && trimFits
   }
   io.admitted.valid := admit.end
