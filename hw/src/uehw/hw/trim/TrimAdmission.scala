@@ -69,11 +69,14 @@ class TrimAdmission(val cfg: TrimQueueConfig) extends Component {
   val admit = new Area {
     private val c = io.verdict.payload
     val end = io.verdict.valid
-    // each decision a kept wire: ABC keeps the compares on the carry chains and the decisions one LUT each after them
-    val dataFits = Kept(occ.dataBytes <= c.dataBytesRoom && occ.dataBeats <= c.dataBeatsRoom && !occ.dataDescsFull)
-    val controlFits = Kept(!c.controlBytesRoom.msb && occ.controlBytes.resize(22) <= c.controlBytesRoom &&
+    // The compares on the carry chains, and what is known from registers alone beside them, so that
+    // each decision is one LUT after its compares (the decisions drive every occupancy and pointer).
+    val bytesFit = occ.dataBytes <= c.dataBytesRoom
+    val beatsFit = occ.dataBeats <= c.dataBeatsRoom
+    val dataFits = bytesFit && beatsFit && !occ.dataDescsFull
+    val controlFits = !c.controlBytesRoom.msb && occ.controlBytes.resize(22) <= c.controlBytesRoom &&
       !c.controlBeatsRoom.msb && occ.controlBeats <= c.controlBeatsRoom.resize(occ.controlBeats.getWidth) &&
-      occ.controlDescs < cfg.controlDescriptors)
+      occ.controlDescs < cfg.controlDescriptors
     val trimFits = occ.trimCount < cfg.trimEntries
     val okFrame = !c.bad && !c.oversize && !c.malformed && !c.runt
     /** IPv4 with IHL 5 reached classification: its header checksum is verified. */
@@ -101,11 +104,12 @@ class TrimAdmission(val cfg: TrimQueueConfig) extends Component {
       // Not the transport (no receiver would understand a trimmed header), or a header not to be trusted.
       outcome := Outcome.DROP_DATA_FULL
     }
-    // The same decisions as plain conditions, so that each fits only reaches its own path.
-    val commitControl = okFrame && c.control && !c.controlOversize && controlFits
-    val commitData = okFrame && !c.control && dataFits
-    val toData = Kept(end && commitData)
-    val toControl = Kept(end && commitControl)
+    // The same decisions as plain conditions, so that each fits only reaches its own path: the
+    // frame's part from registers (kept), then one LUT with the compares.
+    private val dataFrame = Kept(end && okFrame && !c.control && !occ.dataDescsFull)
+    private val controlFrame = Kept(end && okFrame && c.control && !c.controlOversize)
+    val toData = Kept(dataFrame && bytesFit && beatsFit)
+    val toControl = Kept(controlFrame && controlFits)
     val toTrim = end && okFrame && !c.control && !dataFits && c.transport && !badChecksum && trimFits
   }
   io.admitted.valid := admit.end
@@ -130,8 +134,9 @@ class TrimAdmission(val cfg: TrimQueueConfig) extends Component {
     }
     port.data := ram.readSync(port.address, port.enable)
   }
-  val dataRam = new PacketRam(cfg.dataRamBeats, cfg.maxFrameBeats, admit.commitData, io.dataRead)
-  val controlRam = new PacketRam(cfg.controlRamBeats, cfg.maxControlBeats, admit.commitControl, io.controlRead)
+  // (committed under admit.end: the decisions, which include it)
+  val dataRam = new PacketRam(cfg.dataRamBeats, cfg.maxFrameBeats, admit.toData, io.dataRead)
+  val controlRam = new PacketRam(cfg.controlRamBeats, cfg.maxControlBeats, admit.toControl, io.controlRead)
 
   // forFMax: full and empty from registers, so the write enable of the wide descriptor RAM starts at one (3.85 ns otherwise).
   val dataDescriptors = StreamFifo(TrimDataDescriptor(cfg), cfg.dataDescriptors, forFMax = true)
