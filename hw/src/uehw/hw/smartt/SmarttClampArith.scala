@@ -66,35 +66,15 @@ trait SmarttClampArith extends SmarttLawBase {
    */
   class LimitsOnProduct(x: OverCwnd, toHigh: SInt, toLow: SInt) extends Area {
     private val W = incProductWidth
-    require(x.shift.getWidth == 6, "the shift is 4j + 3, its two low bits constant (OverCwnd)")
-    /**
-     * The low W bits of (v << shift), 0 for v < 0: a one-hot pick of v's 16 shifts k = 4j + 3 by
-     * the shift's registered j, the sign folded into the selects (kept), so that three LUT levels
-     * from registers replace a 64-way shift that shared its decode with every other user of the
-     * shift (six LUTs and a fanout buffer at N = 1024).
-     */
-    private def atShift(v: SInt): UInt = {
-      val u = v.asUInt
-      oneHotPick((0 until 16).map(j => (Kept(x.shiftOneHot(j) && !v.msb), (u << (4 * j + 3)).resize(W))), W)
-    }
-    /**
-     * Whether atShift(v) passes W bits: for each of the 16 shifts k = 4j + 3 (OverCwnd.shift) an OR
-     * of v's bits from W - k up (kept), ANDed with the shift's registered one-hot j and ORed: four
-     * LUT levels from registers, where an OR after the 64-way shift took seven.
-     */
-    private def passes(v: SInt): Bool = {
-      val u = v.asUInt
-      val terms = (0 until 16).flatMap { j =>
-        val from = W - (4 * j + 3)
-        if (from >= sw) None else Some(x.shiftOneHot(j) && Kept(if (from <= 0) u.orR else u(sw - 1 downto from).orR))
-      }
-      !v.msb && Kept.orTree(terms)
-    }
+    private def atShift(v: SInt): UInt = Mux(v.msb, U(0, sw bits), v.asUInt) << x.shift
+    private val highFull = atShift(toHigh)
+    private val lowFull = atShift(toLow)
+    private val onesBelowShift = Vec((0 until W).map(i => x.shift > i)).asBits.asUInt
     val highPassed = RegNext(toHigh.msb)
-    val highAt = RegNext(atShift(toHigh) | x.onesBelowShift)
-    val highOver = RegNext(passes(toHigh))
-    val lowAt = RegNext(atShift(toLow))
-    val lowOver = RegNext(passes(toLow))
+    val highAt = RegNext(highFull(W - 1 downto 0) | onesBelowShift)
+    val highOver = RegNext(highFull(highFull.getWidth - 1 downto W).orR)
+    val lowAt = RegNext(lowFull(W - 1 downto 0))
+    val lowOver = RegNext(lowFull(lowFull.getWidth - 1 downto W).orR)
     /** S4: the flags, from the product and whether the quotient passes sw + 1 bits (`big`), registered for S5. */
     def flags(big: Bool): (Bool, Bool) =
       (RegNext(big || highPassed || !highOver && x.product > highAt), RegNext(!big && (lowOver || x.product < lowAt)))
@@ -116,10 +96,6 @@ trait SmarttClampArith extends SmarttLawBase {
     private val recip = RegNext(recipAtS2.resize(V + 3) |<< (U(3, 2 bits) - shiftAtS2(1 downto 0))).setName(s"s3_${label}_recip")
     val product = RegNext(mantissa._1 * recip).setName(s"s3_${label}_product")
     val shift = RegNext(shiftAtS2(5 downto 2)) @@ U(3, 2 bits)
-    /** shift's j (shift = 4j + 3), one-hot, registered beside it. */
-    val shiftOneHot = RegNext(Vec((0 until 16).map(j => shiftAtS2(5 downto 2) === j)))
-    /** 2^shift - 1 in the product's width (bit i: shift > i), registered beside it. */
-    val onesBelowShift = RegNext(Vec((0 until incProductWidth).map(i => (shiftAtS2(5 downto 2) @@ U(3, 2 bits)) > i)).asBits.asUInt)
     private val bigAt = if (withBig) shift.resize(7) + (sw + 1) else null
     val bigThreshold = if (withBig) RegNext(Vec((0 until incProductWidth).map(i => bigAt === i)).asBits.asUInt) else null
     val bigPossible = if (withBig) RegNext(bigAt < incProductWidth) else null
