@@ -74,9 +74,11 @@ class TrimAdmission(val cfg: TrimQueueConfig) extends Component {
     val bytesFit = occ.dataBytes <= c.dataBytesRoom
     val beatsFit = occ.dataBeats <= c.dataBeatsRoom
     val dataFits = bytesFit && beatsFit && !occ.dataDescsFull
-    val controlFits = !c.controlBytesRoom.msb && occ.controlBytes.resize(22) <= c.controlBytesRoom &&
-      !c.controlBeatsRoom.msb && occ.controlBeats <= c.controlBeatsRoom.resize(occ.controlBeats.getWidth) &&
-      occ.controlDescs < cfg.controlDescriptors
+    val controlBytesFit = occ.controlBytes.resize(22) <= c.controlBytesRoom
+    val controlBeatsFit = occ.controlBeats <= c.controlBeatsRoom.resize(occ.controlBeats.getWidth)
+    /** What the control queue's fit needs of registers alone: rooms not negative, a descriptor free. */
+    private val controlRoom = !c.controlBytesRoom.msb && !c.controlBeatsRoom.msb && occ.controlDescs < cfg.controlDescriptors
+    val controlFits = controlRoom && controlBytesFit && controlBeatsFit
     val trimFits = occ.trimCount < cfg.trimEntries
     val okFrame = !c.bad && !c.oversize && !c.malformed && !c.runt
     /** IPv4 with IHL 5 reached classification: its header checksum is verified. */
@@ -107,9 +109,9 @@ class TrimAdmission(val cfg: TrimQueueConfig) extends Component {
     // The same decisions as plain conditions, so that each fits only reaches its own path: the
     // frame's part from registers (kept), then one LUT with the compares.
     private val dataFrame = Kept(end && okFrame && !c.control && !occ.dataDescsFull)
-    private val controlFrame = Kept(end && okFrame && c.control && !c.controlOversize)
+    private val controlFrame = Kept(end && okFrame && c.control && !c.controlOversize && controlRoom)
     val toData = Kept(dataFrame && bytesFit && beatsFit)
-    val toControl = Kept(controlFrame && controlFits)
+    val toControl = Kept(controlFrame && controlBytesFit && controlBeatsFit)
     val toTrim = end && okFrame && !c.control && !dataFits && c.transport && !badChecksum && trimFits
   }
   io.admitted.valid := admit.end
