@@ -45,17 +45,33 @@ class TrimAdmission(val cfg: TrimQueueConfig) extends Component {
   import TrimQueue._
   val io = new TrimAdmissionIo(cfg)
 
+  /**
+   * A count whose changes reach it a clock late, so that no decision reaches its adder: `now` is
+   * the count (the registered base plus the last clock's registered changes), the value a register
+   * updated by `in` and `out` would hold.
+   */
+  class LateCount(width: Int) extends Area {
+    val in, out = Bool()
+    val base = Reg(UInt(width bits)) init (0)
+    private val inLast = RegNext(in) init (False)
+    private val outLast = RegNext(out) init (False)
+    val now = base + inLast.asUInt - outLast.asUInt
+    base := now
+  }
+
   /** Occupancies, changed at admission and when a packet starts to leave. */
   val occ = new Area {
     val dataBytes = Reg(UInt(cfg.occupancyWidth + 1 bits)) init (0)
     val dataBeats = Reg(UInt(occBeatsWidth(cfg, cfg.dataBeatLimit) bits)) init (0)
-    val dataDescs = Reg(UInt(log2Up(cfg.dataDescriptors + 1) bits)) init (0)
+    val dataDescs = new LateCount(log2Up(cfg.dataDescriptors + 1))
     val controlBytes = Reg(UInt(21 bits)) init (0)
     val controlBeats = Reg(UInt(occBeatsWidth(cfg, cfg.controlBeatLimit) bits)) init (0)
-    val controlDescs = Reg(UInt(log2Up(cfg.controlDescriptors + 1) bits)) init (0)
-    /** dataDescs === dataDescriptors, kept in a register (the admission reads it, not a compare). */
+    val controlDescs = new LateCount(log2Up(cfg.controlDescriptors + 1))
+    /** dataDescs === dataDescriptors, kept in a register (the admission reads it, not a compare); likewise for control and the trim queue. */
     val dataDescsFull = RegInit(False)
-    val trimCount = Reg(UInt(11 bits)) init (0)
+    val controlDescsFull = RegInit(False)
+    val trimCount = new LateCount(11)
+    val trimFull = RegInit(False)
     val dataHighWater = Reg(UInt(cfg.occupancyWidth bits)) init (0)
     val controlHighWater = Reg(UInt(21 bits)) init (0)
   }
@@ -63,7 +79,7 @@ class TrimAdmission(val cfg: TrimQueueConfig) extends Component {
   io.dataHighWater := occ.dataHighWater
   io.controlBytes := occ.controlBytes
   io.controlHighWater := occ.controlHighWater
-  io.trimWaiting := occ.trimCount
+  io.trimWaiting := occ.trimCount.now
 
   /** The admission decision for the frame whose last beat is in s3 (smartt-reps.txt Sec. 2.1, 3). */
   val admit = new Area {
@@ -77,9 +93,9 @@ class TrimAdmission(val cfg: TrimQueueConfig) extends Component {
     val controlBytesFit = occ.controlBytes.resize(22) <= c.controlBytesRoom
     val controlBeatsFit = occ.controlBeats <= c.controlBeatsRoom.resize(occ.controlBeats.getWidth)
     /** What the control queue's fit needs of registers alone: rooms not negative, a descriptor free. */
-    private val controlRoom = !c.controlBytesRoom.msb && !c.controlBeatsRoom.msb && occ.controlDescs < cfg.controlDescriptors
+    private val controlRoom = !c.controlBytesRoom.msb && !c.controlBeatsRoom.msb && !occ.controlDescsFull
     val controlFits = controlRoom && controlBytesFit && controlBeatsFit
-    val trimFits = occ.trimCount < cfg.trimEntries
+    val trimFits = !occ.trimFull
     val okFrame = !c.bad && !c.oversize && !c.malformed && !c.runt
     /** IPv4 with IHL 5 reached classification: its header checksum is verified. */
     val checked = okFrame && c.ipv4 && c.ihl5
@@ -180,16 +196,21 @@ class TrimAdmission(val cfg: TrimQueueConfig) extends Component {
     private val ctl = io.controlLeaves
     occ.dataBytes := updated(occ.dataBytes, d.payload, d.valid, v.length, admit.toData)
     occ.dataBeats := updated(occ.dataBeats, beatsOf(cfg, d.payload, "dataOut_beats"), d.valid, v.beats, admit.toData)
-    private val one = U(1, 1 bits)
-    // the descriptor and trim counts picked the same way: the admission's decision reaches only the last LUT
-    occ.dataDescs := updated(occ.dataDescs, one, d.valid, one, admit.toData)
+    /** A count's full flag after this clock: full and nothing left without one coming, or one short and one came without one leaving. */
+    private def fullAfter(full: Bool, count: LateCount, limit: Int, in: Bool, out: Bool): Bool =
+      (full && !(out && !in)) || (count.now === limit - 1 && in && !out)
+    occ.dataDescs.in := admit.toData
+    occ.dataDescs.out := d.valid
     // Full after this clock: full and nothing left without one coming, or one short and one came without one leaving.
-    occ.dataDescsFull := (occ.dataDescsFull && !(d.valid && !admit.toData)) ||
-      (occ.dataDescs === cfg.dataDescriptors - 1 && admit.toData && !d.valid)
+    occ.dataDescsFull := fullAfter(occ.dataDescsFull, occ.dataDescs, cfg.dataDescriptors, admit.toData, d.valid)
     occ.controlBytes := updated(occ.controlBytes, ctl.payload, ctl.valid, v.length, admit.toControl)
     occ.controlBeats := updated(occ.controlBeats, beatsOf(cfg, ctl.payload, "controlOut_beats"), ctl.valid, v.beats, admit.toControl)
-    occ.controlDescs := updated(occ.controlDescs, one, ctl.valid, one, admit.toControl)
-    occ.trimCount := updated(occ.trimCount, one, io.trimPopped, one, admit.toTrim)
+    occ.controlDescs.in := admit.toControl
+    occ.controlDescs.out := ctl.valid
+    occ.controlDescsFull := fullAfter(occ.controlDescsFull, occ.controlDescs, cfg.controlDescriptors, admit.toControl, ctl.valid)
+    occ.trimCount.in := admit.toTrim
+    occ.trimCount.out := io.trimPopped
+    occ.trimFull := fullAfter(occ.trimFull, occ.trimCount, cfg.trimEntries, admit.toTrim, io.trimPopped)
     // From the registered occupancies (one clock later, the same maximum): off the admission path.
     when(occ.dataBytes.resize(cfg.occupancyWidth) > occ.dataHighWater) { occ.dataHighWater := occ.dataBytes.resize(cfg.occupancyWidth) }
     when(occ.controlBytes > occ.controlHighWater) { occ.controlHighWater := occ.controlBytes }
