@@ -6,10 +6,11 @@ import scala.collection.mutable
 
 /**
  * Stage values carried by declaration (docs/window-unit.md, "Stage values"): a value is declared
- * once with the pipeline stage it belongs to (`born`, or a `StageArea`'s values), and read at a
- * later stage with `apply(x, to)`, which finds its stage and returns it through one register chain,
+ * once, where it is made, with the pipeline stage it belongs to (`born`), and read at a later
+ * stage with `apply(x, to)`, which finds its stage and returns it through one register chain,
  * shared by every reader of it (a reader of a bundle's field takes the field's own chain). Values
- * read from a chain are of their chain's stage: `apply(apply(x, 5), 7)` is `apply(x, 7)`.
+ * read from a chain are of their chain's stage: `apply(apply(x, 5), 7)` is `apply(x, 7)`, and
+ * reading one before its stage fails at generation.
  */
 class StageCarries(owner: String) {
   private val declared = new java.util.IdentityHashMap[Data, Integer]()
@@ -37,7 +38,7 @@ class StageCarries(owner: String) {
   def apply[T <: Data](x: T, to: Int): T = {
     val root = rootOf.getOrDefault(x, x)
     val from = stageOf(root)
-    require(to >= from, s"$owner: ${x.getDisplayName()} of stage $from read at stage $to")
+    require(to >= stageOf(x), s"$owner: ${x.getDisplayName()} of stage ${stageOf(x)} read at stage $to")
     val chain = chains.computeIfAbsent(root, _ => mutable.ArrayBuffer[Data](root))
     while (chain.size <= to - from) {
       val next = RegNext(chain.last)
