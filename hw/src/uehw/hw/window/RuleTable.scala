@@ -34,7 +34,6 @@ class LawRuleTable(val law: String, val rules: Seq[LawRule], val otherwise: LawR
   require(rules.map(_.name).distinct.size == rules.size, s"$law: two rules share a name")
   /** Bits of the rule code. */
   val codeWidth: Int = log2Up(rules.map(_.code).max + 1)
-  def apply(name: String): LawRule = rules.find(_.name == name).getOrElse(SpinalError(s"$law has no rule $name"))
   /** The rules whose counter the table increments, in code order. */
   def countedByCode: Seq[LawRule] = rules.filter(_.counter.exists(_.byCode)).sortBy(_.code)
 }
