@@ -404,4 +404,44 @@ class SwiftTest {
             b.assertCounters();
         });
     }
+
+    /**
+     * docs/swift.md, "CSR writes", at the shortest quiet span the docs allow: B, accepted the edge
+     * its flow's previous event A left stage 0, waits 5 clocks there, and the write is taken 23
+     * edges after B's acceptance. B reads the old value in every stage, S4's too (line 27's CONTROL
+     * and flow scaling's FS_RANGE, read in stage 19); the flow's next event C shows what B read.
+     */
+    @Test
+    void aWaitingEventReadsTheOldCsrsUpToTheShortestQuietSpan() {
+        withBench(DEFAULT, "csr_shortest_quiet", (b, seed) -> {
+            b.clock(t -> t + 200);
+            // CONTROL: B increases by 0 (nothing acked, no delay), a decrease as line 27 is printed
+            Params asPrinted = b.model.p.withLine27AsPrinted(true);
+            b.writeParams(asPrinted);
+            b.push(ack(5, 1000, 0, 0, ACK_ONE));
+            b.push(ack(5, 1000, 0, 0, 0));
+            b.writeRegisterAfterShortestQuiet(SwiftCsr.CONTROL, asPrinted.withLine27AsPrinted(false));
+            b.push(ack(5, 1_000_000, 0, 0, ACK_ONE));   // far above the target, within an RTT of B
+            b.drain();
+            assertEquals(Change.NONE, b.updates.lastMatched().fabric(), "B read the old CONTROL: its decrease holds C");
+            // FS_RANGE: B's flow scaling (of the window A left) clamped to the old range, 0
+            b.writeParams(withFsRange(b.model.p, 0));
+            b.push(ack(9, 1000, 0, 0, ACK_ONE));
+            b.push(ack(9, 1000, 0, 0, 0));
+            Params wide = withFsRange(b.model.p, 0xFFFF);
+            b.writeRegisterAfterShortestQuiet(SwiftCsr.FS_RANGE, wide);
+            long fsWide = new SwiftFixedModel(1, wide).flowScalingNs(b.model.flow(9).fabric.cwnd);
+            assertTrue(fsWide > 1, "the scenario needs flow scaling above the old range: " + fsWide);
+            b.push(ack(9, b.model.p.baseTargetNs() + fsWide / 2, 0, 0, ACK_ONE));  // between target + old fs and target + new fs
+            b.drain();
+            assertEquals(Change.DECREASE, b.updates.lastMatched().fabric(), "B read the old FS_RANGE: C is above target + fs");
+            b.assertCounters();
+        });
+    }
+
+    static Params withFsRange(Params p, long rangeNs) {
+        return new Params(p.ai(), p.beta(), p.maxMdf(), p.minCwnd(), p.maxCwnd(), p.initCwnd(), p.retxResetThreshold(),
+                p.baseTargetNs(), p.perHopNs(), rangeNs, p.fsAlpha(), p.fsBeta(), p.endpointTargetNs(), p.endpointEwmaShift(),
+                p.line27AsPrinted());
+    }
 }

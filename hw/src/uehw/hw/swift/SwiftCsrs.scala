@@ -122,6 +122,10 @@ abstract class SwiftLawBase(cfg: SwiftConfig, unit: WindowUnit[SwiftEvent, Swift
     /** fs = clamp(raw + beta, 0, range): raw < -beta gives 0, raw > range - beta gives range. */
     val fsZeroBelow = RegNext(-fsBeta.resize(fsWidth))
     val fsRangeAbove = RegNext(csr.fsRange.resize(fsWidth).asSInt - fsBeta.resize(fsWidth))
+    // S4 (stage 19) reads these: registered, so that they reach it no later than S3's raw reads
+    // (docs/swift.md, "CSR writes": k + w <= h - 18 reads the old value in every stage)
+    val fsRange = RegNext(csr.fsRange) init (SwiftDefaults.fsRangeNs)
+    val line27AsPrinted = RegNext(csr.line27AsPrinted) init (False)
   }
 
   protected val recipRom = reciprocalRom(I, V)

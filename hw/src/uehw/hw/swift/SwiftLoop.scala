@@ -39,7 +39,7 @@ trait SwiftLoop extends SwiftEventStages {
   /** Line 27: `result` counts as a decrease from `prev` (below it, or not above it as printed). */
   private def decreaseOf(result: UInt, prev: UInt): Bool = {
     val w = scala.math.max(result.getWidth, prev.getWidth)
-    Mux(csr.line27AsPrinted, result.resize(w) <= prev.resize(w), result.resize(w) < prev.resize(w))
+    Mux(derived.line27AsPrinted, result.resize(w) <= prev.resize(w), result.resize(w) < prev.resize(w))
   }
 
   /** Alg. 1 line 26 on `value`, and line 27 against the window read `prev` (h: prev's headroom, from S3). */
@@ -223,7 +223,7 @@ trait SwiftLoop extends SwiftEventStages {
       c.high := h.toHigh.msb || inc.resize(w) > h.toHigh.asUInt.resize(w)
       c.low := Mux(c.high, derived.highBelowLow, under)
       c.cwnd := Mux(c.high, derived.highValue, Mux(under, min, sum))
-      c.decrease := Mux(c.high, h.highDecrease, !under && csr.line27AsPrinted && inc === 0)
+      c.decrease := Mux(c.high, h.highDecrease, !under && derived.line27AsPrinted && inc === 0)
       c
     }
     val fabricHeld = s3.fabricHeld
@@ -245,6 +245,6 @@ trait SwiftLoop extends SwiftEventStages {
     private val fsRaw = (False ## fsRawFull(fsWidth - 2 downto 0)).asSInt
     private val fsSumFull = fsRaw + derived.fsBeta.resize(fsWidth)
     val fs = Mux(fsRaw < derived.fsZeroBelow, U(0, 16 bits),
-      Mux(fsRaw > derived.fsRangeAbove, csr.fsRange, fsSumFull(15 downto 0).asUInt))
+      Mux(fsRaw > derived.fsRangeAbove, derived.fsRange, fsSumFull(15 downto 0).asUInt))
   }
 }

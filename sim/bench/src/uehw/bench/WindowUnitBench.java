@@ -60,10 +60,18 @@ public abstract class WindowUnitBench<E, EB extends Bundle & WindowEvent, UB ext
      * The pipeline still holds the events accepted before the quiet edges when the write lands.
      */
     public final void writeAmongEvents(Random random, int quiet, long address, long value, int effectAfter, Runnable change) {
+        writeAfterQuiet(quiet + (random.nextBoolean() ? 0 : random.nextInt(3)), address, value, effectAfter, change); // the shortest span half the time
+    }
+
+    /**
+     * The same with exactly {@code quiet} edges after the last event's acceptance (the edge this
+     * returns to when the events queued were taken there): the shortest span the docs allow.
+     */
+    public final void writeAfterQuiet(int quiet, long address, long value, int effectAfter, Runnable change) {
         while (!inputIdle()) {
             step();
         }
-        long h = cycle() + quiet + 1 + random.nextInt(3); // the last event was accepted at cycle() or before
+        long h = cycle() + quiet + 1; // the last event was accepted at cycle() or before
         actions().writeAt(h, address, value, h + effectAfter, change);
         while (cycle() < h + effectAfter - 1) { // the next event is accepted at h + effectAfter or later
             step();

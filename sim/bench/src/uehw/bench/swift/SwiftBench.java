@@ -149,6 +149,12 @@ public final class SwiftBench extends WindowUnitBench<Event, SwiftEvent, SwiftUp
                 () -> model.p = takeRegister(model.p, address, from));
     }
 
+    /** The same at the shortest quiet span: the last event accepted at h - 23 may have waited 5 clocks. */
+    public void writeRegisterAfterShortestQuiet(int address, SwiftFixedModel.Params from) {
+        writeAfterQuiet(CSR_OLD_UP_TO + Swift.sameFlowSpacing() - 2, address, csrImage(from).get(address), CSR_NEW_FROM,
+                () -> model.p = takeRegister(model.p, address, from));
+    }
+
     public void writeParams(SwiftFixedModel.Params p) {
         csrImage(p).forEach(csr::write);
         for (int i = 0; i < 8; i++) {
