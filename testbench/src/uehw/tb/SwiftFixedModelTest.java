@@ -13,6 +13,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import uehw.experiments.IncastExperiment;
 import uehw.model.swift.SwiftExactModel;
 import uehw.model.swift.SwiftFixedModel;
+import uehw.model.swift.SwiftFixedParams;
 import uehw.model.swift.SwiftParams;
 import uehw.netsim.SwiftWindows;
 
@@ -25,7 +26,7 @@ import uehw.netsim.SwiftWindows;
 @ExtendWith(BenchExtension.class)
 class SwiftFixedModelTest {
     private static final SwiftParams P = new SwiftParams();
-    private static final SwiftFixedModel.Params FP = SwiftFixedModel.Params.of(P);
+    private static final SwiftFixedParams FP = SwiftFixedParams.of(P);
 
     /** One packet acknowledged. */
     private static final long ACK_ONE = 1 << SwiftFixedModel.ACKED_FRAC;

@@ -21,7 +21,7 @@ import uehw.model.swift.SwiftFixedModel;
 import uehw.model.swift.SwiftFixedModel.Change;
 import uehw.model.swift.SwiftFixedModel.Event;
 import uehw.model.swift.SwiftFixedModel.Kind;
-import uehw.model.swift.SwiftFixedModel.Params;
+import uehw.model.swift.SwiftFixedParams;
 import uehw.model.swift.SwiftParams;
 import uehw.netsim.SwiftWindows;
 import uehw.netsim.rtl.SwiftRtlWindows;
@@ -55,7 +55,7 @@ class SwiftTest {
     }
 
     /** An event with every field random around the law's targets, bad input included. */
-    static Event randomEvent(Random r, Params p, int flow, int delayWidth) {
+    static Event randomEvent(Random r, SwiftFixedParams p, int flow, int delayWidth) {
         int k = r.nextInt(100);
         Kind kind = k < 84 ? Kind.ACK : k < 91 ? Kind.NACK : k < 97 ? Kind.TIMEOUT : Kind.INIT;
         long target = p.baseTargetNs() + 3 * p.perHopNs();
@@ -84,10 +84,10 @@ class SwiftTest {
     }
 
     /** Random CSRs: gains above one, windows out of order, thresholds 0..7, every EWMA gain. */
-    static Params randomParams(Random r, Params d) {
+    static SwiftFixedParams randomParams(Random r, SwiftFixedParams d) {
         long min = r.nextInt(4) == 0 ? r.nextInt(300) : d.minCwnd() + r.nextInt((int) ONE);
         long max = r.nextInt(8) == 0 ? r.nextLong(min + 1) : (long) (ONE * (2 + 200 * r.nextDouble()));
-        return new Params(r.nextInt(1 << 13), r.nextInt(8) == 0 ? r.nextInt(1 << 16) : r.nextInt(1 << 15),
+        return new SwiftFixedParams(r.nextInt(1 << 13), r.nextInt(8) == 0 ? r.nextInt(1 << 16) : r.nextInt(1 << 15),
                 r.nextInt(8) == 0 ? r.nextInt(1 << 16) : r.nextInt(1 << 15), min, max, r.nextLong(1L << 26), r.nextInt(8),
                 4000 + r.nextInt(30000), r.nextInt(4000), r.nextInt(1 << 16), r.nextInt(1 << 20), -r.nextInt(1 << 19),
                 1000 + r.nextInt(20000), r.nextInt(16), r.nextBoolean());
@@ -108,7 +108,7 @@ class SwiftTest {
             int idSpan = 1 << cfg.flowIdWidth();
             int phases = 10;
             int writes = 0;
-            Params reset = SwiftBench.resetParams();
+            SwiftFixedParams reset = SwiftBench.resetParams();
             for (int phase = 0; phase < phases; phase++) {
                 b.idle(r, phase % 2 == 0 ? 0 : 0.3);
                 long step = new long[] {3, 200, 4000}[phase % 3];
@@ -148,11 +148,11 @@ class SwiftTest {
                 }
                 b.drain();
                 b.assertCounters();
-                Params next = phase % 3 == 2 ? reset : randomParams(r, reset);
+                SwiftFixedParams next = phase % 3 == 2 ? reset : randomParams(r, reset);
                 if (phase == 3) {
                     // the next phase at the limits: MAX_CWND below MIN_CWND, INIT_CWND below both
                     long min = reset.minCwnd() + r.nextInt((int) ONE);
-                    next = new Params(next.ai(), next.beta(), next.maxMdf(), min, min / 2 + 1, min / 4,
+                    next = new SwiftFixedParams(next.ai(), next.beta(), next.maxMdf(), min, min / 2 + 1, min / 4,
                             next.retxResetThreshold(), next.baseTargetNs(), next.perHopNs(), next.fsRangeNs(), next.fsAlpha(),
                             next.fsBeta(), next.endpointTargetNs(), next.endpointEwmaShift(), next.line27AsPrinted());
                 }
@@ -243,7 +243,7 @@ class SwiftTest {
             assertEquals(5, b.counter(SwiftCsr.TIMEOUTS));
             assertEquals(1, b.counter(SwiftCsr.RESETS));
             // Pacing (lines 29-32): INIT at half a packet, an ACK with rtt 20 us far above the target... keeps it:
-            Params half = new Params(b.model.p.ai(), b.model.p.beta(), b.model.p.maxMdf(), ONE / 2, ONE / 2, ONE / 2,
+            SwiftFixedParams half = new SwiftFixedParams(b.model.p.ai(), b.model.p.beta(), b.model.p.maxMdf(), ONE / 2, ONE / 2, ONE / 2,
                     b.model.p.retxResetThreshold(), b.model.p.baseTargetNs(), b.model.p.perHopNs(), b.model.p.fsRangeNs(),
                     b.model.p.fsAlpha(), b.model.p.fsBeta(), b.model.p.endpointTargetNs(), b.model.p.endpointEwmaShift(), false);
             b.writeParams(half);
@@ -268,8 +268,8 @@ class SwiftTest {
             assertEquals(last.cwnd(), b.queryCwnd(4), "the query port gives the effective window");
             // No ACK adds more than Alg. 1 from the window it reads: 0.001 -> 1.001 -> about 2.0 packets,
             // back to back (a divisor lagging one update gave MAX_CWND, 73 packets, at the second ACK)
-            SwiftFixedModel.Params p = SwiftBench.resetParams();
-            b.writeParams(new Params(p.ai(), p.beta(), p.maxMdf(), SwiftFixedModel.cwnd(0.001), SwiftFixedModel.cwnd(73),
+            SwiftFixedParams p = SwiftBench.resetParams();
+            b.writeParams(new SwiftFixedParams(p.ai(), p.beta(), p.maxMdf(), SwiftFixedModel.cwnd(0.001), SwiftFixedModel.cwnd(73),
                     SwiftFixedModel.cwnd(0.001), p.retxResetThreshold(), p.baseTargetNs(), p.perHopNs(), p.fsRangeNs(), p.fsAlpha(),
                     p.fsBeta(), p.endpointTargetNs(), p.endpointEwmaShift(), false));
             b.push(of(5, Kind.INIT));
@@ -392,8 +392,8 @@ class SwiftTest {
             b.push(ack(6, rtt, 0, 0, ACK_ONE));
             b.drain();
             assertEquals(Change.DECREASE, b.updates.lastMatched().fabric(), "exactly one RTT later: decreases");
-            Params p = b.model.p;   // the endpoint delay's EWMA takes each sample whole (shift 0)
-            b.writeParams(new Params(p.ai(), p.beta(), p.maxMdf(), p.minCwnd(), p.maxCwnd(), p.initCwnd(), p.retxResetThreshold(),
+            SwiftFixedParams p = b.model.p;   // the endpoint delay's EWMA takes each sample whole (shift 0)
+            b.writeParams(new SwiftFixedParams(p.ai(), p.beta(), p.maxMdf(), p.minCwnd(), p.maxCwnd(), p.initCwnd(), p.retxResetThreshold(),
                     p.baseTargetNs(), p.perHopNs(), p.fsRangeNs(), p.fsAlpha(), p.fsBeta(), p.endpointTargetNs(), 0,
                     p.line27AsPrinted()));
             long target = p.endpointTargetNs();
@@ -416,7 +416,7 @@ class SwiftTest {
         withBench(DEFAULT, "csr_shortest_quiet", (b, seed) -> {
             b.clock(t -> t + 200);
             // CONTROL: B increases by 0 (nothing acked, no delay), a decrease as line 27 is printed
-            Params asPrinted = b.model.p.withLine27AsPrinted(true);
+            SwiftFixedParams asPrinted = b.model.p.withLine27AsPrinted(true);
             b.writeParams(asPrinted);
             b.push(ack(5, 1000, 0, 0, ACK_ONE));
             b.push(ack(5, 1000, 0, 0, 0));
@@ -428,7 +428,7 @@ class SwiftTest {
             b.writeParams(withFsRange(b.model.p, 0));
             b.push(ack(9, 1000, 0, 0, ACK_ONE));
             b.push(ack(9, 1000, 0, 0, 0));
-            Params wide = withFsRange(b.model.p, 0xFFFF);
+            SwiftFixedParams wide = withFsRange(b.model.p, 0xFFFF);
             b.writeRegisterAfterShortestQuiet(SwiftCsr.FS_RANGE, wide);
             long fsWide = new SwiftFixedModel(1, wide).flowScalingNs(b.model.flow(9).fabric.cwnd);
             assertTrue(fsWide > 1, "the scenario needs flow scaling above the old range: " + fsWide);
@@ -439,8 +439,8 @@ class SwiftTest {
         });
     }
 
-    static Params withFsRange(Params p, long rangeNs) {
-        return new Params(p.ai(), p.beta(), p.maxMdf(), p.minCwnd(), p.maxCwnd(), p.initCwnd(), p.retxResetThreshold(),
+    static SwiftFixedParams withFsRange(SwiftFixedParams p, long rangeNs) {
+        return new SwiftFixedParams(p.ai(), p.beta(), p.maxMdf(), p.minCwnd(), p.maxCwnd(), p.initCwnd(), p.retxResetThreshold(),
                 p.baseTargetNs(), p.perHopNs(), rangeNs, p.fsAlpha(), p.fsBeta(), p.endpointTargetNs(), p.endpointEwmaShift(),
                 p.line27AsPrinted());
     }

@@ -3,6 +3,7 @@ package uehw.netsim;
 
 import uehw.model.swift.SwiftExactModel;
 import uehw.model.swift.SwiftFixedModel;
+import uehw.model.swift.SwiftFixedParams;
 import uehw.model.swift.SwiftParams;
 
 /**
@@ -32,7 +33,7 @@ public final class SwiftWindows implements WindowControl {
 
     /** The same NIC on SwiftFixedModel (the law in the hardware's formats). */
     public static SwiftWindows fixed(int flows, SwiftParams params, int mtu) {
-        return new SwiftWindows(null, new SwiftFixedModel(flows, SwiftFixedModel.Params.of(params)), mtu);
+        return new SwiftWindows(null, new SwiftFixedModel(flows, SwiftFixedParams.of(params)), mtu);
     }
 
     private long bytes(double packets) {

@@ -15,6 +15,7 @@ import uehw.hw.swift.SwiftConfig;
 import uehw.hw.swift.SwiftEvent;
 import uehw.hw.swift.SwiftUpdate;
 import uehw.model.swift.SwiftFixedModel;
+import uehw.model.swift.SwiftFixedParams;
 import uehw.model.swift.SwiftFixedModel.Change;
 import uehw.model.swift.SwiftFixedModel.Event;
 import uehw.model.swift.SwiftFixedModel.Kind;
@@ -31,8 +32,8 @@ public final class SwiftBench extends WindowUnitBench<Event, SwiftEvent, SwiftUp
     public final SwiftConfig cfg;
     public final SwiftFixedModel model;
     /** The CSRs' reset values as model parameters. */
-    public static SwiftFixedModel.Params resetParams() {
-        return SwiftFixedModel.Params.of(new SwiftParams());
+    public static SwiftFixedParams resetParams() {
+        return SwiftFixedParams.of(new SwiftParams());
     }
 
     public SwiftBench(Sim<Swift> sim) {
@@ -96,7 +97,7 @@ public final class SwiftBench extends WindowUnitBench<Event, SwiftEvent, SwiftUp
         SwiftCsr.CONTROL};
 
     /** The CSR image of a parameter set: address -> value, CONTROL first, as writeParams writes them. */
-    public static Map<Integer, Long> csrImage(SwiftFixedModel.Params p) {
+    public static Map<Integer, Long> csrImage(SwiftFixedParams p) {
         Map<Integer, Long> image = new LinkedHashMap<>();
         image.put(SwiftCsr.CONTROL, p.line27AsPrinted() ? 1L : 0L);
         image.put(SwiftCsr.AI, p.ai());
@@ -117,8 +118,8 @@ public final class SwiftBench extends WindowUnitBench<Event, SwiftEvent, SwiftUp
     }
 
     /** The model side of one CSR write: {@code m} with the field behind {@code address} taken from {@code from}. */
-    static SwiftFixedModel.Params takeRegister(SwiftFixedModel.Params m, int address, SwiftFixedModel.Params from) {
-        RecordComponent[] fields = SwiftFixedModel.Params.class.getRecordComponents();
+    static SwiftFixedParams takeRegister(SwiftFixedParams m, int address, SwiftFixedParams from) {
+        RecordComponent[] fields = SwiftFixedParams.class.getRecordComponents();
         Object[] values = new Object[fields.length];
         Class<?>[] types = new Class<?>[fields.length];
         try {
@@ -126,7 +127,7 @@ public final class SwiftBench extends WindowUnitBench<Event, SwiftEvent, SwiftUp
                 values[i] = fields[i].getAccessor().invoke(PARAM_REGISTERS[i] == address ? from : m);
                 types[i] = fields[i].getType();
             }
-            return SwiftFixedModel.Params.class.getDeclaredConstructor(types).newInstance(values);
+            return SwiftFixedParams.class.getDeclaredConstructor(types).newInstance(values);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
         }
@@ -144,18 +145,18 @@ public final class SwiftBench extends WindowUnitBench<Event, SwiftEvent, SwiftUp
      * taken from {@code from}: no event accepted from h - 22 to h (one accepted before waits at
      * most L - 1 = 5 clocks).
      */
-    public void writeRegisterAmongEvents(java.util.Random random, int address, SwiftFixedModel.Params from) {
+    public void writeRegisterAmongEvents(java.util.Random random, int address, SwiftFixedParams from) {
         writeAmongEvents(random, CSR_OLD_UP_TO + Swift.sameFlowSpacing() - 2, address, csrImage(from).get(address), CSR_NEW_FROM,
                 () -> model.p = takeRegister(model.p, address, from));
     }
 
     /** The same at the shortest quiet span: the last event accepted at h - 23 may have waited 5 clocks. */
-    public void writeRegisterAfterShortestQuiet(int address, SwiftFixedModel.Params from) {
+    public void writeRegisterAfterShortestQuiet(int address, SwiftFixedParams from) {
         writeAfterQuiet(CSR_OLD_UP_TO + Swift.sameFlowSpacing() - 2, address, csrImage(from).get(address), CSR_NEW_FROM,
                 () -> model.p = takeRegister(model.p, address, from));
     }
 
-    public void writeParams(SwiftFixedModel.Params p) {
+    public void writeParams(SwiftFixedParams p) {
         csrImage(p).forEach(csr::write);
         for (int i = 0; i < 8; i++) {
             step(); // the derived values (the initial window's leading one among them) are registered

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package uehw.model.swift;
 
+import static uehw.model.swift.SwiftFixedArith.RECIP;
+import static uehw.model.swift.SwiftFixedArith.RSQRT;
+import static uehw.model.swift.SwiftFixedArith.index;
+import static uehw.model.swift.SwiftFixedArith.msb;
+import static uehw.model.swift.SwiftFixedArith.ratio16;
+import static uehw.model.swift.SwiftFixedArith.shiftRight;
+
 import uehw.model.Counters;
-import uehw.model.smartt.SmarttFixedModel;
 
 /**
  * Swift (swift-excerpt.txt Alg. 1, Sec. 3.2-3.5) in the fixed-point formats of the `swift` block:
@@ -51,57 +57,6 @@ public final class SwiftFixedModel {
     public static final long MIN_WINDOW = 1L << 7;
     /** Forward hops are 4 bits: a larger TTL difference scales the target as 15 hops (counted). */
     public static final int MAX_HOPS = 15;
-    private static final long TIME_MASK = (1L << TIME_BITS) - 1;
-    private static final long RATIO_MAX = (1L << 17) - 1;
-    private static final long[] RECIP = SmarttFixedModel.reciprocalTable(RECIP_INDEX, RECIP_VALUE);
-    private static final long[][] RSQRT = rsqrtTables(RSQRT_INDEX, RSQRT_VALUE);
-
-    /** The law's constants in their fixed formats (the block's CSRs). */
-    public record Params(long ai, long beta, long maxMdf, long minCwnd, long maxCwnd, long initCwnd, int retxResetThreshold,
-                         long baseTargetNs, long perHopNs, long fsRangeNs, long fsAlpha, long fsBeta, long endpointTargetNs,
-                         int endpointEwmaShift, boolean line27AsPrinted) {
-        /** The fixed form of the exact model's parameters (endpointEwma must be a power of two). */
-        public static Params of(SwiftParams p) {
-            int shift = Long.numberOfTrailingZeros(Math.round(1 / p.endpointEwma));
-            if (Math.abs(Math.pow(2, -shift) - p.endpointEwma) > 1e-12) {
-                throw new IllegalArgumentException("endpointEwma " + p.endpointEwma + " is not a power of two");
-            }
-            double alpha = p.fsRangeNs / (1 / Math.sqrt(p.fsMinCwnd) - 1 / Math.sqrt(p.fsMaxCwnd));
-            return new Params(Math.round(p.ai * (1 << AI_FRAC)), gain(p.beta), gain(p.maxMdf), cwnd(p.minCwnd), cwnd(p.maxCwnd),
-                    cwnd(p.initCwnd), p.retxResetThreshold, Math.round(p.baseTargetNs), Math.round(p.perHopNs),
-                    Math.round(p.fsRangeNs), Math.round(alpha), Math.round(-alpha / Math.sqrt(p.fsMaxCwnd)),
-                    Math.round(p.endpointTargetNs), shift, p.line27AsPrinted);
-        }
-
-        /** The same with other window limits (MIN_CWND, MAX_CWND). */
-        public Params withLimits(long min, long max) {
-            return new Params(ai, beta, maxMdf, min, max, initCwnd, retxResetThreshold, baseTargetNs, perHopNs, fsRangeNs,
-                    fsAlpha, fsBeta, endpointTargetNs, endpointEwmaShift, line27AsPrinted);
-        }
-
-        public Params withLine27AsPrinted(boolean asPrinted) {
-            return new Params(ai, beta, maxMdf, minCwnd, maxCwnd, initCwnd, retxResetThreshold, baseTargetNs, perHopNs, fsRangeNs,
-                    fsAlpha, fsBeta, endpointTargetNs, endpointEwmaShift, asPrinted);
-        }
-
-        long betaEff() {
-            return Math.min(beta, GAIN_ONE);
-        }
-
-        /** 1 - max_mdf in u1.15. */
-        long floorFactor() {
-            return GAIN_ONE - Math.min(maxMdf, GAIN_ONE);
-        }
-
-        long minEff() {
-            return Math.max(minCwnd, MIN_WINDOW);
-        }
-
-        /** Alg. 1 line 26: max(min(x, max_cwnd), min_cwnd). */
-        long clamp(long x) {
-            return Math.max(minEff(), Math.min(x, maxCwnd));
-        }
-    }
 
     public static long cwnd(double packets) {
         return Math.round(packets * ONE);
@@ -157,16 +112,16 @@ public final class SwiftFixedModel {
         }
     }
 
-    public Params p;
+    public SwiftFixedParams p;
     private final Flow[] flows;
     /** The events counted, by the name of the block's count register (docs: its CSR table). */
     public final Counters counters = new Counters("EVENTS", "ACKS", "NACKS", "TIMEOUTS", "INITS", "FABRIC_INCREASES",
             "FABRIC_DECREASES", "ENDPOINT_INCREASES", "ENDPOINT_DECREASES", "HELD", "RESETS", "PACED", "OUT_OF_RANGE",
             "RTT_ZERO", "ENDPOINT_ABOVE_RTT", "HOPS_CLAMPED", "CLAMPED_MAX", "CLAMPED_MIN", "PACING_SATURATED");
-    private boolean eventHigh;
-    private boolean eventLow;
+    /** The rules' rows (one window at a time), and this event's clamps. */
+    private final SwiftRules rules = new SwiftRules(this);
 
-    public SwiftFixedModel(int flows, Params p) {
+    public SwiftFixedModel(int flows, SwiftFixedParams p) {
         this.p = p;
         this.flows = new Flow[flows];
         for (int i = 0; i < flows; i++) {
@@ -181,7 +136,7 @@ public final class SwiftFixedModel {
     /** The state of a new flow (INIT event, reset sweep): both windows INIT_CWND clamped. */
     public void init(int i) {
         Flow f = new Flow();
-        long w = p.clamp(p.initCwnd);
+        long w = p.clamp(p.initCwnd());
         f.fabric.set(w);
         f.endpoint.set(w);
         f.fsNs = flowScalingNs(w);
@@ -196,34 +151,9 @@ public final class SwiftFixedModel {
         f.fsNs = flowScalingNs(fabric);
     }
 
-    /** 1/sqrt(2^(p & 1) (1 + (i + 1/2) / 2^I)) in u0.V, for the two parities of the leading one. */
-    static long[][] rsqrtTables(int indexBits, int valueBits) {
-        long[][] t = new long[2][1 << indexBits];
-        for (int odd = 0; odd < 2; odd++) {
-            for (int i = 0; i < t[odd].length; i++) {
-                double x = (1 + (i + 0.5) / (1 << indexBits)) * (odd == 1 ? 2 : 1);
-                t[odd][i] = Math.round((1L << valueBits) / Math.sqrt(x));
-            }
-        }
-        return t;
-    }
-
+    /** The 1/sqrt tables (the block's ROM), per parity of the leading one. */
     public static long[][] rsqrtTables() {
-        return rsqrtTables(RSQRT_INDEX, RSQRT_VALUE);
-    }
-
-    static int msb(long x) {
-        return 63 - Long.numberOfLeadingZeros(x);
-    }
-
-    /** The I bits below the leading one of x > 0 (zero-padded below). */
-    private static int index(long x, int msb, int indexBits) {
-        long below = x - (1L << msb);
-        return (int) (msb >= indexBits ? below >>> (msb - indexBits) : below << (indexBits - msb));
-    }
-
-    private static long shiftRight(long v, int s) {
-        return s >= 0 ? v >> s : v << -s;
+        return SwiftFixedArith.rsqrtTables(RSQRT_INDEX, RSQRT_VALUE);
     }
 
     /** Sec. 3.5 flow scaling for a fabric window (window units): clamp(alpha / sqrt(fcwnd) + beta, 0, fs_range) ns. */
@@ -233,19 +163,13 @@ public final class SwiftFixedModel {
         int msb = msb(fcwnd) + odd;
         long r = RSQRT[msb & 1][index(fcwnd, msb - odd, RSQRT_INDEX)];
         // 1/sqrt(x / 2^F') = r x 2^(F'/2) / 2^(V + msb / 2), msb / 2 rounded down
-        long term = shiftRight(p.fsAlpha * r, RSQRT_VALUE + msb / 2 - (CWND_FRAC + odd) / 2) + p.fsBeta;
-        return Math.max(0, Math.min(term, p.fsRangeNs));
+        long term = shiftRight(p.fsAlpha() * r, RSQRT_VALUE + msb / 2 - (CWND_FRAC + odd) / 2) + p.fsBeta();
+        return Math.max(0, Math.min(term, p.fsRangeNs()));
     }
 
     /** Sec. 3.5: base_target + hops x per_hop + flow scaling of the window given. */
     public long fabricTargetNs(int hops, long fcwnd) {
-        return p.baseTargetNs + hops * p.perHopNs + flowScalingNs(fcwnd);
-    }
-
-    /** min(x / delay x 2^16, 2^17 - 1) through the reciprocal table (delay > 0). */
-    private static long ratio16(long x, long delay) {
-        int msb = msb(delay);
-        return Math.min(shiftRight(x * RECIP[index(delay, msb, RECIP_INDEX)], RECIP_VALUE + msb - 16), RATIO_MAX);
+        return p.baseTargetNs() + hops * p.perHopNs() + flowScalingNs(fcwnd);
     }
 
     /** 1 - beta + beta x x / delay in u1.15 (its event part). */
@@ -257,38 +181,6 @@ public final class SwiftFixedModel {
     private long betaOver(long delay) {
         int msb = msb(delay);
         return Math.min(shiftRight(p.betaEff() * RECIP[index(delay, msb, RECIP_INDEX)], RECIP_VALUE + msb - G), G_MAX);
-    }
-
-    /** The decrease: cwnd x factor >> 15. */
-    private static long scaled(long cwnd, long factor) {
-        return (cwnd * factor) >> GAIN_FRAC;
-    }
-
-    /** Alg. 1 lines 6-10: the additive increase, divided by the window the event reads (line 8). */
-    private static long increase(Window w, long aiAcked) {
-        int msb = msb(w.cwnd);
-        return w.cwnd >= ONE
-                ? shiftRight(aiAcked * RECIP[index(w.cwnd, msb, RECIP_INDEX)], RECIP_VALUE + msb - (2 * CWND_FRAC - AI_FRAC - ACKED_FRAC))
-                : shiftRight(aiAcked, AI_FRAC + ACKED_FRAC - CWND_FRAC);
-    }
-
-    private static boolean canDecrease(Window w, long rttNs, long nowNs) {
-        return !w.decreased || ((nowNs - w.tLastDecrease) & TIME_MASK) >= rttNs;      // line 3
-    }
-
-    /** Lines 26-27: clamp, record a decrease. */
-    private Change finish(Window w, long next, Change change, long nowNs) {
-        long prev = w.cwnd;
-        long cwnd = p.clamp(next);                                                 // line 26
-        boolean high = next > p.maxCwnd;
-        eventHigh |= high;
-        eventLow |= !high && next < p.minEff() || high && p.maxCwnd < p.minEff();
-        if (p.line27AsPrinted ? cwnd <= prev : cwnd < prev) {                       // line 27
-            w.tLastDecrease = nowNs & TIME_MASK;
-            w.decreased = true;
-        }
-        w.cwnd = cwnd;
-        return change;
     }
 
     /**
@@ -324,8 +216,8 @@ public final class SwiftFixedModel {
         Flow f = flows[e.flow()];
         Change fabric;
         Change endpoint;
-        eventHigh = false;
-        eventLow = false;
+        rules.high = false;
+        rules.low = false;
         switch (e.kind()) {
             case INIT -> {
                 init(e.flow());
@@ -337,8 +229,8 @@ public final class SwiftFixedModel {
                 endpoint = Change.values()[(int) ch[1]];
             }
             case TIMEOUT -> {                                                      // lines 15-21
-                f.retransmitCount = Math.min(f.retransmitCount + 1, p.retxResetThreshold);
-                boolean reset = f.retransmitCount >= p.retxResetThreshold;
+                f.retransmitCount = Math.min(f.retransmitCount + 1, p.retxResetThreshold());
+                boolean reset = f.retransmitCount >= p.retxResetThreshold();
                 long fs = flowScalingNs(f.fabric.cwnd);
                 fabric = loss(f.fabric, reset, f.rttNs, e.nowNs());
                 endpoint = loss(f.endpoint, reset, f.rttNs, e.nowNs());
@@ -352,8 +244,8 @@ public final class SwiftFixedModel {
                 f.fsNs = fs;
             }
         }
-        counters.add("CLAMPED_MAX", eventHigh ? 1 : 0);
-        counters.add("CLAMPED_MIN", eventLow ? 1 : 0);
+        counters.add("CLAMPED_MAX", rules.high ? 1 : 0);
+        counters.add("CLAMPED_MIN", rules.low ? 1 : 0);
         return update(e.flow(), fabric, endpoint);
     }
 
@@ -367,49 +259,49 @@ public final class SwiftFixedModel {
     /** A timeout or fast recovery on one window: min_cwnd at the threshold, else 1 - max_mdf once an RTT. */
     private Change loss(Window w, boolean reset, long rttNs, long nowNs) {
         if (reset) {
-            return finish(w, p.minEff(), Change.RESET, nowNs);
+            return rules.reset(w, nowNs);
         }
-        if (canDecrease(w, rttNs, nowNs)) {
-            return finish(w, scaled(w.cwnd, p.floorFactor()), Change.DECREASE, nowNs);
+        if (SwiftRules.canDecrease(w, rttNs, nowNs)) {
+            return rules.decrease(w, p.floorFactor(), nowNs);
         }
-        return finish(w, w.cwnd, Change.NONE, nowNs);
+        return rules.held(w, nowNs);
     }
 
     /** Alg. 1 lines 4-14 on both windows; returns the two changes' ordinals. */
     private long[] ack(Flow f, long rttNs, long endpointDelayNs, int hops, long acked, long nowNs) {
         f.retransmitCount = 0;                                                     // line 4
         f.rttNs = rttNs;
-        f.endpointDelay += ((endpointDelayNs << EWMA_FRAC) - f.endpointDelay) >> p.endpointEwmaShift; // Sec. 3.3
+        f.endpointDelay += ((endpointDelayNs << EWMA_FRAC) - f.endpointDelay) >> p.endpointEwmaShift(); // Sec. 3.3
         counters.add("RTT_ZERO", rttNs == 0 ? 1 : 0);
         counters.add("ENDPOINT_ABOVE_RTT", endpointDelayNs > rttNs ? 1 : 0);
         counters.add("HOPS_CLAMPED", hops > MAX_HOPS ? 1 : 0);
-        long aiAcked = p.ai * acked;
+        long aiAcked = p.ai() * acked;
         long floor = p.floorFactor();
         // The fabric window: delay rtt - endpoint delay against base + hops x per_hop + fs (Sec. 3.3, 3.5).
         long fs = flowScalingNs(f.fabric.cwnd);
         long delay = Math.max(0, rttNs - endpointDelayNs);
-        long eventTarget = p.baseTargetNs + Math.min(hops, MAX_HOPS) * p.perHopNs;
+        long eventTarget = p.baseTargetNs() + Math.min(hops, MAX_HOPS) * p.perHopNs();
         Change fabric;
         if (delay == 0 || delay < eventTarget + f.fsNs) {                           // lines 6-10
-            fabric = finish(f.fabric, f.fabric.cwnd + increase(f.fabric, aiAcked), Change.INCREASE, nowNs);
-        } else if (canDecrease(f.fabric, rttNs, nowNs)) {                          // lines 11-14
+            fabric = rules.increase(f.fabric, aiAcked, nowNs);
+        } else if (SwiftRules.canDecrease(f.fabric, rttNs, nowNs)) {                          // lines 11-14
             long factor = Math.max(factorOf(eventTarget, delay) + ((f.fsNs * betaOver(delay)) >> G), floor);
-            fabric = finish(f.fabric, scaled(f.fabric.cwnd, factor), Change.DECREASE, nowNs);
+            fabric = rules.decrease(f.fabric, factor, nowNs);
         } else {
-            fabric = finish(f.fabric, f.fabric.cwnd, Change.NONE, nowNs);
+            fabric = rules.held(f.fabric, nowNs);
         }
         f.fsNs = fs;
         // The endpoint window: the EWMA against the endpoint target.
         long endpointDelay = f.endpointDelay >> EWMA_FRAC;
-        long target = p.endpointTargetNs;
+        long target = p.endpointTargetNs();
         Change endpoint;
         if (endpointDelay == 0 || endpointDelay < target) {
-            endpoint = finish(f.endpoint, f.endpoint.cwnd + increase(f.endpoint, aiAcked), Change.INCREASE, nowNs);
-        } else if (canDecrease(f.endpoint, rttNs, nowNs)) {
+            endpoint = rules.increase(f.endpoint, aiAcked, nowNs);
+        } else if (SwiftRules.canDecrease(f.endpoint, rttNs, nowNs)) {
             long factor = Math.max(factorOf(target, endpointDelay), floor);
-            endpoint = finish(f.endpoint, scaled(f.endpoint.cwnd, factor), Change.DECREASE, nowNs);
+            endpoint = rules.decrease(f.endpoint, factor, nowNs);
         } else {
-            endpoint = finish(f.endpoint, f.endpoint.cwnd, Change.NONE, nowNs);
+            endpoint = rules.held(f.endpoint, nowNs);
         }
         return new long[] {fabric.ordinal(), endpoint.ordinal()};
     }
