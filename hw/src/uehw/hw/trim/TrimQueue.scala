@@ -144,7 +144,15 @@ class TrimQueue(val cfg: TrimQueueConfig) extends Component with RegisterDocs {
 
   // ------------------------------------------------------------ the sub-blocks
   val ingress = new TrimIngress(cfg)
-  ingress.io.input << io.s_axis.toFlow // ready high: store and forward into the RAMs, the input never waits
+  // ready high: store and forward into the RAMs, the input never waits. Field by field: toFlow (and
+  // a bundle's :=) copy tuser lane by lane in an always @(*) that Icarus first runs on a change of
+  // tuser, so a tuser held at 0 from time 0 left the ingress's copy X there (Verilator had it 0).
+  io.s_axis.ready := True
+  ingress.io.input.valid := io.s_axis.valid
+  ingress.io.input.payload.data := io.s_axis.payload.data
+  ingress.io.input.payload.keep := io.s_axis.payload.keep
+  ingress.io.input.payload.last := io.s_axis.payload.last
+  ingress.io.input.payload.user := io.s_axis.payload.user
   ingress.io.udpPort := csr.udpPort
 
   val admission = new TrimAdmission(cfg)
