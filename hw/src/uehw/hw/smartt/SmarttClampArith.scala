@@ -66,15 +66,31 @@ trait SmarttClampArith extends SmarttLawBase {
    */
   class LimitsOnProduct(x: OverCwnd, toHigh: SInt, toLow: SInt) extends Area {
     private val W = incProductWidth
+    // whether the registered shift is at least c: a table of constants it indexes (a LUT, not a
+    // compare's carry chain)
+    private val shiftValues = 1 << x.shift.getWidth
+    private def atLeast(c: Int): Bool = {
+      if (c <= 0) True
+      else if (c >= shiftValues) False
+      else {
+        val mask: BigInt = (c until shiftValues).foldLeft(BigInt(0))((m, k) => m.setBit(k))
+        val table = spinal.core.B(mask, shiftValues bits)
+        table(x.shift)
+      }
+    }
     private def atShift(v: SInt): UInt = Mux(v.msb, U(0, sw bits), v.asUInt) << x.shift
     private val highFull = atShift(toHigh)
     private val lowFull = atShift(toLow)
-    private val onesBelowShift = Vec((0 until W).map(i => x.shift > i)).asBits.asUInt
+    private val onesBelowShift = Vec((0 until W).map(i => atLeast(i + 1))).asBits.asUInt
     val highPassed = RegNext(toHigh.msb)
     val highAt = RegNext(highFull(W - 1 downto 0) | onesBelowShift)
-    val highOver = RegNext(highFull(highFull.getWidth - 1 downto W).orR)
+    // (max(v, 0) << shift) reaches bit W: bit i of v lands at i + shift, so bit i counts when the
+    // shift is at least W - i; one AND-OR (not an OR after the shift: 7 LUTs at N = 4096).
+    private def reachesW(v: SInt): Bool =
+      !v.msb && (0 until v.getWidth - 1).map(i => v(i) && atLeast(W - i)).foldLeft(False: Bool)(_ || _)
+    val highOver = RegNext(reachesW(toHigh))
     val lowAt = RegNext(lowFull(W - 1 downto 0))
-    val lowOver = RegNext(lowFull(lowFull.getWidth - 1 downto W).orR)
+    val lowOver = RegNext(reachesW(toLow))
     /** S4: the flags, from the product and whether the quotient passes sw + 1 bits (`big`), registered for S5. */
     def flags(big: Bool): (Bool, Bool) =
       (RegNext(big || highPassed || !highOver && x.product > highAt), RegNext(!big && (lowOver || x.product < lowAt)))
