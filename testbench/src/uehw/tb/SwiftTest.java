@@ -425,10 +425,10 @@ class SwiftTest {
             b.drain();
             assertEquals(Change.NONE, b.updates.lastMatched().fabric(), "B read the old CONTROL: its decrease holds C");
             // FS_RANGE: B's flow scaling (of the window A left) clamped to the old range, 0
-            b.writeParams(withFsRange(b.model.p, 0));
+            b.writeParams(b.model.p.withFsRange(0));
             b.push(ack(9, 1000, 0, 0, ACK_ONE));
             b.push(ack(9, 1000, 0, 0, 0));
-            SwiftFixedParams wide = withFsRange(b.model.p, 0xFFFF);
+            SwiftFixedParams wide = b.model.p.withFsRange(0xFFFF);
             b.writeRegisterAfterShortestQuiet(SwiftCsr.FS_RANGE, wide);
             long fsWide = new SwiftFixedModel(1, wide).flowScalingNs(b.model.flow(9).fabric.cwnd);
             assertTrue(fsWide > 1, "the scenario needs flow scaling above the old range: " + fsWide);
@@ -437,11 +437,5 @@ class SwiftTest {
             assertEquals(Change.DECREASE, b.updates.lastMatched().fabric(), "B read the old FS_RANGE: C is above target + fs");
             b.assertCounters();
         });
-    }
-
-    static SwiftFixedParams withFsRange(SwiftFixedParams p, long rangeNs) {
-        return new SwiftFixedParams(p.ai(), p.beta(), p.maxMdf(), p.minCwnd(), p.maxCwnd(), p.initCwnd(), p.retxResetThreshold(),
-                p.baseTargetNs(), p.perHopNs(), rangeNs, p.fsAlpha(), p.fsBeta(), p.endpointTargetNs(), p.endpointEwmaShift(),
-                p.line27AsPrinted());
     }
 }

@@ -201,7 +201,7 @@ class TrimAdmission(val cfg: TrimQueueConfig) extends Component {
       (full && !(out && !in)) || (count.now === limit - 1 && in && !out)
     occ.dataDescs.in := admit.toData
     occ.dataDescs.out := d.valid
-    // Full after this clock: full and nothing left without one coming, or one short and one came without one leaving.
+    // admit reads the full flags, not the counts: no decision reaches a count's adder (LateCount)
     occ.dataDescsFull := fullAfter(occ.dataDescsFull, occ.dataDescs, cfg.dataDescriptors, admit.toData, d.valid)
     occ.controlBytes := updated(occ.controlBytes, ctl.payload, ctl.valid, v.length, admit.toControl)
     occ.controlBeats := updated(occ.controlBeats, beatsOf(cfg, ctl.payload, "controlOut_beats"), ctl.valid, v.beats, admit.toControl)

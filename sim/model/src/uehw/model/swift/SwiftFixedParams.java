@@ -35,6 +35,12 @@ public record SwiftFixedParams(long ai, long beta, long maxMdf, long minCwnd, lo
                 fsAlpha, fsBeta, endpointTargetNs, endpointEwmaShift, asPrinted);
     }
 
+    /** The same with another flow-scaling range (FS_RANGE). */
+    public SwiftFixedParams withFsRange(long rangeNs) {
+        return new SwiftFixedParams(ai, beta, maxMdf, minCwnd, maxCwnd, initCwnd, retxResetThreshold, baseTargetNs, perHopNs, rangeNs,
+                fsAlpha, fsBeta, endpointTargetNs, endpointEwmaShift, line27AsPrinted);
+    }
+
     long betaEff() {
         return Math.min(beta, GAIN_ONE);
     }
