@@ -25,7 +25,7 @@ import uehw.hw.common.ParameterException;
 /** hwgen: list the blocks, generate one with its parameters into a folder. */
 @Command(name = "hwgen", mixinStandardHelpOptions = true, versionProvider = Hwgen.Version.class,
         description = "Generates parameterised Verilog, a JSON manifest and clock constraints for the uehw blocks.",
-        subcommands = {Hwgen.ListBlocks.class, ExperimentCommand.class})
+        subcommands = {Hwgen.ListBlocks.class, ExperimentCommand.class, UetTraceCommand.class})
 public final class Hwgen implements Callable<Integer> {
     /** Exit code for a rejected parameter (nothing written). */
     public static final int EXIT_BAD_PARAMETER = 2;
