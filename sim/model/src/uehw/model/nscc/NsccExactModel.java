@@ -10,30 +10,6 @@ package uehw.model.nscc;
  * law supplies (newly received bytes, the RTT sample when it is valid, the bytes in flight).
  */
 public final class NsccExactModel {
-    /** What an event did to the window (the rule that ran; the fixed model and the RTL code the same). */
-    public enum Rule {
-        /** uec.cpp:1202-1206 fair_increase: no ECN, delay >= T. */
-        FAIR_INCREASE,
-        /** uec.cpp:1208-1219 proportional_increase: no ECN, delay < T. */
-        PROPORTIONAL_INCREASE,
-        /** uec.cpp:1221-1238 fast_increase: delay < 1 us for more than a window of bytes, latched. */
-        FAST_INCREASE,
-        /** uec.cpp:1240-1255 multiplicative_decrease: ECN and delay >= T (acts when avg > T, once a base RTT). */
-        MULTIPLICATIVE_DECREASE,
-        /** uec.cpp:1333-1335: ECN and delay < T, no window change. */
-        NOOP,
-        /** uec.cpp:1145-1200 quick_adapt fired: cwnd = max(achieved, MTU). */
-        QUICK_ADAPT,
-        /** uec.cpp:1157: inside QuickAdapt's ignore window, an ECN ACK or a NACK changes nothing. */
-        IGNORED,
-        /** uec.cpp:1380-1383: cwnd -= NACKed bytes. */
-        NACK_DECREASE,
-        /** uec.cpp:1380: RCCC on and a last-hop trim, no decrease. */
-        NACK_LAST_HOP,
-        /** uec.cpp:1297-1304 mark_packet_for_retransmission: cwnd -= packet size, floor MTU. */
-        TIMEOUT_DECREASE
-    }
-
     /** A flow's state, named as in uec.h:324-420. */
     public static final class Flow {
         public long cwnd;
@@ -54,9 +30,11 @@ public final class NsccExactModel {
         public long lastAdjustTimePs;
         public long lastDecTimePs;
         /** The last event's rule, whether it fulfilled and the pending increase it fulfilled (-1: none). */
-        public Rule lastRule;
+        public NsccRule lastRule;
         public boolean lastFulfilled;
         public long lastFulfilledIncBytes = -1;
+        /** The sum of the last event's window steps, |each change| (the penalty, the rule, the bounds, fulfill, eta). */
+        public long lastMovement;
         /** The delay the last ACK's case decision used (ps). */
         public long lastDelayPs;
     }
@@ -85,6 +63,7 @@ public final class NsccExactModel {
         f.bdp = p.baseBdp(baseRttPs);
         f.maxwnd = NsccParams.maxWindow(f.bdp);
         f.cwnd = cwnd == 0 ? f.maxwnd : cwnd;
+        f.lastRule = NsccRule.INIT;
         flows[i] = f;
     }
 
@@ -101,6 +80,7 @@ public final class NsccExactModel {
         Flow f = flows[i];
         f.lastFulfilled = false;
         f.lastFulfilledIncBytes = -1;
+        f.lastMovement = 0;
         if (newly > 0) { // :910-917
             f.achievedBytes += newly;
             f.receivedBytes += newly;
@@ -108,7 +88,7 @@ public final class NsccExactModel {
         }
         if (rcvWndPen < 255) { // :933-936
             long decrease = newly - newly * rcvWndPen / 255;
-            f.cwnd = Math.max(f.cwnd - decrease, p.mtu());
+            move(f, Math.max(f.cwnd - decrease, p.mtu()));
         }
         long delay;
         if (rawRttPs > 0) { // :958-973
@@ -128,14 +108,13 @@ public final class NsccExactModel {
         }
         if (!ecn && delay >= p.targetQdelayPs()) { // :1317
             fairIncrease(f, newly);
-            f.lastRule = Rule.FAIR_INCREASE;
+            f.lastRule = NsccRule.FAIR_INCREASE;
         } else if (!ecn) { // :1323
-            f.lastRule = proportionalIncrease(f, newly, delay) ? Rule.FAST_INCREASE : Rule.PROPORTIONAL_INCREASE;
+            f.lastRule = proportionalIncrease(f, newly, delay) ? NsccRule.FAST_INCREASE : NsccRule.PROPORTIONAL_INCREASE;
         } else if (delay >= p.targetQdelayPs()) { // :1328
-            multiplicativeDecrease(f, nowPs);
-            f.lastRule = Rule.MULTIPLICATIVE_DECREASE;
+            f.lastRule = multiplicativeDecrease(f, nowPs) ? NsccRule.MULTIPLICATIVE_DECREASE : NsccRule.DECREASE_HELD;
         } else {
-            f.lastRule = Rule.NOOP; // :1333
+            f.lastRule = NsccRule.NOOP; // :1333
         }
         setCwndBounds(f); // :1338
         if (f.receivedBytes > p.adjustBytesThreshold() || nowPs - f.lastAdjustTimePs > p.networkRttPs()) { // :1341
@@ -158,6 +137,7 @@ public final class NsccExactModel {
         Flow f = flows[i];
         f.lastFulfilled = false;
         f.lastFulfilledIncBytes = -1;
+        f.lastMovement = 0;
         if (rawRttPs > 0) {
             updateBaseRtt(f, rawRttPs); // :1568-1570
         }
@@ -168,11 +148,11 @@ public final class NsccExactModel {
             return;
         }
         if (!p.receiverCc() || !lastHop) { // :1380
-            f.cwnd -= nackedBytes;
+            move(f, f.cwnd - nackedBytes);
             setCwndBounds(f);
-            f.lastRule = Rule.NACK_DECREASE;
+            f.lastRule = NsccRule.NACK_DECREASE;
         } else {
-            f.lastRule = Rule.NACK_LAST_HOP;
+            f.lastRule = NsccRule.NACK_LAST_HOP;
         }
     }
 
@@ -181,8 +161,14 @@ public final class NsccExactModel {
         Flow f = flows[i];
         f.lastFulfilled = false;
         f.lastFulfilledIncBytes = -1;
-        f.cwnd = Math.max(f.cwnd - packetBytes, p.mtu());
-        f.lastRule = Rule.TIMEOUT_DECREASE;
+        f.lastMovement = 0;
+        move(f, Math.max(f.cwnd - packetBytes, p.mtu()));
+        f.lastRule = NsccRule.TIMEOUT_DECREASE;
+    }
+
+    private static void move(Flow f, long cwnd) {
+        f.lastMovement += Math.abs(cwnd - f.cwnd);
+        f.cwnd = cwnd;
     }
 
     /** uec.cpp:1389-1400: a lower RTT lowers the base RTT and with it BDP and maxwnd. */
@@ -214,16 +200,16 @@ public final class NsccExactModel {
         boolean doneOrIgnore = false;
         if (f.bytesIgnored < f.bytesToIgnore && skip) { // :1157
             doneOrIgnore = true;
-            f.lastRule = Rule.IGNORED;
+            f.lastRule = NsccRule.IGNORED;
         } else if (nowPs > f.qaEndtimePs) { // :1159
             if (f.qaEndtimePs != 0 && (f.triggerQa || isLoss || delay > p.qaThreshold())
                     && f.achievedBytes < (f.maxwnd >> p.qaGate())) {
-                f.cwnd = Math.max(f.achievedBytes, p.mtu()); // :1174
+                move(f, Math.max(f.achievedBytes, p.mtu())); // :1174
                 f.bytesToIgnore = inFlight & U32;        // :1186
                 f.bytesIgnored = 0;
                 f.triggerQa = false;
                 doneOrIgnore = true;
-                f.lastRule = Rule.QUICK_ADAPT;
+                f.lastRule = NsccRule.QUICK_ADAPT;
             }
             f.achievedBytes = 0; // :1192
             f.qaEndtimePs = nowPs + f.baseRttPs + p.targetQdelayPs();
@@ -259,7 +245,7 @@ public final class NsccExactModel {
         if (delay < NsccParams.FAST_INCREASE_DELAY_PS) {
             f.fiCount = (f.fiCount + newly) & U32;
             if (f.fiCount > f.cwnd || f.increase) {
-                f.cwnd = (long) (f.cwnd + (newly & U32) * p.fiScale());
+                move(f, (long) (f.cwnd + (newly & U32) * p.fiScale()));
                 f.increase = true;
                 return true;
             }
@@ -271,23 +257,25 @@ public final class NsccExactModel {
     }
 
     /** uec.cpp:1240-1255: once a base RTT, x max(1 - gamma (avg - T) / avg, 0.5) while avg > T. */
-    private void multiplicativeDecrease(Flow f, long nowPs) {
+    private boolean multiplicativeDecrease(Flow f, long nowPs) {
         f.increase = false;
         f.fiCount = 0;
         long avg = f.avgDelayPs;
         if (avg > p.targetQdelayPs() && nowPs - f.lastDecTimePs > f.baseRttPs) {
             double factor = Math.max(1 - p.gamma() * (avg - p.targetQdelayPs()) / avg, 0.5);
-            f.cwnd = (long) (f.cwnd * factor);
-            f.cwnd = Math.max(f.cwnd, p.mtu());
+            move(f, (long) (f.cwnd * factor));
+            move(f, Math.max(f.cwnd, p.mtu()));
             f.lastDecTimePs = nowPs;
+            return true;
         }
+        return false;
     }
 
     /** uec.cpp:1257-1295: the pending increase over the window, then eta once a network RTT. */
     private void fulfillAdjustment(Flow f, long nowPs) {
-        f.cwnd += f.incBytes / f.cwnd;
+        move(f, f.cwnd + f.incBytes / f.cwnd);
         if (nowPs - f.lastAdjustTimePs >= p.networkRttPs()) {
-            f.cwnd = (long) (f.cwnd + p.eta());
+            move(f, (long) (f.cwnd + p.eta()));
             f.lastAdjustTimePs = nowPs;
         }
         f.incBytes = 0;
@@ -297,10 +285,10 @@ public final class NsccExactModel {
     /** uec.cpp:1137-1143: [MTU, maxwnd]. */
     private void setCwndBounds(Flow f) {
         if (f.cwnd < p.mtu()) {
-            f.cwnd = p.mtu();
+            move(f, p.mtu());
         }
         if (f.cwnd > f.maxwnd) {
-            f.cwnd = f.maxwnd;
+            move(f, f.maxwnd);
         }
     }
 }
