@@ -31,3 +31,5 @@ for g in 100 800; do
     run incast3-${g}g ${g}000 -tm connection_matrices/incast_3-1_overlapped.tm -sender_cc_only -end 1000 -cwnd 50
     run incast15-${g}g ${g}000 -tm connection_matrices/incast.cm -sender_cc_only -end 3000
 done
+# The raw log's head, for the extraction's own test (NsccReplayTest.theDebugLogReadsIntoTheCommittedTrace).
+head -6000 "$work/incast3-100g.log" | gzip -9n > "$out/debug-log-incast3-100g-head.txt.gz"

@@ -183,6 +183,29 @@ class NsccReplayTest {
                 + " windows more than 1 % off, " + rulesDiffer + " decisions that differ");
     }
 
+    /**
+     * The extraction itself (NsccReferenceTrace.fromDebugLog, what hwgen uet-trace runs): the first
+     * 6000 lines of the incast3 100 Gb/s -debug log, as the reference printed them at full precision
+     * (testbench/resources/uet-htsim/debug-log-incast3-100g-head.txt.gz), give the committed trace's
+     * first events, its first NACKs among them, field for field.
+     */
+    @Test
+    void theDebugLogReadsIntoTheCommittedTrace() throws IOException {
+        InputStream raw = NsccReplayTest.class.getResourceAsStream("/uet-htsim/debug-log-incast3-100g-head.txt.gz");
+        NsccReferenceTrace head;
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(new GZIPInputStream(raw), StandardCharsets.UTF_8))) {
+            head = NsccReferenceTrace.fromDebugLog(in);
+        }
+        NsccReferenceTrace full = trace("incast3-100g");
+        assertEquals(0, head.inFlightMismatches);
+        assertEquals(full.flows, head.flows);
+        assertEquals(full.header, head.header);
+        int n = head.events.size() - 3; // the last NACKs' windows may be printed after line 6000
+        assertTrue(n > 100 && head.events.stream().limit(n).filter(e -> e.kind() == NsccReferenceTrace.Kind.NACK).count() >= 3,
+                "the excerpt holds " + n + " events");
+        assertEquals(full.events.subList(0, n), head.events.subList(0, n));
+    }
+
     /** The traces reach every rule the law has without RCCC (so the replay checks each). */
     @Test
     void theTracesRunEveryRule() throws IOException {
