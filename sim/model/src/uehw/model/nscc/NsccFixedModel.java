@@ -78,7 +78,7 @@ public final class NsccFixedModel {
     }
 
     /** The block's state bits per flow (docs/nscc.md "State"): the fields above, the last two aside. */
-    public static final int STATE_BITS = 8 * WINDOW_BITS + (WINDOW_BITS + AVG_FRAC) + INC_BITS + 3 * TIME_BITS + 4;
+    public static final int STATE_BITS = 8 * WINDOW_BITS + (WINDOW_BITS + AVG_FRAC) + INC_BITS + 3 * TIME_BITS + 3;
 
     public final NsccFixedParams p;
     public final long initBaseRtt;
