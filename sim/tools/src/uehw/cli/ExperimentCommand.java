@@ -185,7 +185,7 @@ final class ExperimentCommand implements Callable<Integer> {
     }
 
     @Command(name = "swift-vs-smartt", mixinStandardHelpOptions = true,
-            description = "SMaRTT's 8:1 incast (100 Gb/s star) with Swift's windows next to SMaRTT's: the exact Swift model and its fixed-point law, the specification of the swift block's RTL.")
+            description = "SMaRTT's 8:1 incast (100 Gb/s star) with Swift's and NSCC's windows next to SMaRTT's: the exact models and their fixed-point laws, the specifications of the swift and nscc blocks' RTL.")
     static final class SwiftVsSmarttCommand implements Callable<Integer> {
         @Option(names = "--seed", defaultValue = "1", description = "seed of the RED draws [default: ${DEFAULT-VALUE}]")
         long seed;
@@ -199,14 +199,20 @@ final class ExperimentCommand implements Callable<Integer> {
             java.util.List<String> rows = new java.util.ArrayList<>(java.util.List.of(
                     "law,last_over_ideal,max_min_ratio,peak_queue_bytes,mean_queue_bytes,trims,timeouts"));
             // swift-fixed: the law in the hardware's formats (SwiftFixedModel)
-            for (String law : new String[] {"smartt", "swift", "swift-fixed"}) {
+            uehw.model.nscc.NsccParams nscc = uehw.model.nscc.NsccParams.reference((long) (x.gbps * 1e9), x.mtu + x.header,
+                    x.baseRttNs * 1000);
+            for (String law : new String[] {"smartt", "swift", "swift-fixed", "nscc", "nscc-fixed"}) {
                 uehw.model.swift.SwiftParams params = new uehw.model.swift.SwiftParams();
                 uehw.experiments.IncastExperiment.Outcome o = switch (law) {
                     case "smartt" -> x.run(true, seed, out.toPath().resolve("smartt.csv"));
                     case "swift" -> x.run(true, seed, out.toPath().resolve("swift.csv"),
                             (host, flows) -> new uehw.netsim.SwiftWindows(flows, params, x.mtu));
-                    default -> x.run(true, seed, out.toPath().resolve("swift-fixed.csv"),
+                    case "swift-fixed" -> x.run(true, seed, out.toPath().resolve("swift-fixed.csv"),
                             (host, flows) -> uehw.netsim.SwiftWindows.fixed(flows, params, x.mtu));
+                    case "nscc" -> x.run(true, seed, out.toPath().resolve("nscc.csv"),
+                            (host, flows) -> uehw.netsim.NsccWindows.exact(flows, nscc, x.header));
+                    default -> x.run(true, seed, out.toPath().resolve("nscc-fixed.csv"),
+                            (host, flows) -> uehw.netsim.NsccWindows.fixed(flows, nscc, x.header));
                 };
                 long last = java.util.Arrays.stream(o.fctNs()).max().orElse(-1);
                 String row = String.format(java.util.Locale.ROOT, "%s,%.4f,%.4f,%d,%.0f,%d,%d", law, (double) last / o.idealNs(),
