@@ -132,11 +132,11 @@ public final class NsccFixedModel {
 
     /** Applies one event; an out-of-range flow is counted and changes nothing. */
     public void apply(Event e) {
-        counters.inc("EVENTS");
         if (e.flow < 0 || e.flow >= state.length) {
             counters.inc("OUT_OF_RANGE");
             return;
         }
+        counters.inc("EVENTS"); // as the skeleton counts them: events for flows < N
         State s = state[e.flow];
         s.fulfilled = false;
         switch (e.kind) {
