@@ -476,7 +476,7 @@ class NetworkSimulatorTest {
     void otherExperimentCommandsWriteTheirCsvs() throws Exception {
         Path out = Path.of("build", "experiments", "test-commands");
         String[][] runs = {{"link-failure", "link-failure.csv", "4"}, {"dasr-incast", "dasr-incast.csv", "7"},
-            {"swift-vs-smartt", "swift-vs-smartt.csv", "4"}};
+            {"swift-vs-smartt", "swift-vs-smartt.csv", "6"}}; // swift-vs-smartt: smartt, swift, swift-fixed, nscc, nscc-fixed
         for (String[] r : runs) {
             Path dir = out.resolve(r[0]);
             String[] args = r[0].equals("dasr-incast") ? new String[] {"experiment", r[0], "--rounds", "2", "--out", dir.toString()}
@@ -484,6 +484,8 @@ class NetworkSimulatorTest {
             assertEquals(0, uehw.cli.Hwgen.commandLine().execute(args), r[0]);
             assertEquals(Integer.parseInt(r[2]), java.nio.file.Files.readAllLines(dir.resolve(r[1])).size(), r[0] + " lines");
         }
+        assertEquals(List.of("smartt", "swift", "swift-fixed", "nscc", "nscc-fixed"), java.nio.file.Files.readAllLines(
+                out.resolve("swift-vs-smartt").resolve("swift-vs-smartt.csv")).stream().skip(1).map(l -> l.split(",")[0]).toList());
         assertTrue(java.nio.file.Files.size(out.resolve("dasr-incast").resolve("incast-completion.png")) > 1000);
         assertEquals(2, uehw.cli.Hwgen.commandLine().execute("experiment", "dasr-incast", "--rounds", "0"), "a bad round count is refused");
         Path deflection = out.resolve("deflection");
