@@ -365,10 +365,7 @@ public final class NsccFixedModel {
 
     /** The table value for x = 2^p (1 + m): round(2^14 / (1 + the index bin's middle)). */
     static long recip(long x) {
-        int msb = 63 - Long.numberOfLeadingZeros(x);
-        long mask = (1L << RECIP_INDEX) - 1;
-        long index = msb >= RECIP_INDEX ? (x >>> (msb - RECIP_INDEX)) & mask : (x << (RECIP_INDEX - msb)) & mask;
-        return RECIP[(int) index];
+        return RECIP[SmarttFixedModel.reciprocalIndex(x, RECIP_INDEX)];
     }
 
     /** floor(a x b / 2^shift) for a &lt; 2^50, b &lt; 2^25 (a 75-bit product). */

@@ -131,12 +131,16 @@ public final class SmarttFixedModel {
         return t;
     }
 
+    /** The table index of x = 2^p (1 + m), x >= 1: the I bits of m below the leading one. */
+    public static int reciprocalIndex(long x, int indexBits) {
+        int msb = 63 - Long.numberOfLeadingZeros(x);
+        long mask = (1L << indexBits) - 1;
+        return (int) ((msb >= indexBits ? x >>> (msb - indexBits) : x << (indexBits - msb)) & mask);
+    }
+
     /** {table value, p} with 1/x ~ value / 2^(V + p), for x >= 1. */
     long[] reciprocal(long x) {
-        int msb = 63 - Long.numberOfLeadingZeros(x);
-        long mask = (1L << recipIndexBits) - 1;
-        long index = msb >= recipIndexBits ? (x >>> (msb - recipIndexBits)) & mask : (x << (recipIndexBits - msb)) & mask;
-        return new long[] {recipTable[(int) index], msb};
+        return new long[] {recipTable[reciprocalIndex(x, recipIndexBits)], 63 - Long.numberOfLeadingZeros(x)};
     }
 
     private long byteMax() {
