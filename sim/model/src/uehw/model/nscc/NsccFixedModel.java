@@ -80,9 +80,11 @@ public final class NsccFixedModel {
     /** The block's state bits per flow (docs/nscc.md "State"): the fields above, the last two aside. */
     public static final int STATE_BITS = 8 * WINDOW_BITS + (WINDOW_BITS + AVG_FRAC) + INC_BITS + 3 * TIME_BITS + 3;
 
-    public final NsccFixedParams p;
-    public final long initBaseRtt;
-    public final long initCwnd;
+    /** The CSRs: a bench changes them where the block's docs say a write takes effect. */
+    public NsccFixedParams p;
+    /** INIT_BASE_RTT and INIT_CWND (CSRs too). */
+    public long initBaseRtt;
+    public long initCwnd;
     private final State[] state;
     /** The counters, by the names of the block's count registers. */
     public final Counters counters = new Counters("EVENTS", "ACKS", "NACKS", "TIMEOUTS", "INITS", "OUT_OF_RANGE",
@@ -102,6 +104,10 @@ public final class NsccFixedModel {
         for (int i = 0; i < flows; i++) {
             state[i] = initialState(0);
         }
+    }
+
+    public int flows() {
+        return state.length;
     }
 
     public State state(int flow) {
@@ -348,7 +354,10 @@ public final class NsccFixedModel {
     /** max(1 - gamma x d / avg, 1/2) in u1.23, d &lt; avg; d / avg = d x table(avg) / 2^(14 + msb(avg)) in u0.23. */
     long decreaseFactor(long d, long avg) {
         int msb = 63 - Long.numberOfLeadingZeros(avg);
-        long ratio = Math.min(d * recip(avg) >> (RECIP_VALUE + msb - FACTOR_FRAC), 1L << FACTOR_FRAC);
+        // avg > T >= 1 ns = 2^8: msb >= 8, the shift >= -1 (a left shift for an average below 2 ns)
+        int shift = RECIP_VALUE + msb - FACTOR_FRAC;
+        long product = d * recip(avg);
+        long ratio = Math.min(shift >= 0 ? product >> shift : product << -shift, 1L << FACTOR_FRAC);
         long cut = p.gamma() * ratio >> NsccFixedParams.GAMMA_FRAC;
         return Math.max((1L << FACTOR_FRAC) - cut, 1L << (FACTOR_FRAC - 1));
     }
@@ -375,13 +384,12 @@ public final class NsccFixedModel {
         return (hi << (64 - shift)) | (lo >>> shift);
     }
 
-    /** uec.cpp:1137-1143: [MTU, maxwnd]. */
+    /**
+     * uec.cpp:1137-1143: [MTU, maxwnd]. Where maxwnd is below the MTU (a base RTT under about
+     * MTU / link speed: bad input) the reference's order gives maxwnd, down to 0; here the MTU
+     * wins, so that the window the fulfill divides by is never 0 (docs/nscc.md).
+     */
     private void bound(State s) {
-        if (s.cwnd < p.mtu()) {
-            s.cwnd = p.mtu();
-        }
-        if (s.cwnd > s.maxwnd) {
-            s.cwnd = s.maxwnd;
-        }
+        s.cwnd = Math.max(Math.min(s.cwnd, s.maxwnd), p.mtu());
     }
 }
