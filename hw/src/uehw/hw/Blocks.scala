@@ -7,6 +7,7 @@ import spinal.core._
 import spinal.lib.{master, slave}
 import uehw.hw.common._
 import uehw.hw.dart._
+import uehw.hw.nscc._
 import uehw.hw.reps._
 import uehw.hw.smartt._
 import uehw.hw.swift._
@@ -223,6 +224,24 @@ object Blocks {
       "sameFlowSpacingCycles" -> Swift.sameFlowSpacing.toString)
   }
 
+  val nscc: BlockSpec = new ConfiguredBlock[NsccConfig]("nscc",
+    "NSCC congestion-window unit (NIC): Ultra Ethernet's sender congestion control as the UEC reference simulator runs it",
+    NsccConfig.params,
+    docPage = "nscc.md",
+    sweep = Seq(
+      SweepPoint("nscc N=1024 (default)"),
+      SweepPoint("nscc N=4096", Map("flows" -> "4096"))),
+    lintVariants = Seq(LintVariant("nscc-narrow", Map("flows" -> "100", "flow-id-width" -> "8", "link-gbps" -> "800"),
+      "N not a power of two behind narrow ids, the 800 Gb/s derivation"))) {
+    def config(values: ParamValues): NsccConfig = NsccConfig.fromParams(values)
+    def build(cfg: NsccConfig) = new Nscc(cfg)
+    def factsOf(cfg: NsccConfig): Map[String, String] = Map(
+      "stateBitsPerConnection" -> cfg.stateBitsPerFlow.toString,
+      "paperStateBitsPerConnection" -> "-",
+      "latencyCycles" -> Nscc.latency.toString,
+      "sameFlowSpacingCycles" -> Nscc.sameFlowSpacing.toString)
+  }
+
   val trimQueue: BlockSpec = new ConfiguredBlock[TrimQueueConfig]("trim-queue",
     "Trimming egress queue (switch): strict-priority control queue, trim-on-overflow, RED/ECN marking at dequeue, AXI4-Stream",
     TrimQueueConfig.params,
@@ -245,7 +264,7 @@ object Blocks {
       "keptBytesIpv6" -> cfg.keptMax.toString)
   }
 
-  val all: Seq[BlockSpec] = Seq(reps, dartDft, dartDasr, dasrLimiter, smartt, swift, trimQueue)
+  val all: Seq[BlockSpec] = Seq(reps, dartDft, dartDasr, dasrLimiter, smartt, swift, nscc, trimQueue)
   def allJava: java.util.List[BlockSpec] = all.asJava
   def find(name: String): BlockSpec = all.find(_.name == name).orNull
 }
