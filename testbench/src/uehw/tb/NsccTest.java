@@ -166,6 +166,20 @@ class NsccTest {
         randomEventsMatchModel(DEFAULT, 1_000_000 * Seeds.scale(), "random_n1024");
     }
 
+    /** N = 6 (not a power of two) behind 4-bit ids (6..15 out of range), at 800 Gb/s's reset values. */
+    @Test
+    void smallConfigurationMatchesTheModel() {
+        randomEventsMatchModel(new NsccConfig(6, 4, 800, 4150, 14_022_720L), 100_000 * Seeds.scale(), "random_n6");
+    }
+
+    /** The generation parameters at their limits: one flow behind a 1-bit id; 65536 flows behind 24-bit ids. */
+    @Tag("soak")
+    @Test
+    void generationLimitsMatchTheModel() {
+        randomEventsMatchModel(new NsccConfig(1, 1, 100, 4150, 14_022_720L), 50_000 * Seeds.scale(), "limits_n1");
+        randomEventsMatchModel(new NsccConfig(65536, 24, 400, 9000, 8_000_000L), 100_000 * Seeds.scale(), "limits_n65536");
+    }
+
     /** The registers after reset: the reference's derivation (uec.cpp:86-159) for the generation parameters. */
     @Test
     void theResetValuesAreTheReferenceDerivation() {
@@ -228,6 +242,60 @@ class NsccTest {
             assertEquals((1L << NsccFixedModel.INC_BITS) - 1, b.model.state(3).inc);
             b.assertCounters();
             assertTrue(b.counter(NsccCsr.INC_SATURATED) >= 2, "INC_SATURATED " + b.counter(NsccCsr.INC_SATURATED));
+        });
+    }
+
+    /**
+     * The reference's runs on the RTL: the events of uet-htsim's `incast_3-1_overlapped` at
+     * 100 Gb/s and of `one.cm` at 800 Gb/s (NsccReplayTest's traces; each flow's base RTT and window
+     * written as INIT_BASE_RTT and INIT_CWND before its INIT at time 0, the reference's parameters as
+     * the CSRs, each event at its own `now` in ns), every update equal to the fixed model's, and
+     * every window the reference printed within the fixed model's measured deviation: mean below
+     * 0.05 %, at most 1 % of them more than 1 % off (the decisions a ns clock takes differently).
+     */
+    @Test
+    void theReferenceRunsOnTheRtl() {
+        withBench(DEFAULT, "reference_runs", (b, seed) -> {
+            for (String name : new String[] {"incast3-100g", "one-800g"}) {
+                uehw.model.nscc.NsccReferenceTrace t = NsccReplayTest.trace(name);
+                NsccFixedParams q = NsccFixedParams.of(NsccReplayTest.params(t, false));
+                b.clock(now -> now);
+                b.setNow(0);
+                Map<String, Integer> index = new java.util.HashMap<>();
+                for (uehw.model.nscc.NsccReferenceTrace.FlowInit f : t.flows.values()) {
+                    int flow = 100 + index.size();
+                    index.put(f.name(), flow);
+                    b.writeCsrs(new Csrs(q, Math.round(f.baseRttPs() / 1000.0), f.cwnd()));
+                    b.push(new Event(flow, Kind.INIT, 0, 0, false, false, 255, 0, 0));
+                    b.drain();
+                }
+                double sum = 0;
+                int compared = 0;
+                int overOnePercent = 0;
+                for (uehw.model.nscc.NsccReferenceTrace.Event e : t.events) {
+                    int flow = index.get(e.flow());
+                    b.setNow(e.timePs() / 1000);
+                    b.push(new Event(flow, Kind.valueOf(e.kind().name()), e.bytes(), e.rttPs() / 1000, e.ecn(), false, 255,
+                            e.inFlight(), 0));
+                    while (!b.inputIdle()) {
+                        b.step();
+                    }
+                    if (e.cwndAfter() > 0) {
+                        double d = Math.abs(b.model.state(flow).cwnd - e.cwndAfter()) / (double) e.cwndAfter();
+                        sum += d;
+                        compared++;
+                        if (d > 0.01) {
+                            overOnePercent++;
+                        }
+                    }
+                }
+                b.drain();
+                b.assertCounters();
+                System.out.printf(java.util.Locale.ROOT, "nscc %s on the RTL: %d events, %d windows against the reference's, "
+                        + "mean deviation %.4f %%, %d above 1 %%%n", name, t.events.size(), compared, 100 * sum / compared, overOnePercent);
+                assertTrue(compared > 100 && sum / compared < 0.0005 && overOnePercent <= compared / 100,
+                        name + ": mean deviation " + 100 * sum / compared + " %, " + overOnePercent + " above 1 %");
+            }
         });
     }
 }

@@ -142,12 +142,12 @@ public final class NsccBench extends WindowUnitBench<Event, NsccEvent, NsccUpdat
 
     /**
      * docs/nscc.md, "CSR writes": an event accepted at edge k that waited w clocks in stage 0 reads
-     * the old value in every stage when k + w + 44 < h, the new one in every stage when k >= h + 10.
+     * the old value in every stage when k + w <= h - 44, the new one in every stage when k >= h + 2.
      */
     public static final int CSR_OLD_UP_TO = 44;
-    public static final int CSR_NEW_FROM = 10;
-    /** No event accepted in the 80 edges before a write (one accepted before waits at most L - 1 = 36 clocks). */
-    public static final int CSR_QUIET = CSR_OLD_UP_TO + Nscc.sameFlowSpacing() - 1;
+    public static final int CSR_NEW_FROM = 2;
+    /** No event accepted from edge h - 79 to h (one accepted at h - 80 may wait L - 1 = 36 clocks and read at k + w + 44 = h). */
+    public static final int CSR_QUIET = CSR_OLD_UP_TO + Nscc.sameFlowSpacing() - 2;
 
     /** One register written among the events (WindowUnitBench.writeAmongEvents), its value taken from {@code from}. */
     public void writeRegisterAmongEvents(java.util.Random random, int address, Csrs from) {
