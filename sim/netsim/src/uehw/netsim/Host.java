@@ -20,6 +20,8 @@ public final class Host implements Node {
     final List<Flow> flows = new ArrayList<>();
     /** The receiver's DASR (dart.txt Sec. III), or null. */
     DasrUnit dasr;
+    /** The reference's transport (Network#uecTransport), or null: the per-packet transport below. */
+    UecTransport uec;
     private int roundRobin;
 
     /** The NIC's congestion windows. */
@@ -43,11 +45,20 @@ public final class Host implements Node {
         return nic;
     }
 
+    /** The reference's transport this host runs, or null. */
+    public UecTransport uec() {
+        return uec;
+    }
+
     private long nowNs() {
         return net.loop.now() / 1000;
     }
 
     void start(Flow f) {
+        if (uec != null) {
+            uec.start(f);
+            return;
+        }
         f.started = true;
         f.cwnd = windows.init(f.local, nowNs());
         f.minCwnd = f.cwnd;
@@ -58,6 +69,9 @@ public final class Host implements Node {
 
     /** The NIC's next data packet, or null when no flow may send now (a paced flow wakes the NIC when it may). */
     Packet nextData() {
+        if (uec != null) {
+            return uec.nextData();
+        }
         int n = flows.size();
         long now = net.loop.now();
         long wake = Long.MAX_VALUE;
@@ -118,6 +132,10 @@ public final class Host implements Node {
     public void receive(Packet p, Port from) {
         if (p.dst != id) {
             throw new IllegalStateException(name() + " got a packet for host " + p.dst);
+        }
+        if (uec != null) {
+            uec.receive(p);
+            return;
         }
         if (p.kind == Packet.Kind.DATA) {
             net.delivered(p);

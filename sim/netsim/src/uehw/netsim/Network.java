@@ -188,6 +188,22 @@ public final class Network {
         return net;
     }
 
+    /**
+     * Every host runs the UEC reference simulator's transport (UecTransport) with the window law
+     * {@code laws} makes for it, its NIC interleaving ten control packets to one data packet when
+     * both wait (uec.cpp:245-246). Before any flow starts.
+     */
+    public Network uecTransport(UecTransport.Settings settings, java.util.function.IntFunction<UecTransport.Law> laws) {
+        if (!flows.isEmpty() && loop.now() > 0) {
+            throw new IllegalStateException("the transport is chosen before the run");
+        }
+        for (Host h : hosts) {
+            h.uec = new UecTransport(h, this, settings, laws.apply(h.id));
+            h.nic.controlTurns = 10;
+        }
+        return this;
+    }
+
     /** A flow of {@code bytes} from src to dst starting at {@code startNs}. */
     public Flow addFlow(int src, int dst, long bytes, long startNs) {
         Host h = hosts.get(src);

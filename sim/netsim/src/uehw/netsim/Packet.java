@@ -47,6 +47,20 @@ public final class Packet {
     /** A data packet sent again (after a NACK or a timeout). */
     public boolean retransmission;
 
+    // The reference's transport (UecTransport; uet-htsim uecpacket.h), unused by the per-packet profile.
+    /** A data packet's PSN (its packet index in the flow); an ACK's or NACK's triggering PSN. */
+    public long psn = -1;
+    /** A data packet asks for an ACK at once (uec.cpp:2090, 2147). */
+    public boolean ackRequest;
+    /** An ACK's cumulative ACK (the next PSN the receiver expects) and its cumulative received wire bytes. */
+    public long cumulativeAck, recvdBytes;
+    /** The PSNs an ACK acknowledges selectively: the receiver's arrivals since its last ACK (the SACK bitmap's news). */
+    public long[] selective;
+    /** An ACK echoes that its triggering packet was a retransmission (rtx_echo, uec.cpp:891-902). */
+    public boolean rtxEcho;
+    /** A trimmed data packet was trimmed by the port that delivers to its receiver; a NACK echoes it (uec.cpp:2750). */
+    public boolean trimmedAtLastHop;
+
     public Packet(Kind kind, int flow, int src, int dst, long seq, int payload, int entropy, long sentAtPs, int bytes,
                   boolean ecnEcho) {
         this.kind = kind;

@@ -19,12 +19,33 @@ import uehw.model.trim.TrimRules;
  * queues are empty.
  */
 public final class Port {
+    /**
+     * How a port queues: the trimming queue's rules (docs/trimming-queue.md), or the UEC reference
+     * simulator's composite queue (uet-htsim compositequeue.cpp:74-300): one header queue of twice
+     * the data capacity, served first, for ACKs, NACKs and trimmed headers; a data packet that does
+     * not fit trims, with probability 1/2, itself or else the data packet enqueued last, which
+     * makes room for it (:162-228); RED at the end of a data packet's service, on the data bytes
+     * left behind it (:74-98).
+     */
+    public enum Discipline { TRIMMING_QUEUE, COMPOSITE }
+
     /** Queue parameters in bytes; kMin/kMax are RED's thresholds (Sec. 3.5: 20% and 80%). */
     public record Spec(long capacityBytes, long controlBytes, int trimEntries, int trimBytes, long kMin, long kMax,
-                       boolean trimming, long seed) {
+                       boolean trimming, long seed, Discipline discipline) {
+        public Spec(long capacityBytes, long controlBytes, int trimEntries, int trimBytes, long kMin, long kMax,
+                    boolean trimming, long seed) {
+            this(capacityBytes, controlBytes, trimEntries, trimBytes, kMin, kMax, trimming, seed, Discipline.TRIMMING_QUEUE);
+        }
+
         public static Spec of(long capacity, int trimBytes) {
             return new Spec(capacity, Math.max(capacity / 8, 8192), 1024, trimBytes, capacity / 5, capacity * 4 / 5, true,
                     0x7A1D5EEDL);
+        }
+
+        /** The reference's composite queue: data capacity, header queue 2 x capacity (compositequeue.cpp:233). */
+        public static Spec composite(long capacity, int trimBytes, long kMin, long kMax, long seed) {
+            return new Spec(capacity, 2 * capacity, Integer.MAX_VALUE, trimBytes, kMin, kMax, true, seed,
+                    Discipline.COMPOSITE);
         }
     }
 
@@ -48,6 +69,14 @@ public final class Port {
     private ClockedQueue clocked;
     /** The network whose trace hears the departures. */
     Network net;
+    /** COMPOSITE: the data packet in service, still counted in the data bytes until it has left (compositequeue.cpp:88). */
+    private long inServiceBytes;
+    /**
+     * A host NIC's turns when control and data both wait: 0 = control first always; n = n control
+     * packets to one data packet (the reference's UecNIC, uec.cpp:245-246, 414-438: 10).
+     */
+    int controlTurns;
+    private int turn;
 
     public long peakDataBytes, departures, departedBytes, trims, marks, dropsDataFull, dropsTrimFull, dropsControlFull,
             lostOnFailedLink;
@@ -60,7 +89,7 @@ public final class Port {
         this.spec = spec;
         this.psPerByte = 8000.0 / gbps;
         this.latencyPs = latencyNs * 1000;
-        this.prng = new Xorshift32(spec.seed());
+        this.prng = new Xorshift32(spec.discipline() == Discipline.COMPOSITE ? portSeed(spec.seed(), name) : spec.seed());
     }
 
     /**
@@ -91,7 +120,8 @@ public final class Port {
         return clocked == null ? 0 : clocked.inputPeakBytes();
     }
 
-    void connect(Node peer) {
+    /** The node at the far end of the link (the network wires it; a bench may wire its own). */
+    public void connect(Node peer) {
         this.peer = peer;
     }
 
@@ -100,7 +130,7 @@ public final class Port {
     }
 
     public long dataBytes() {
-        return clocked != null ? clocked.dataBytes() : dataBytes;
+        return clocked != null ? clocked.dataBytes() : dataBytes + inServiceBytes;
     }
 
     public boolean up() {
@@ -116,6 +146,12 @@ public final class Port {
     public void send(Packet p) {
         if (clocked != null) {
             clocked.send(p);
+            return;
+        }
+        if (spec.discipline() == Discipline.COMPOSITE) {
+            if (admitComposite(p)) {
+                kick();
+            }
             return;
         }
         switch (TrimRules.admit(p.control(), controlBytes + p.bytes <= spec.controlBytes(),
@@ -151,6 +187,64 @@ public final class Port {
         kick();
     }
 
+    /** A composite port's own draws: the spec's seed and the port's name through splitmix64's finaliser (never 0). */
+    private static long portSeed(long seed, String name) {
+        long z = seed ^ (long) name.hashCode() * 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        z ^= z >>> 31;
+        return (z & 0xFFFF_FFFFL) == 0 ? 1 : z & 0xFFFF_FFFFL;
+    }
+
+    /** compositequeue.cpp:140-300: whether {@code p} (or a header in its place) was queued. */
+    private boolean admitComposite(Packet p) {
+        if (!p.control()) {
+            long occupancy = dataBytes + inServiceBytes;
+            boolean fits = occupancy + p.bytes <= spec.capacityBytes();
+            if (fits || prng.nextScaled(2) == 0) { // :162 drand() < 0.5
+                if (!fits) { // :164-228: the data packet enqueued last is trimmed, the arrival takes its place
+                    Packet booted = data.pollLast();
+                    dataBytes -= booted.bytes;
+                    trimToHeader(booted);
+                }
+                data.add(p);
+                dataBytes += p.bytes;
+                peakDataBytes = Math.max(peakDataBytes, dataBytes + inServiceBytes);
+                return true;
+            }
+            trimToHeader(p); // :262: the arrival is trimmed
+            return true;
+        }
+        if (controlBytes + p.bytes > spec.controlBytes()) { // :266
+            dropsControlFull++;
+            return false;
+        }
+        control.add(p);
+        controlBytes += p.bytes;
+        return true;
+    }
+
+    private void trimToHeader(Packet p) {
+        trims++;
+        p.trimmed = true;
+        p.bytes = Math.min(p.bytes, spec.trimBytes());
+        p.trimmedAtLastHop = peer instanceof Host;
+        if (controlBytes + p.bytes > spec.controlBytes()) { // :233, :266
+            dropsTrimFull++;
+            return;
+        }
+        control.add(p);
+        controlBytes += p.bytes;
+    }
+
+    /** compositequeue.cpp:74-98, at the end of a data packet's service: above kMax, or above kMin with p linear. */
+    private boolean compositeMark() {
+        long q = dataBytes;
+        long span = spec.kMax() - spec.kMin();
+        long draw = prng.nextScaled(span > 0 ? span : 1);
+        return q > spec.kMax() || q > spec.kMin() && draw < q - spec.kMin();
+    }
+
     /** Starts the next packet if the link is idle (a NIC calls it when its source has data again). */
     public void kick() {
         if (!busy && clocked == null) {
@@ -159,6 +253,15 @@ public final class Port {
     }
 
     private Packet next() {
+        if (controlTurns > 0 && !control.isEmpty() && source != null) {
+            turn = (turn + 1) % (controlTurns + 1); // uec.cpp:414-438: data on one turn in controlTurns + 1
+            if (turn == 0) {
+                Packet d = source.get();
+                if (d != null) {
+                    return d;
+                }
+            }
+        }
         if (!control.isEmpty()) {
             Packet p = control.poll();
             controlBytes -= p.bytes;
@@ -166,6 +269,12 @@ public final class Port {
         }
         if (!trimmedQueue.isEmpty()) {
             return trimmedQueue.poll();
+        }
+        if (!data.isEmpty() && spec.discipline() == Discipline.COMPOSITE) {
+            Packet p = data.poll();
+            dataBytes -= p.bytes;
+            inServiceBytes = p.bytes;
+            return p;
         }
         if (!data.isEmpty()) {
             Packet p = data.poll();
@@ -187,6 +296,13 @@ public final class Port {
         }
         busy = true;
         loop.after(Math.round(p.bytes * psPerByte), () -> {
+            if (spec.discipline() == Discipline.COMPOSITE && p.kind == Packet.Kind.DATA && !p.trimmed) {
+                inServiceBytes = 0;
+                if (compositeMark()) {
+                    p.ce = true;
+                    marks++;
+                }
+            }
             departed(p, latencyPs);
             startNext();
         });
