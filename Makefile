@@ -161,6 +161,7 @@ experiments: $(JAR)
 	$(HWGEN) experiment dasr-incast --out $(BUILD)/experiments/dasr-incast
 	$(HWGEN) experiment swift-vs-smartt --out $(BUILD)/experiments/swift-vs-smartt
 	$(HWGEN) experiment deflection --out $(BUILD)/experiments/deflection
+	$(HWGEN) experiment uet-reference --out $(BUILD)/experiments/uet-reference
 
 clean:
 	rm -rf $(BUILD)

@@ -416,4 +416,52 @@ class NsccTest {
             }
         });
     }
+
+    /** A run's window updates and completions, one line each, in order. */
+    private static List<String> traceOf(uehw.experiments.UetReference.Laws laws) {
+        List<String> lines = new java.util.ArrayList<>();
+        uehw.experiments.UetReference.run(uehw.experiments.UetReference.defaults().get(2), laws, net -> net.trace(
+                new uehw.netsim.Network.Trace() {
+                    @Override
+                    public void window(long timePs, uehw.netsim.Flow f, long cwnd) {
+                        lines.add(timePs + " window " + f.id + " " + cwnd);
+                    }
+
+                    @Override
+                    public void entropy(long timePs, uehw.netsim.Flow f, int entropy) {
+                        lines.add(timePs + " entropy " + f.id + " " + entropy);
+                    }
+
+                    @Override
+                    public void finished(uehw.netsim.Flow f) {
+                        lines.add(f.finishedPs + " finished " + f.id);
+                    }
+                }));
+        return lines;
+    }
+
+    /**
+     * Issue 33 deliverable 5: the reference's incast15 (`hwgen experiment uet-reference`) with every
+     * NIC's windows from this RTL (NsccRtlLaw, one instance for the 16 hosts) gives the run on the
+     * fixed-point law line for line: every window update, every entropy and every completion at
+     * the same picosecond (the bench checks each update against its own model as it goes).
+     */
+    @Order(9)
+    @Test
+    void incast15WithTheRtlInTheLoopIsTheFixedLawsRun() {
+        List<String> fixed = traceOf(uehw.experiments.UetReference.fixed());
+        withBench(DEFAULT, "uet_reference_incast15", (b, seed) -> {
+            uehw.netsim.rtl.NsccRtlLaw rtl = new uehw.netsim.rtl.NsccRtlLaw(b);
+            List<String> onRtl = traceOf(uehw.experiments.UetReference.rtl(rtl, 1));
+            b.drain();
+            b.assertCounters();
+            System.out.printf("nscc in the loop of incast15: %d events in %d clocks, %d trace lines%n", rtl.events, rtl.clocks,
+                    onRtl.size());
+            assertTrue(rtl.events > 7000 && fixed.size() > 15000, rtl.events + " events, " + fixed.size() + " lines");
+            for (int i = 0; i < Math.min(fixed.size(), onRtl.size()); i++) {
+                assertEquals(fixed.get(i), onRtl.get(i), "trace line " + i);
+            }
+            assertEquals(fixed.size(), onRtl.size());
+        });
+    }
 }

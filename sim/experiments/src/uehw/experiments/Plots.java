@@ -22,9 +22,15 @@ public final class Plots {
 
     /** Writes {@code base}.png and {@code base}.svg; a legend only for at most 12 lines. */
     public static void lines(Path base, String title, String xTitle, String yTitle, List<Series> series) throws IOException {
+        lines(base, title, xTitle, yTitle, series, series.size() <= 12);
+    }
+
+    /** The same, with or without a legend. */
+    public static void lines(Path base, String title, String xTitle, String yTitle, List<Series> series, boolean legend)
+            throws IOException {
         System.setProperty("java.awt.headless", "true");
         XYChart chart = new XYChartBuilder().width(900).height(520).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
-        chart.getStyler().setLegendVisible(series.size() <= 12);
+        chart.getStyler().setLegendVisible(legend);
         chart.getStyler().setMarkerSize(0);
         for (Series s : series) {
             chart.addSeries(s.name(), s.x(), s.y()).setMarker(SeriesMarkers.NONE);

@@ -14,7 +14,7 @@ import uehw.experiments.FatTreeIncast;
         description = "Run a network experiment on the packet-level simulator; CSVs and PNG/SVG plots into --out.",
         subcommands = {ExperimentCommand.FatTreeIncastCommand.class, ExperimentCommand.LinkFailureCommand.class,
             ExperimentCommand.DasrIncastCommand.class, ExperimentCommand.SwiftVsSmarttCommand.class,
-            ExperimentCommand.DeflectionCommand.class})
+            ExperimentCommand.DeflectionCommand.class, ExperimentCommand.UetReferenceCommand.class})
 final class ExperimentCommand implements Callable<Integer> {
     @Override
     public Integer call() {
@@ -221,6 +221,76 @@ final class ExperimentCommand implements Callable<Integer> {
                 rows.add(row);
             }
             csv(out, "swift-vs-smartt.csv", rows);
+            return 0;
+        }
+    }
+
+    @Command(name = "uet-reference", mixinStandardHelpOptions = true,
+            description = "The UEC reference simulator's (uet-htsim 40ccb05) NSCC validation runs in its setting: one, incast3,"
+                    + " incast15, perm16 (and perm1024 with --perm1024) into --out/summary.csv beside the reference's figures;"
+                    + " incast15's windows and queue as CSV and plots (docs/network-simulator.md).")
+    static final class UetReferenceCommand implements Callable<Integer> {
+        @Option(names = {"--out", "-o"}, defaultValue = "build/experiments/uet-reference", description = "output folder [default: ${DEFAULT-VALUE}]")
+        File out;
+
+        @Option(names = "--law", defaultValue = "exact",
+                description = "the NICs' NSCC: exact (the reference's arithmetic), fixed (the nscc block's fixed-point law) or rtl"
+                        + " (the Verilated nscc block in the loop; needs Verilator) [default: ${DEFAULT-VALUE}]")
+        String law;
+
+        @Option(names = "--perm1024", description = "also run perm1024 from this matrix file (the reference's"
+                + " htsim/sim/datacenter/connection_matrices/perm_1024n_1024c_0u_2000000b.cm)")
+        File perm1024;
+
+        @Option(names = "--reference-trace", defaultValue = "testbench/resources/uet-htsim/nscc-incast15-100g.csv.gz",
+                description = "the reference's incast15 trace, plotted beside ours when it exists [default: ${DEFAULT-VALUE}]")
+        File referenceTrace;
+
+        @Option(names = "--runs", defaultValue = "1",
+                description = "runs of each scenario; wall_s is the fastest (the first pays the JIT's warm-up) [default: ${DEFAULT-VALUE}]")
+        int runs;
+
+        @Override
+        public Integer call() throws Exception {
+            java.util.List<uehw.experiments.UetReference.Scenario> scenarios = new java.util.ArrayList<>(
+                    uehw.experiments.UetReference.defaults());
+            if (perm1024 != null) {
+                scenarios.add(uehw.experiments.UetReference.perm1024(perm1024.toPath()));
+            }
+            java.nio.file.Path trace = referenceTrace.toPath();
+            if (runs < 1) {
+                System.err.println("hwgen: parameter 'runs' = " + runs + " is not allowed: must be at least 1");
+                return Hwgen.EXIT_BAD_PARAMETER;
+            }
+            return switch (law) {
+                case "exact" -> report(scenarios, uehw.experiments.UetReference.exact(), trace);
+                case "fixed" -> report(scenarios, uehw.experiments.UetReference.fixed(), trace);
+                case "rtl" -> {
+                    int[] rc = new int[1];
+                    uehw.hw.nscc.NsccConfig cfg = new uehw.hw.nscc.NsccConfig(1024, 16, 100, 4150, 14_022_720L);
+                    uehw.netsim.rtl.NsccRtlLaw.simulation(cfg).run("uet_reference", 1, sim -> {
+                        uehw.netsim.rtl.NsccRtlLaw rtl = new uehw.netsim.rtl.NsccRtlLaw(new uehw.bench.nscc.NsccBench(sim));
+                        rc[0] = report(scenarios, uehw.experiments.UetReference.rtl(rtl, 1), trace);
+                        System.out.println("rtl: " + rtl.events + " events in " + rtl.clocks + " clocks");
+                    });
+                    yield rc[0];
+                }
+                default -> {
+                    System.err.println("hwgen: parameter 'law' = " + law + " is not allowed: must be exact, fixed or rtl");
+                    yield Hwgen.EXIT_BAD_PARAMETER;
+                }
+            };
+        }
+
+        private int report(java.util.List<uehw.experiments.UetReference.Scenario> scenarios, uehw.experiments.UetReference.Laws laws,
+                           java.nio.file.Path trace) throws java.io.IOException {
+            java.util.List<uehw.experiments.UetReference.Result> results = uehw.experiments.UetReference.write(out.toPath(),
+                    scenarios, laws, trace, runs);
+            System.out.println(uehw.experiments.UetReference.HEADER_ROW);
+            for (uehw.experiments.UetReference.Result r : results) {
+                System.out.println(uehw.experiments.UetReference.row(r) + (uehw.experiments.UetReference.withinBounds(r) ? "" : "  OUT OF BOUNDS"));
+            }
+            System.out.println("wrote " + out.toPath().resolve("summary.csv"));
             return 0;
         }
     }

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0
+package uehw.tb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import uehw.experiments.UetReference;
+import uehw.experiments.UetReference.Result;
+import uehw.experiments.UetReference.Scenario;
+import uehw.netsim.EventLoop;
+import uehw.netsim.Node;
+import uehw.netsim.Packet;
+import uehw.netsim.Port;
+
+/**
+ * The network simulator in the UEC reference simulator's setting (issue 33 deliverable 4): its
+ * validation runs against the figures uet-htsim 40ccb05 prints for them (tail FCT within 3 %, ACK
+ * and NACK counts within 10 %), on NSCC's exact model and on the nscc block's fixed-point law;
+ * packet conservation in each run; the composite queue's trim rule on a directed burst.
+ */
+@Tag("netsim")
+class UetReferenceTest {
+    private static void assertMatches(Result r, String law) {
+        Scenario s = r.scenario();
+        String what = law + " " + s.name() + ": " + UetReference.row(r);
+        assertEquals(0, r.unfinished(), what);
+        assertTrue(Math.abs(r.tailError()) <= 0.03, what + ": tail FCT off by more than 3 %");
+        assertTrue(Math.abs(r.acks() - s.acks()) <= 0.10 * s.acks(), what + ": ACKs off by more than 10 %");
+        assertTrue(Math.abs(r.nacks() - s.nacks()) <= Math.max(1, 0.10 * s.nacks()), what + ": NACKs off by more than 10 %");
+        // Conservation, independent of the reference: every byte goes once as a new packet of at
+        // most MSS payload, and every NACKed packet goes again (no timeouts in these runs).
+        long packets = s.connections().stream().mapToLong(c -> (c.bytes() + 4085) / 4086).sum();
+        assertEquals(packets, r.newPackets(), what);
+        assertEquals(s.newPackets(), r.newPackets(), what);
+        assertEquals(r.nacks(), r.rtx(), what + ": a retransmission per NACK");
+        assertTrue(r.acks() <= r.newPackets() + r.rtx(), what + ": at most one ACK per delivered packet");
+    }
+
+    @Test
+    void theValidationRunsMatchTheReferenceOnTheExactLaw() {
+        for (Scenario s : UetReference.defaults()) {
+            assertMatches(UetReference.run(s, UetReference.exact()), "exact");
+        }
+    }
+
+    @Test
+    void theValidationRunsMatchTheReferenceOnTheFixedLaw() {
+        for (Scenario s : UetReference.defaults()) {
+            assertMatches(UetReference.run(s, UetReference.fixed()), "fixed");
+        }
+    }
+
+    @Test
+    void theExperimentWritesTheSummaryAndTheIncastsWindows(@TempDir Path out) throws Exception {
+        List<Result> results = UetReference.write(out, UetReference.defaults(), UetReference.exact(),
+                uehw.bench.Simulation.projectRoot().resolve("testbench/resources/uet-htsim/nscc-incast15-100g.csv.gz"));
+        List<String> lines = Files.readAllLines(out.resolve("summary.csv"));
+        assertTrue(lines.get(0).startsWith("scenario,tail_fct_us,acks,nacks,pulls,new,rtx,"), lines.get(0));
+        assertEquals(List.of("one", "incast3", "incast15", "perm16"),
+                lines.subList(1, lines.size()).stream().map(l -> l.substring(0, l.indexOf(','))).toList());
+        for (Result r : results) {
+            assertTrue(UetReference.withinBounds(r), UetReference.row(r));
+        }
+        for (String f : List.of("incast15-windows.csv", "incast15-windows.png", "incast15-reference-windows.png")) {
+            assertTrue(Files.size(out.resolve(f)) > 1000, f);
+        }
+    }
+
+    @Test
+    void aRunIsDeterministic() {
+        Scenario s = UetReference.defaults().get(2);
+        List<uehw.netsim.Network> nets = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            UetReference.run(s, UetReference.exact(), nets::add);
+        }
+        assertEquals(nets.get(0).traceDigest(), nets.get(1).traceDigest());
+        assertEquals(nets.get(0).loop.executed(), nets.get(1).loop.executed());
+    }
+
+    /**
+     * compositequeue.cpp:162-262 on a burst: ten 4150 B packets into a port of four packets' data
+     * (the first in service counts): four leave as data in their order, six as 64 B headers ahead
+     * of them, each packet once; a full queue trims the arrival or the packet queued last, both
+     * seen over the burst.
+     */
+    @Test
+    void theCompositeQueueTrimsTheArrivalOrTheLastQueued() {
+        boolean sawBooted = false, sawArrivalTrimmed = false;
+        for (long seed = 1; seed <= 20; seed++) {
+            EventLoop loop = new EventLoop();
+            Port port = new Port("p", loop, Port.Spec.composite(4 * 4150, 64, 1L << 40, 1L << 41, seed), 100, 1000);
+            List<Packet> out = new ArrayList<>();
+            port.connect(new Node() {
+                @Override
+                public String name() {
+                    return "sink";
+                }
+
+                @Override
+                public void receive(Packet p, Port from) {
+                    out.add(p);
+                }
+            });
+            for (int i = 0; i < 10; i++) {
+                port.send(new Packet(Packet.Kind.DATA, 0, 0, 1, i, 4086, 0, 0, 4150, false));
+            }
+            loop.run(1L << 40);
+            List<Long> data = out.stream().filter(p -> !p.trimmed).map(p -> p.seq).toList();
+            List<Long> headers = out.stream().filter(p -> p.trimmed).map(p -> p.seq).toList();
+            assertEquals(4, data.size(), "seed " + seed + ": " + data);
+            assertEquals(6, headers.size());
+            assertEquals(data.stream().sorted().toList(), data, "data leave in order");
+            assertEquals(0L, data.get(0), "the packet in service is never trimmed");
+            assertTrue(out.stream().allMatch(p -> p.bytes == (p.trimmed ? 64 : 4150)));
+            assertEquals(45L, out.stream().mapToLong(p -> p.seq).sum(), "each packet once");
+            assertTrue(out.subList(1, 7).stream().allMatch(p -> p.trimmed), "headers go first");
+            assertEquals(6, port.trims);
+            sawBooted |= headers.stream().anyMatch(h -> h < data.get(3));
+            sawArrivalTrimmed |= headers.contains(9L);
+        }
+        assertTrue(sawBooted && sawArrivalTrimmed);
+    }
+}
