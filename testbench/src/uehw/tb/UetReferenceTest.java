@@ -35,6 +35,7 @@ class UetReferenceTest {
         assertTrue(Math.abs(r.tailError()) <= 0.03, what + ": tail FCT off by more than 3 %");
         assertTrue(Math.abs(r.acks() - s.acks()) <= 0.10 * s.acks(), what + ": ACKs off by more than 10 %");
         assertTrue(Math.abs(r.nacks() - s.nacks()) <= Math.max(1, 0.10 * s.nacks()), what + ": NACKs off by more than 10 %");
+        assertTrue(Math.abs(r.pulls() - s.pulls()) <= Math.max(1, 0.10 * s.pulls()), what + ": pulls off by more than 10 %");
         // Conservation, independent of the reference: every byte goes once as a new packet of at
         // most MSS payload, and every NACKed packet goes again (no timeouts in these runs).
         long packets = s.connections().stream().mapToLong(c -> (c.bytes() + 4085) / 4086).sum();
@@ -56,6 +57,59 @@ class UetReferenceTest {
         for (Scenario s : UetReference.defaults()) {
             assertMatches(UetReference.run(s, UetReference.fixed()), "fixed");
         }
+    }
+
+    /** Issue 34's rows: incast15 under RCCC alone and NSCC + RCCC (the receiver's pull pacer, the sender's credit). */
+    @Test
+    void theRcccRowsMatchTheReference() {
+        for (Scenario s : UetReference.rccc()) {
+            assertMatches(UetReference.run(s, UetReference.exact()), "exact");
+            if (s.senderCc()) {
+                assertMatches(UetReference.run(s, UetReference.fixed()), "fixed");
+            }
+        }
+    }
+
+    /**
+     * The pacer alone (uec.cpp:3061-3130): a connection whose target stays ahead is granted 64
+     * quanta an event, one event every 64 x 20,686 ps: over 10 ms the granted bytes are the
+     * configured rate's (0.99 x 100 Gb/s, the time per quantum truncated to ps) within 0.1 %; then,
+     * its target met, it gets slow pulls of 64 quanta while no connection is active until its
+     * excess reaches the configured maxwnd, and the pacer stops.
+     */
+    @Test
+    void thePullPacerGrantsAtItsConfiguredRateThenSlowPullsUpToMaxwnd() {
+        EventLoop loop = new EventLoop();
+        List<Long> grants = new ArrayList<>();
+        List<Boolean> slow = new ArrayList<>();
+        uehw.netsim.UecPullPacer pacer = new uehw.netsim.UecPullPacer(loop, UetReference.PS_PER_QUANTUM,
+                UetReference.CREDIT_PER_PULL, UetReference.configuredMaxwnd(), (sink, isSlow) -> {
+                    grants.add(sink.latestPull);
+                    slow.add(isSlow);
+                });
+        uehw.netsim.UecPullPacer.Sink sink = pacer.sink(7);
+        long horizon = 10_000_000_000L; // 10 ms
+        long target = uehw.netsim.UecPullPacer.INIT_PULL + horizon / UetReference.PS_PER_QUANTUM + 1000;
+        pacer.pullTarget(sink, target);
+        loop.run(horizon);
+        long granted = grants.get(grants.size() - 1) - uehw.netsim.UecPullPacer.INIT_PULL;
+        double rateBytesPerPs = granted * 256.0 / horizon;
+        double configured = 0.99 * 100e9 / 8 / 1e12;
+        assertTrue(Math.abs(rateBytesPerPs / configured - 1) < 0.001, "granted " + rateBytesPerPs + " B/ps");
+        assertEquals(20_686, UetReference.PS_PER_QUANTUM);
+        assertEquals(64, UetReference.CREDIT_PER_PULL);
+        for (int i = 1; i < grants.size(); i++) {
+            assertEquals(64, grants.get(i) - grants.get(i - 1), "a full grant each event, never backwards");
+        }
+        // The target met: the rest up to it, then slow pulls to the configured maxwnd (1027 quanta).
+        loop.run(Long.MAX_VALUE);
+        assertEquals(target, sink.highestPullTarget);
+        int firstSlow = slow.indexOf(true);
+        assertEquals(target, (long) grants.get(firstSlow - 1));
+        long slowQuanta = grants.get(grants.size() - 1) - target;
+        assertEquals(17, slow.size() - firstSlow, "slow pulls of 64 until the excess reaches 262,926 B >> 8 = 1027 quanta");
+        assertEquals(17 * 64, slowQuanta);
+        assertTrue(slow.subList(firstSlow, slow.size()).stream().allMatch(b -> b));
     }
 
     @Test

@@ -52,7 +52,13 @@ public final class UetReference {
      * new and retransmitted packets.
      */
     public record Scenario(String name, String matrix, int nodes, List<Connection> connections, int paths, long cwndMtus,
-                           double tailUs, long acks, long nacks, long pulls, long newPackets, long rtx) {
+                           double tailUs, long acks, long nacks, long pulls, long newPackets, long rtx, boolean senderCc,
+                           boolean receiverCc) {
+        /** NSCC only (-sender_cc_only), the validation runs of issue 33. */
+        Scenario(String name, String matrix, int nodes, List<Connection> connections, int paths, long cwndMtus, double tailUs,
+                 long acks, long nacks, long pulls, long newPackets, long rtx) {
+            this(name, matrix, nodes, connections, paths, cwndMtus, tailUs, acks, nacks, pulls, newPackets, rtx, true, false);
+        }
     }
 
     /** What a run gives, in the reference's summary terms. */
@@ -97,6 +103,26 @@ public final class UetReference {
         return s;
     }
 
+    /** Every row `hwgen experiment uet-reference` writes by default: issue 33's four, then RCCC's two. */
+    public static List<Scenario> all() {
+        List<Scenario> s = new ArrayList<>(defaults());
+        s.addAll(rccc());
+        return s;
+    }
+
+    /**
+     * RCCC's rows (issue 34): incast15 with the receiver's pull pacer alone (-receiver_cc_only) and
+     * with NSCC beside it (-sender_cc -receiver_cc); ECN off at the ToRs' downlinks, last-hop NACKs
+     * not shrinking the window (uet-nscc-rccc.md section 2, section 5's table).
+     */
+    public static List<Scenario> rccc() {
+        return List.of(
+                new Scenario("incast15-rccc", "incast.cm -receiver_cc_only -end 3000", 16, incast(15, 15), 64, 0, 2464.44, 2586,
+                        762, 2148, 7350, 762, false, true),
+                new Scenario("incast15-nscc-rccc", "incast.cm -end 3000 -sender_cc -receiver_cc", 16, incast(15, 15), 64, 0,
+                        2462.92, 2576, 758, 2150, 7350, 758, true, true));
+    }
+
     /**
      * perm1024 (perm_1024n_1024c_0u_2000000b.cm -sender_cc_only -end 400 -paths 128: 200.507 us),
      * read from the reference's matrix file; the counts are the reference's own run of it at 40ccb05
@@ -126,6 +152,16 @@ public final class UetReference {
                 128, 0, 200.507, 170_700, 0, 0, 501_760, 0);
     }
 
+    /** The pull pacer's time per 256 B quantum: 8 x 256 x 1e12 / (100e9 x 1 port) / 0.99 ps, truncated (uec.cpp:3045-3051). */
+    public static final long PS_PER_QUANTUM = (long) (8 * 256 * 1e12 / (GBPS * 1e9 * 1) / 0.99);
+    /** Quanta a pull grants: (4096 x 4) >> 8, fixed at the reference's static initialisation from its default MSS (uec.cpp:33-36). */
+    public static final long CREDIT_PER_PULL = 4096 * 4 >> 8;
+
+    /** The configured maxwnd: 1.5 x the network BDP (uec.cpp:186-195 initRccc, 161-170 initNscc), 262,926 B. */
+    public static long configuredMaxwnd() {
+        return NsccParams.maxWindow(nscc().baseBdp(networkRttPs()));
+    }
+
     /** The network RTT the reference derives for a 3-tier fat tree at 100 Gb/s (main_uec.cpp:51-60): 14,022,720 ps. */
     public static long networkRttPs() {
         return NsccParams.networkMaxUnloadedRtt(3, LINK_NS * 1000, 0, MTU, GBPS * 1_000_000_000L);
@@ -135,21 +171,25 @@ public final class UetReference {
         return NsccParams.reference(GBPS * 1_000_000_000L, MTU, networkRttPs());
     }
 
-    /** The law a run's NICs use: per host, from the host id, flows per host and the scenario's initial window (0: maxwnd). */
+    /**
+     * The law a run's NICs use: per host, from the host id, flows per host, the scenario's initial
+     * window (0: maxwnd) and whether RCCC runs beside it (a last-hop NACK then leaves the window,
+     * uec.cpp:1380).
+     */
     public interface Laws {
-        UecTransport.Law make(int host, int flows, long cwnd);
+        UecTransport.Law make(int host, int flows, long cwnd, boolean receiverCc);
     }
 
     /** The exact model (the reference's arithmetic). */
     public static Laws exact() {
         NsccParams p = nscc();
-        return (host, flows, cwnd) -> NsccLaws.exact(flows, p, cwnd);
+        return (host, flows, cwnd, rcc) -> NsccLaws.exact(flows, p.withReceiverCc(rcc), cwnd);
     }
 
     /** The fixed-point law of the nscc block. */
     public static Laws fixed() {
         NsccParams p = nscc();
-        return (host, flows, cwnd) -> NsccLaws.fixed(flows, p, cwnd);
+        return (host, flows, cwnd, rcc) -> NsccLaws.fixed(flows, p.withReceiverCc(rcc), cwnd);
     }
 
     /**
@@ -157,8 +197,8 @@ public final class UetReference {
      * h x flowsPerHost + i).
      */
     public static Laws rtl(uehw.netsim.rtl.NsccRtlLaw rtl, int flowsPerHost) {
-        return (host, flows, cwnd) -> {
-            rtl.initialWindow(cwnd);
+        return (host, flows, cwnd, rcc) -> {
+            rtl.configure(cwnd, rcc);
             return rtl.forHost(host, flows, flowsPerHost);
         };
     }
@@ -183,8 +223,16 @@ public final class UetReference {
         Network net = Network.fatTree(k, config, (h, n) -> null,
                 (h, n) -> new UecMixedEntropies(n, s.paths(), 0x13L * 1_000_003 + h));
         long cwnd = s.cwndMtus() * MTU;
-        IntFunction<UecTransport.Law> law = h -> laws.make(h, fph, cwnd);
-        net.uecTransport(new UecTransport.Settings(MTU, HEADER, HEADER, 16384, RTO_PS), law);
+        IntFunction<UecTransport.Law> law = h -> s.senderCc() ? laws.make(h, fph, cwnd, s.receiverCc()) : null;
+        net.uecTransport(new UecTransport.Settings(MTU, HEADER, HEADER, 16384, RTO_PS, s.senderCc(), s.receiverCc(),
+                configuredMaxwnd(), PS_PER_QUANTUM, CREDIT_PER_PULL), law);
+        if (s.receiverCc()) {
+            for (Port p : net.ports.values()) {
+                if (p.peer() instanceof Host && p.name.startsWith("tor")) {
+                    p.disableEcn(); // main_uec.cpp:707-708: no ECN on the ToRs' downlinks with RCCC
+                }
+            }
+        }
         for (Connection c : s.connections()) {
             net.addFlow(c.src(), c.dst(), c.bytes(), c.startUs() * 1000);
         }
@@ -207,21 +255,23 @@ public final class UetReference {
         for (Flow f : net.flows) {
             tailPs = Math.max(tailPs, f.finishedPs);
         }
-        long acks = 0, nacks = 0, fresh = 0, rtx = 0;
+        long acks = 0, nacks = 0, pulls = 0, fresh = 0, rtx = 0;
         for (Host h : net.hosts) {
             UecTransport t = h.uec();
             acks += t.acksReceived;
             nacks += t.nacksReceived;
+            pulls += t.pullsReceived;
             fresh += t.newPackets;
             rtx += t.rtxPackets;
         }
-        return new Result(s, tailPs / 1e6, acks, nacks, 0, fresh, rtx, net.unfinished(), net.loop.executed(), wall);
+        return new Result(s, tailPs / 1e6, acks, nacks, pulls, fresh, rtx, net.unfinished(), net.loop.executed(), wall);
     }
 
     /** Issue 33's bounds: tail FCT within 3 %, ACK and NACK counts within 10 % (of at least 1). */
     public static boolean withinBounds(Result r) {
         Scenario s = r.scenario();
-        return Math.abs(r.tailError()) <= 0.03 && within(r.acks(), s.acks()) && within(r.nacks(), s.nacks());
+        return Math.abs(r.tailError()) <= 0.03 && within(r.acks(), s.acks()) && within(r.nacks(), s.nacks())
+                && within(r.pulls(), s.pulls());
     }
 
     static boolean within(long ours, long reference) {

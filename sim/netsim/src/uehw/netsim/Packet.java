@@ -7,7 +7,7 @@ package uehw.netsim;
  * header and is marked {@code trimmed}; the receiver answers it with a NACK (smartt-reps.txt Sec. 2.1).
  */
 public final class Packet {
-    public enum Kind { DATA, ACK, NACK }
+    public enum Kind { DATA, ACK, NACK, PULL }
 
     public final Kind kind;
     /** Global flow id (Network.flows index). */
@@ -58,6 +58,9 @@ public final class Packet {
     public long[] selective;
     /** An ACK echoes that its triggering packet was a retransmission (rtx_echo, uec.cpp:891-902). */
     public boolean rtxEcho;
+    /** RCCC: a data packet's cumulative pull target, a PULL's cumulative pull number (256 B quanta), a slow pull. */
+    public long pullTarget, pullNumber;
+    public boolean slowPull;
     /** A trimmed data packet was trimmed by the port that delivers to its receiver; a NACK echoes it (uec.cpp:2750). */
     public boolean trimmedAtLastHop;
 

@@ -71,6 +71,8 @@ public final class Port {
     Network net;
     /** COMPOSITE: the data packet in service, still counted in the data bytes until it has left (compositequeue.cpp:88). */
     private long inServiceBytes;
+    /** COMPOSITE: RED marks (the reference turns it off at the ToRs' downlinks with RCCC, main_uec.cpp:707-708). */
+    private boolean ecn = true;
     /**
      * A host NIC's turns when control and data both wait: 0 = control first always; n = n control
      * packets to one data packet (the reference's UecNIC, uec.cpp:245-246, 414-438: 10).
@@ -237,8 +239,16 @@ public final class Port {
         controlBytes += p.bytes;
     }
 
+    /** A composite port that never marks (the reference's ToR downlinks under RCCC). */
+    public void disableEcn() {
+        ecn = false;
+    }
+
     /** compositequeue.cpp:74-98, at the end of a data packet's service: above kMax, or above kMin with p linear. */
     private boolean compositeMark() {
+        if (!ecn) {
+            return false;
+        }
         long q = dataBytes;
         long span = spec.kMax() - spec.kMin();
         long draw = prng.nextScaled(span > 0 ? span : 1);

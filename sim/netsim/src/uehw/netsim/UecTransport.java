@@ -37,8 +37,20 @@ public final class UecTransport {
         long timeout(int flow, long nowPs, long bytes);
     }
 
-    /** The reference's constants: UEC header 64 B (uec.cpp:28), control packets 64 B (uecpacket.h:30), 16 KiB SACK threshold (uec.cpp:22). */
-    public record Settings(int mtu, int headerBytes, int controlBytes, int ackEveryBytes, long rtoPs) {
+    /**
+     * The reference's constants: UEC header 64 B (uec.cpp:28), control packets 64 B
+     * (uecpacket.h:30), 16 KiB SACK threshold (uec.cpp:22); the window law on (NSCC, -sender_cc)
+     * and RCCC on (-receiver_cc): the configured maxwnd (speculative credit and the credit's cap,
+     * uec.h:332), the pull pacer's time per 256 B quantum and credit per pull.
+     */
+    public record Settings(int mtu, int headerBytes, int controlBytes, int ackEveryBytes, long rtoPs, boolean senderCc,
+                           boolean receiverCc, long configuredMaxwnd, long psPerQuantum, long creditPerPull) {
+        public Settings {
+            if (!senderCc && !receiverCc) {
+                throw new IllegalArgumentException("the transport needs NSCC, RCCC or both");
+            }
+        }
+
         public int mss() {
             return mtu - headerBytes;
         }
@@ -61,6 +73,11 @@ public final class UecTransport {
         final ArrayDeque<long[]> sends = new ArrayDeque<>();
         boolean timerPending;
         boolean done;
+        /** RCCC (uec.cpp:1705-1740, 1834-1905): credit, speculation, the last pull number, bytes queued to resend. */
+        long credit;
+        boolean speculating = true;
+        long pull = UecPullPacer.INIT_PULL;
+        long rtxBacklog;
 
         Sender(int packets) {
             bytes = new int[packets];
@@ -86,6 +103,8 @@ public final class UecTransport {
         /** PSNs that arrived since the last ACK. */
         long[] news = new long[16];
         int newsCount;
+        /** RCCC: the connection at this receiver's pull pacer. */
+        UecPullPacer.Sink pull;
     }
 
     private final Host host;
@@ -95,14 +114,23 @@ public final class UecTransport {
     private final Map<Integer, Sender> senders = new HashMap<>();
     private final Map<Integer, Sink> sinks = new HashMap<>();
     private int roundRobin;
+    /** RCCC: this node's pull pacer (uec.cpp:3044, one per receiving node), or null. */
+    private final UecPullPacer pacer;
     /** Packets and answers of this host (the reference's summary line, main_uec.cpp). */
-    public long newPackets, rtxPackets, acksSent, nacksSent, acksReceived, nacksReceived, timeouts;
+    public long newPackets, rtxPackets, acksSent, nacksSent, acksReceived, nacksReceived, pullsReceived, timeouts;
 
     UecTransport(Host host, Network net, Settings settings, Law law) {
         this.host = host;
         this.net = net;
         this.s = settings;
         this.law = law;
+        this.pacer = settings.receiverCc() ? new UecPullPacer(net.loop, settings.psPerQuantum(), settings.creditPerPull(),
+                settings.configuredMaxwnd(), this::sendPull) : null;
+    }
+
+    /** The node's pull pacer (RCCC), or null. */
+    public UecPullPacer pacer() {
+        return pacer;
     }
 
     public Law law() {
@@ -114,8 +142,9 @@ public final class UecTransport {
         Sender x = new Sender(Math.toIntExact(packets));
         x.backlog = packets * s.headerBytes() + f.bytes; // uec.cpp:1737
         senders.put(f.id, x);
+        x.credit = s.configuredMaxwnd(); // uec.cpp:1707: speculative credit
         f.started = true;
-        f.cwnd = law.init(f.local, net.loop.now());
+        f.cwnd = law == null ? 0 : law.init(f.local, net.loop.now());
         f.minCwnd = f.cwnd;
         host.entropies.init(f.local, nowNs());
         net.noteWindow(f, f.cwnd);
@@ -144,7 +173,8 @@ public final class UecTransport {
                 continue;
             }
             int size = nextSize(x);
-            if (size > 0 && f.cwnd >= x.inFlight + size) {
+            // uec.cpp:1770-1786: credit > 0 with RCCC, cwnd >= in flight + the packet with NSCC
+            if (size > 0 && (!s.receiverCc() || x.credit > 0) && (!s.senderCc() || f.cwnd >= x.inFlight + size)) {
                 roundRobin = (roundRobin + i + 1) % n;
                 return send(f, x, size);
             }
@@ -157,11 +187,15 @@ public final class UecTransport {
         long psn;
         if (retransmission) { // uec.cpp:2116-2150
             psn = x.rtx.pollFirstEntry().getKey();
+            x.rtxBacklog -= size;
             rtxPackets++;
         } else { // uec.cpp:2035-2110
             psn = x.nextPsn++;
             x.backlog -= size;
             newPackets++;
+        }
+        if (s.receiverCc()) {
+            x.credit -= size; // uec.cpp:1838-1843
         }
         x.inFlight += size;
         long now = net.loop.now();
@@ -177,10 +211,68 @@ public final class UecTransport {
                 size, false);
         p.psn = psn;
         p.retransmission = retransmission;
-        // uec.cpp:2090 (new: the last packet, or the window full with it), 2147 (every retransmission)
-        p.ackRequest = retransmission || x.backlog == 0 || x.inFlight + size >= f.cwnd;
+        p.pullTarget = pullTarget(f, x);
+        // uec.cpp:2090 (new: the last packet, no credit left, or the window full with it), 2147 (every retransmission)
+        p.ackRequest = retransmission || x.backlog == 0 || s.receiverCc() && x.credit <= 0
+                || s.senderCc() && x.inFlight + size >= f.cwnd;
         arm(f, x);
         return p;
+    }
+
+    /**
+     * uec.cpp:1859-1905 computePullTarget: what is left to send (capped at cwnd + MTU with NSCC, at
+     * the configured maxwnd), less the credit, at least an MTU while speculating, on top of the last
+     * pull, in 256 B quanta rounded up. The NIC's active-source divisor is 1 here (a flow at a time
+     * asks the NIC; the reference divides by the sources waiting on its NIC).
+     */
+    private long pullTarget(Flow f, Sender x) {
+        if (!s.receiverCc()) {
+            return 0;
+        }
+        long target = x.backlog + x.rtxBacklog;
+        if (s.senderCc()) {
+            target = Math.min(target, f.cwnd + s.mtu());
+        }
+        target = Math.min(target, s.configuredMaxwnd());
+        target -= x.credit;
+        if (x.speculating && target < s.mtu() && x.backlog > 0) {
+            target = s.mtu();
+        }
+        target += x.pull << 8;
+        return (target + 255) / 256;
+    }
+
+    /** uec.cpp:1845-1857: the first ACK, NACK or PULL ends the speculation and its unspent credit. */
+    private void stopSpeculating(Sender x) {
+        if (x.speculating) {
+            x.speculating = false;
+            if (x.credit > 0) {
+                x.credit = 0;
+            }
+        }
+    }
+
+    /** The pacer grants a sink a pull: a PULL to its sender through this NIC's control queue (uec.cpp:3117-3120). */
+    private void sendPull(UecPullPacer.Sink sink, boolean slow) {
+        Flow f = net.flows.get(sink.flow);
+        Packet pull = new Packet(Packet.Kind.PULL, f.id, host.id, f.src, 0, 0, sink.nextEntropy(), net.loop.now(),
+                s.controlBytes(), false);
+        pull.pullNumber = sink.latestPull;
+        pull.slowPull = slow;
+        host.nic.send(pull);
+    }
+
+    /** uec.cpp:1612-1640 processPull, 1814-1832 handlePull: credit for the newly pulled quanta, capped at the configured maxwnd. */
+    private void pull(Sender x, Packet p) {
+        pullsReceived++;
+        if (x.done) {
+            return;
+        }
+        stopSpeculating(x);
+        if (p.pullNumber > x.pull) {
+            x.credit = Math.min(x.credit + (p.pullNumber - x.pull << 8), s.configuredMaxwnd());
+            x.pull = p.pullNumber;
+        }
     }
 
     void receive(Packet p) {
@@ -196,14 +288,24 @@ public final class UecTransport {
         Sender x = senders.get(f.id);
         if (p.kind == Packet.Kind.ACK) {
             ack(f, x, p);
-        } else {
+        } else if (p.kind == Packet.Kind.NACK) {
             nack(f, x, p);
+        } else {
+            pull(x, p);
         }
         host.nic.kick();
     }
 
     private Sink sink(Packet p) {
-        return sinks.computeIfAbsent(p.flow, k -> new Sink());
+        Sink k = sinks.get(p.flow);
+        if (k == null) {
+            k = new Sink();
+            if (pacer != null) {
+                k.pull = pacer.sink(p.flow);
+            }
+            sinks.put(p.flow, k);
+        }
+        return k;
     }
 
     /** uec.cpp:2600-2737 (processData). */
@@ -211,6 +313,9 @@ public final class UecTransport {
         net.delivered(p);
         Sink k = sink(p);
         k.acceptedBytes += p.bytes; // :2604
+        if (pacer != null) {
+            pacer.pullTarget(k.pull, p.pullTarget); // :2610
+        }
         boolean ecn = p.ce;
         if (p.psn < k.expected || k.arrived.get((int) p.psn)) { // :2635-2656: a duplicate is ACKed at once
             answer(k, p, Packet.Kind.ACK, ecn);
@@ -253,7 +358,13 @@ public final class UecTransport {
             answer(k, p, Packet.Kind.ACK, false);
             return;
         }
+        if (pacer != null) {
+            pacer.pullTarget(k.pull, p.pullTarget); // :2775
+        }
         answer(k, p, Packet.Kind.NACK, p.ce);
+        if (pacer != null) {
+            pacer.request(k.pull); // :2784-2792: the sender now retransmits
+        }
     }
 
     private void answer(Sink k, Packet p, Packet.Kind kind, boolean ecn) {
@@ -293,7 +404,9 @@ public final class UecTransport {
         // :1005-1036 handleCumulativeAck and the SACK bitmap: the records end; a queued retransmission
         // the cumulative ACK covers leaves the queue and its bytes count in flight again (:745-757).
         while (!x.rtx.isEmpty() && x.rtx.firstKey() < a.cumulativeAck) {
-            x.inFlight += x.rtx.pollFirstEntry().getValue();
+            int size = x.rtx.pollFirstEntry().getValue();
+            x.rtxBacklog -= size;
+            x.inFlight += size;
         }
         for (; x.cumulative < a.cumulativeAck; x.cumulative++) {
             x.bytes[(int) x.cumulative] = 0;
@@ -305,9 +418,13 @@ public final class UecTransport {
             }
         }
         host.entropies.feedback(f.local, a.entropy, a.ecnEcho, false, nowNs()); // :1038
-        update(f, law.ack(f.local, now, newly, rawRtt, a.ecnEcho, x.inFlight)); // :1052-1059
+        if (s.senderCc()) {
+            update(f, law.ack(f.local, now, newly, rawRtt, a.ecnEcho, x.inFlight)); // :1052-1059
+        }
+        stopSpeculating(x); // :1096
         f.acked = Math.min(f.bytes, a.cumulativeAck * s.mss());
         if (a.cumulativeAck * s.mss() >= f.bytes) { // :812-850 checkFinished
+            x.speculating = false;
             x.done = true;
             f.finishedPs = now;
             net.finished(f);
@@ -326,10 +443,14 @@ public final class UecTransport {
         int size = x.bytes[i];
         long now = net.loop.now();
         long rawRtt = Math.max(1, now - x.sentPs[i]);
-        update(f, law.nack(f.local, now, size, rawRtt, a.trimmedAtLastHop, x.inFlight)); // :1565-1583
+        if (s.senderCc()) {
+            update(f, law.nack(f.local, now, size, rawRtt, a.trimmedAtLastHop, x.inFlight)); // :1565-1583
+        }
         x.bytes[i] = 0;
         x.inFlight -= size; // :1588
-        x.rtx.put(a.psn, size); // :1596
+        stopSpeculating(x); // :1594
+        x.rtx.put(a.psn, size); // :1596 queueForRtx
+        x.rtxBacklog += size;
         // :1604-1607: a last-hop NACK is path feedback good (or ECN by its CE); any other, a NACK
         host.entropies.feedback(f.local, a.entropy, a.trimmedAtLastHop && a.ecnEcho, !a.trimmedAtLastHop, nowNs());
     }
@@ -377,10 +498,13 @@ public final class UecTransport {
         f.timeouts++;
         int size = x.bytes[psn];
         x.bytes[psn] = 0;
-        x.inFlight -= size; // :1298
-        x.rtx.put((long) psn, size);
         host.entropies.failure(f.local, nowNs()); // :2333
-        update(f, law.timeout(f.local, net.loop.now(), size));
+        if (s.senderCc()) { // :2398 mark_packet_for_retransmission, with NSCC only
+            x.inFlight -= size; // :1298
+            update(f, law.timeout(f.local, net.loop.now(), size));
+        }
+        x.rtx.put((long) psn, size);
+        x.rtxBacklog += size;
     }
 
     private void update(Flow f, long cwnd) {

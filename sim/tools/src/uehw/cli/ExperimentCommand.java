@@ -226,8 +226,9 @@ final class ExperimentCommand implements Callable<Integer> {
     }
 
     @Command(name = "uet-reference", mixinStandardHelpOptions = true,
-            description = "The UEC reference simulator's (uet-htsim 40ccb05) NSCC validation runs in its setting: one, incast3,"
-                    + " incast15, perm16 (and perm1024 with --perm1024) into --out/summary.csv beside the reference's figures;"
+            description = "The UEC reference simulator's (uet-htsim 40ccb05) validation runs in its setting: NSCC's one, incast3,"
+                    + " incast15, perm16 (and perm1024 with --perm1024), RCCC's incast15-rccc and incast15-nscc-rccc, into"
+                    + " --out/summary.csv beside the reference's figures;"
                     + " incast15's windows and queue as CSV and plots (docs/network-simulator.md).")
     static final class UetReferenceCommand implements Callable<Integer> {
         @Option(names = {"--out", "-o"}, defaultValue = "build/experiments/uet-reference", description = "output folder [default: ${DEFAULT-VALUE}]")
@@ -253,7 +254,7 @@ final class ExperimentCommand implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
             java.util.List<uehw.experiments.UetReference.Scenario> scenarios = new java.util.ArrayList<>(
-                    uehw.experiments.UetReference.defaults());
+                    uehw.experiments.UetReference.all());
             if (perm1024 != null) {
                 scenarios.add(uehw.experiments.UetReference.perm1024(perm1024.toPath()));
             }

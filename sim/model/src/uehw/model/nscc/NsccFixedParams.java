@@ -26,6 +26,12 @@ package uehw.model.nscc;
 public record NsccFixedParams(long mtu, long target, long qaThresholdNs, int qaGate, long networkRtt, long adjustBytes,
         long alpha, long fi, long eta, long fiScale, long gamma, long delayAlpha, long bytesPerNs, long fastDelayNs,
         boolean receiverCc, boolean baseRttOnNack) {
+    /** The same with CONTROL.RECEIVER_CC set or cleared (RCCC beside NSCC). */
+    public NsccFixedParams withReceiverCc(boolean on) {
+        return new NsccFixedParams(mtu, target, qaThresholdNs, qaGate, networkRtt, adjustBytes, alpha, fi, eta, fiScale, gamma,
+                delayAlpha, bytesPerNs, fastDelayNs, on, baseRttOnNack);
+    }
+
     /** The fractional bits of T, the network RTT and the average delay (ns). */
     public static final int TIME_FRAC = 8;
     public static final int ALPHA_FRAC = 20;

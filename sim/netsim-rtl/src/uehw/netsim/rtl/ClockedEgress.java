@@ -101,6 +101,7 @@ public final class ClockedEgress implements ClockedQueue {
             case DATA -> p.trimmed ? FlagTrimmed : 0;
             case ACK -> FlagAck | (p.ecnEcho ? FlagEcnEcho : 0);
             case NACK -> FlagNack;
+            case PULL -> throw new IllegalArgumentException("a PULL (RCCC) has no frame in docs/packet-format.md yet");
         };
         int payload = p.bytes - Ipv4AllHeaderBytes;
         if (payload < 0) {

@@ -40,11 +40,14 @@ public final class NsccRtlLaw {
         return bench.updates.lastMatched().cwnd();
     }
 
-    /** Writes INIT_CWND (bytes; 0: maxwnd) when it differs: the window the flows' INIT events start from. */
-    public void initialWindow(long cwnd) {
+    /**
+     * Writes INIT_CWND (bytes; 0: maxwnd), the window the flows' INIT events start from, and
+     * CONTROL.RECEIVER_CC (RCCC beside NSCC: a last-hop NACK leaves the window) when they differ.
+     */
+    public void configure(long cwnd, boolean receiverCc) {
         NsccBench.Csrs c = bench.csrs();
-        if (c.initCwnd() != cwnd) {
-            bench.writeCsrs(new NsccBench.Csrs(c.p(), c.initBaseRtt(), cwnd));
+        if (c.initCwnd() != cwnd || c.p().receiverCc() != receiverCc) {
+            bench.writeCsrs(new NsccBench.Csrs(c.p().withReceiverCc(receiverCc), c.initBaseRtt(), cwnd));
         }
     }
 
