@@ -97,7 +97,7 @@ class NsccTest {
                 r.nextInt(8) == 0 ? r.nextInt(1 << 26) : p.bytesPerNs(),
                 r.nextInt(4) == 0 ? r.nextInt(1 << 24) : p.fastDelayNs(),
                 r.nextBoolean(), r.nextInt(4) != 0);
-        return new Csrs(q, r.nextInt(4) == 0 ? 1 + r.nextInt(1 << 24 - 1) : d.initBaseRtt(),
+        return new Csrs(q, r.nextInt(4) == 0 ? 1 + r.nextInt((1 << 24) - 1) : d.initBaseRtt(),
                 r.nextInt(3) == 0 ? r.nextInt(1 << 24) : 0);
     }
 
