@@ -181,5 +181,25 @@ class UetReferenceTest {
             sawArrivalTrimmed |= headers.contains(9L);
         }
         assertTrue(sawBooted && sawArrivalTrimmed);
+        // A capacity of one packet: the one in service fills it, nothing is queued to trim, the arrival is trimmed.
+        EventLoop loop = new EventLoop();
+        Port tiny = new Port("tiny", loop, Port.Spec.composite(4150, 64, 1L << 40, 1L << 41, 1), 100, 1000);
+        List<Packet> out = new ArrayList<>();
+        tiny.connect(new Node() {
+            @Override
+            public String name() {
+                return "sink";
+            }
+
+            @Override
+            public void receive(Packet p, Port from) {
+                out.add(p);
+            }
+        });
+        for (int i = 0; i < 3; i++) {
+            tiny.send(new Packet(Packet.Kind.DATA, 0, 0, 1, i, 4086, 0, 0, 4150, false));
+        }
+        loop.run(1L << 40);
+        assertEquals(List.of(false, true, true), out.stream().map(p -> p.trimmed).toList());
     }
 }

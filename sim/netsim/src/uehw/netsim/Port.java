@@ -203,7 +203,9 @@ public final class Port {
         if (!p.control()) {
             long occupancy = dataBytes + inServiceBytes;
             boolean fits = occupancy + p.bytes <= spec.capacityBytes();
-            if (fits || prng.nextScaled(2) == 0) { // :162 drand() < 0.5
+            // :162 drand() < 0.5; with nothing queued to trim (a capacity under two packets: the reference
+            // asserts there, :167) the arrival is trimmed
+            if (fits || !data.isEmpty() && prng.nextScaled(2) == 0) {
                 if (!fits) { // :164-228: the data packet enqueued last is trimmed, the arrival takes its place
                     Packet booted = data.pollLast();
                     dataBytes -= booted.bytes;
