@@ -139,53 +139,12 @@ class UetReferenceTest {
         assertEquals(nets.get(0).loop.executed(), nets.get(1).loop.executed());
     }
 
-    /**
-     * compositequeue.cpp:162-262 on a burst: ten 4150 B packets into a port of four packets' data
-     * (the first in service counts): four leave as data in their order, six as 64 B headers ahead
-     * of them, each packet once; a full queue trims the arrival or the packet queued last, both
-     * seen over the burst.
-     */
-    @Test
-    void theCompositeQueueTrimsTheArrivalOrTheLastQueued() {
-        boolean sawBooted = false, sawArrivalTrimmed = false;
-        for (long seed = 1; seed <= 20; seed++) {
-            EventLoop loop = new EventLoop();
-            Port port = new Port("p", loop, Port.Spec.composite(4 * 4150, 64, 1L << 40, 1L << 41, seed), 100, 1000);
-            List<Packet> out = new ArrayList<>();
-            port.connect(new Node() {
-                @Override
-                public String name() {
-                    return "sink";
-                }
-
-                @Override
-                public void receive(Packet p, Port from) {
-                    out.add(p);
-                }
-            });
-            for (int i = 0; i < 10; i++) {
-                port.send(new Packet(Packet.Kind.DATA, 0, 0, 1, i, 4086, 0, 0, 4150, false));
-            }
-            loop.run(1L << 40);
-            List<Long> data = out.stream().filter(p -> !p.trimmed).map(p -> p.seq).toList();
-            List<Long> headers = out.stream().filter(p -> p.trimmed).map(p -> p.seq).toList();
-            assertEquals(4, data.size(), "seed " + seed + ": " + data);
-            assertEquals(6, headers.size());
-            assertEquals(data.stream().sorted().toList(), data, "data leave in order");
-            assertEquals(0L, data.get(0), "the packet in service is never trimmed");
-            assertTrue(out.stream().allMatch(p -> p.bytes == (p.trimmed ? 64 : 4150)));
-            assertEquals(45L, out.stream().mapToLong(p -> p.seq).sum(), "each packet once");
-            assertTrue(out.subList(1, 7).stream().allMatch(p -> p.trimmed), "headers go first");
-            assertEquals(6, port.trims);
-            sawBooted |= headers.stream().anyMatch(h -> h < data.get(3));
-            sawArrivalTrimmed |= headers.contains(9L);
-        }
-        assertTrue(sawBooted && sawArrivalTrimmed);
-        // A capacity of one packet: the one in service fills it, nothing is queued to trim, the arrival is trimmed.
+        /** {@code n} data packets of 4150 B (seq 0..n-1) into a composite port of {@code capacity} bytes at once; what left it, in order. */
+    private static List<Packet> burst(long capacity, long seed, int n, Port[] port) {
         EventLoop loop = new EventLoop();
-        Port tiny = new Port("tiny", loop, Port.Spec.composite(4150, 64, 1L << 40, 1L << 41, 1), 100, 1000);
+        port[0] = new Port("p", loop, Port.Spec.composite(capacity, 64, 1L << 40, 1L << 41, seed), 100, 1000);
         List<Packet> out = new ArrayList<>();
-        tiny.connect(new Node() {
+        port[0].connect(new Node() {
             @Override
             public String name() {
                 return "sink";
@@ -196,10 +155,39 @@ class UetReferenceTest {
                 out.add(p);
             }
         });
-        for (int i = 0; i < 3; i++) {
-            tiny.send(new Packet(Packet.Kind.DATA, 0, 0, 1, i, 4086, 0, 0, 4150, false));
+        for (int i = 0; i < n; i++) {
+            port[0].send(new Packet(Packet.Kind.DATA, 0, 0, 1, i, 4086, 0, 0, 4150, false));
         }
         loop.run(1L << 40);
-        assertEquals(List.of(false, true, true), out.stream().map(p -> p.trimmed).toList());
+        return out;
+    }
+
+    /**
+     * compositequeue.cpp:162-262 on a burst: ten 4150 B packets into a port of four packets' data
+     * (the first in service counts): four leave as data in their order, six as 64 B headers ahead
+     * of them, each packet once; a full queue trims the arrival or the packet queued last, both
+     * seen over the burst. With a capacity of one packet nothing is queued to trim: the arrival is.
+     */
+    @Test
+    void theCompositeQueueTrimsTheArrivalOrTheLastQueued() {
+        boolean sawBooted = false, sawArrivalTrimmed = false;
+        Port[] port = new Port[1];
+        for (long seed = 1; seed <= 20; seed++) {
+            List<Packet> out = burst(4 * 4150, seed, 10, port);
+            List<Long> data = out.stream().filter(p -> !p.trimmed).map(p -> p.seq).toList();
+            List<Long> headers = out.stream().filter(p -> p.trimmed).map(p -> p.seq).toList();
+            assertEquals(4, data.size(), "seed " + seed + ": " + data);
+            assertEquals(6, headers.size());
+            assertEquals(data.stream().sorted().toList(), data, "data leave in order");
+            assertEquals(0L, data.get(0), "the packet in service is never trimmed");
+            assertTrue(out.stream().allMatch(p -> p.bytes == (p.trimmed ? 64 : 4150)));
+            assertEquals(45L, out.stream().mapToLong(p -> p.seq).sum(), "each packet once");
+            assertTrue(out.subList(1, 7).stream().allMatch(p -> p.trimmed), "headers go first");
+            assertEquals(6, port[0].trims);
+            sawBooted |= headers.stream().anyMatch(h -> h < data.get(3));
+            sawArrivalTrimmed |= headers.contains(9L);
+        }
+        assertTrue(sawBooted && sawArrivalTrimmed);
+        assertEquals(List.of(false, true, true), burst(4150, 1, 3, port).stream().map(p -> p.trimmed).toList());
     }
 }
