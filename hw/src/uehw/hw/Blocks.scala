@@ -8,6 +8,7 @@ import spinal.lib.{master, slave}
 import uehw.hw.common._
 import uehw.hw.dart._
 import uehw.hw.nscc._
+import uehw.hw.rccc._
 import uehw.hw.reps._
 import uehw.hw.smartt._
 import uehw.hw.swift._
@@ -242,6 +243,24 @@ object Blocks {
       "sameFlowSpacingCycles" -> Nscc.sameFlowSpacing.toString)
   }
 
+  val rcccPacer: BlockSpec = new ConfiguredBlock[RcccPacerConfig]("rccc-pacer",
+    "RCCC receiver pull pacer (NIC): per connection pull targets and pulls, active and idle lists, PULLs at the configured rate",
+    RcccPacerConfig.params,
+    docPage = "rccc.md",
+    sweep = Seq(
+      SweepPoint("rccc-pacer N=1024 (default)"),
+      SweepPoint("rccc-pacer N=4096", Map("connections" -> "4096"), inReports = true)),
+    lintVariants = Seq(LintVariant("rccc-pacer-narrow", Map("connections" -> "100", "conn-id-width" -> "8"),
+      "N not a power of two behind narrow ids"))) {
+    def config(values: ParamValues): RcccPacerConfig = RcccPacerConfig.fromParams(values)
+    def build(cfg: RcccPacerConfig) = new RcccPacer(cfg)
+    def factsOf(cfg: RcccPacerConfig): Map[String, String] = Map(
+      "stateBitsPerConnection" -> cfg.stateBitsPerConnection.toString,
+      "paperStateBitsPerConnection" -> "-",
+      "latencyCycles" -> RcccPacer.pullLatency.toString,
+      "engineCycles" -> RcccPacer.engineClocks.toString)
+  }
+
   val trimQueue: BlockSpec = new ConfiguredBlock[TrimQueueConfig]("trim-queue",
     "Trimming egress queue (switch): strict-priority control queue, trim-on-overflow, RED/ECN marking at dequeue, AXI4-Stream",
     TrimQueueConfig.params,
@@ -264,7 +283,7 @@ object Blocks {
       "keptBytesIpv6" -> cfg.keptMax.toString)
   }
 
-  val all: Seq[BlockSpec] = Seq(reps, dartDft, dartDasr, dasrLimiter, smartt, swift, nscc, trimQueue)
+  val all: Seq[BlockSpec] = Seq(reps, dartDft, dartDasr, dasrLimiter, smartt, swift, nscc, rcccPacer, trimQueue)
   def allJava: java.util.List[BlockSpec] = all.asJava
   def find(name: String): BlockSpec = all.find(_.name == name).orNull
 }

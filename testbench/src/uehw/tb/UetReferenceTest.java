@@ -71,6 +71,29 @@ class UetReferenceTest {
     }
 
     /**
+     * The rccc-pacer block's list rule (each connection on the idle list at most once, docs/rccc.md)
+     * in the reference's pacer: the RCCC rows stay within the bounds, and how far they move from the
+     * reference's own rule is printed (docs/rccc.md, "Decisions"). The rule must change something in
+     * the incast (the reference lists idle connections twice there), or this test measures nothing.
+     */
+    @Test
+    void theBlocksListRuleKeepsTheRcccRowsWithinBounds() {
+        for (Scenario s : UetReference.rccc()) {
+            Result reference = UetReference.run(s, UetReference.exact());
+            Result block = UetReference.run(s, UetReference.exact(), net -> net.hosts.forEach(h -> {
+                if (h.uec() != null && h.uec().pacer() != null) {
+                    h.uec().pacer().eachListOnce = true;
+                }
+            }));
+            System.out.printf("%s: the reference's list rule %s; each list once %s%n", s.name(), UetReference.row(reference),
+                    UetReference.row(block));
+            assertMatches(block, "each list once");
+            assertTrue(block.pulls() != reference.pulls() || block.tailUs() != reference.tailUs(),
+                    s.name() + ": the rule changed nothing, so nothing was measured");
+        }
+    }
+
+    /**
      * The pacer alone (uec.cpp:3061-3130): a connection whose target stays ahead is granted 64
      * quanta an event, one event every 64 x 20,686 ps: over 10 ms the granted bytes are the
      * configured rate's (0.99 x 100 Gb/s, the time per quantum truncated to ps) within 0.1 %; then,

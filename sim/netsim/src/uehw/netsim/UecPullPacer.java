@@ -24,6 +24,8 @@ public final class UecPullPacer {
         public long latestPull = INIT_PULL;
         boolean inPull;
         boolean inSlowPull;
+        /** On the idle list (kept for {@link #eachListOnce}). */
+        boolean onIdle;
         int entropy;
 
         Sink(int flow) {
@@ -54,6 +56,12 @@ public final class UecPullPacer {
     private final ArrayDeque<Sink> idle = new ArrayDeque<>();
     private boolean running;
     public long pulls, slowPulls;
+    /**
+     * The rccc-pacer block's rule (docs/rccc.md): a connection is on the idle list at most once. The
+     * reference (false) appends a connection leaving the active list to the idle list even when it is
+     * still on it (it joined the active list from there).
+     */
+    public boolean eachListOnce;
 
     /**
      * @param psPerQuantum 8 x 256 B / (link speed x ports) / rate modifier, truncated to ps (uec.cpp:3045-3051)
@@ -116,12 +124,16 @@ public final class UecPullPacer {
             if (s.backlog() > 0) {
                 active.add(s);
             } else {
-                idle.add(s);
+                if (!eachListOnce || !s.onIdle) {
+                    idle.add(s);
+                    s.onIdle = true;
+                }
                 s.inPull = false;
                 s.inSlowPull = true;
             }
         } else {
             s = idle.poll();
+            s.onIdle = false;
             if (!s.inSlowPull) {
                 s.inPull = false;
                 s.inSlowPull = true;
@@ -132,6 +144,7 @@ public final class UecPullPacer {
             slowPulls++;
             if (s.backlog() == 0 && s.slowCredit() < configuredMaxwndQuanta) {
                 idle.add(s);
+                s.onIdle = true;
             } else {
                 s.inPull = false;
                 s.inSlowPull = false;

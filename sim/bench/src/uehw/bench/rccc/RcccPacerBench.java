@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: Apache-2.0
+package uehw.bench.rccc;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import uehw.bench.AxiLite4Master;
+import uehw.bench.csr.RcccPacerCsr;
+import uehw.bench.facade.Sim;
+import uehw.hw.rccc.RcccPacer;
+import uehw.hw.rccc.RcccPacerConfig;
+import uehw.hw.rccc.RcccPacerIo;
+import uehw.model.rccc.RcccPacerModel;
+import uehw.model.rccc.RcccPacerModel.Event;
+import uehw.model.rccc.RcccPacerModel.Pull;
+
+/**
+ * Drives an RcccPacer DUT and an RcccPacerModel in lockstep, clock by clock: the same event
+ * presented (with an idle pattern) and the same PULL-port ready (with a backpressure pattern); at
+ * every edge the event taken or not and the PULL presented (valid and payload) must be the model's.
+ */
+public final class RcccPacerBench {
+    /** A PULL taken from the port, at an edge. */
+    public record Taken(long edge, Pull pull) {
+    }
+
+    public final RcccPacerIo io;
+    public final RcccPacerConfig cfg;
+    public final RcccPacerModel model;
+    public final AxiLite4Master csr;
+    public final List<Taken> pulls = new ArrayList<>();
+    private final Sim<RcccPacer> sim;
+    private final ArrayDeque<Event> queue = new ArrayDeque<>();
+    private Random random = new Random(1);
+    private double idle;
+    private double ready = 1;
+    private boolean presenting;
+    private long edges;
+    private long taken;
+    private int postedAddress = -1;
+    private long postedValue;
+    private boolean following;
+    /** Keep at most this many taken PULLs in `pulls` (a long run counts them instead). */
+    public int keepPulls = 1 << 20;
+    public long pullsTaken;
+
+    public RcccPacerBench(Sim<RcccPacer> sim) {
+        this.sim = sim;
+        this.io = sim.dut().io();
+        this.cfg = sim.dut().cfg();
+        this.model = new RcccPacerModel(cfg.connections(), cfg.psPerQuantum(), cfg.clockPs(), (int) cfg.creditPerPull(),
+                (int) cfg.maxwndQuanta());
+        sim.poke(io.event().valid(), false);
+        sim.poke(io.pulls().ready(), true);
+        this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
+        sim.reset(2);
+        for (int i = 0; i < cfg.connections() + 16 && !sim.peekBool(io.initDone()); i++) {
+            sim.step();
+        }
+        if (!sim.peekBool(io.initDone())) {
+            throw new AssertionError("initDone never rose");
+        }
+        sim.step(2);   // the event port opens the clock after initDone: the model starts there
+    }
+
+    /** From now on: the event port idle with probability `idle`, the PULL port ready with probability `ready`. */
+    public void pattern(Random random, double idle, double ready) {
+        this.random = random;
+        this.idle = idle;
+        this.ready = ready;
+    }
+
+    public void push(Event e) {
+        queue.add(e);
+    }
+
+    public boolean inputIdle() {
+        return queue.isEmpty();
+    }
+
+    public long edges() {
+        return edges;
+    }
+
+    public long eventsTaken() {
+        return taken;
+    }
+
+    /** One clock, DUT and model side by side. */
+    public void step() {
+        if (!presenting && !queue.isEmpty() && (idle == 0 || random.nextDouble() >= idle)) {
+            Event e = queue.peekFirst();
+            var p = io.event().payload();
+            sim.poke(p.kind(), (long) e.kind());
+            sim.poke(p.conn(), (long) e.conn());
+            sim.poke(p.number(), e.number() & 0xFFFF_FFFFL);
+            presenting = true;
+        }
+        sim.poke(io.event().valid(), presenting);
+        boolean pullReady = ready >= 1 || random.nextDouble() < ready;
+        sim.poke(io.pulls().ready(), pullReady);
+        sim.step();
+        csr.afterEdge();
+        boolean dutTaken = presenting && sim.peekBool(io.event().ready());
+        Pull dutPull = null;
+        if (sim.peekBool(io.pulls().valid())) {
+            var q = io.pulls().payload();
+            dutPull = new Pull((int) sim.peek(q.conn()), (int) sim.peek(q.number()), sim.peekBool(q.slow()));
+        }
+        Pull modelPull = model.pull();
+        boolean modelTaken = model.step(presenting ? queue.peekFirst() : null, pullReady);
+        edges++;
+        if (dutTaken != modelTaken || !java.util.Objects.equals(dutPull, modelPull)) {
+            String message = String.format("rccc-pacer at edge %d (of the bench): event %s taken: RTL %b, model %b; "
+                    + "PULL presented: RTL %s, model %s (model lead %d ps)", edges, presenting ? queue.peekFirst() : "none",
+                    dutTaken, modelTaken, dutPull, modelPull, model.lead());
+            System.out.println(message);   // also here: a long run's report comes at the end of the class
+            throw new AssertionError(message);
+        }
+        // regif: with E the edge that took the write's later beat, the register holds the new value from
+        // edge E + 1, so a register loading it at edge E + 2 or later takes the new value
+        if (following) {
+            follow(postedAddress, postedValue);
+            postedAddress = -1;
+            following = false;
+        } else if (postedAddress >= 0 && csr.postedEdge() == sim.cycle()) {
+            following = true;
+        }
+        if (dutTaken) {
+            queue.pollFirst();
+            presenting = false;
+            taken++;
+        }
+        if (dutPull != null && pullReady) {
+            pullsTaken++;
+            if (pulls.size() < keepPulls) {
+                pulls.add(new Taken(edges, dutPull));
+            }
+        }
+    }
+
+    /** Steps until every pushed event was taken; returns the clocks. */
+    public long flush() {
+        long clocks = 0;
+        while (!queue.isEmpty()) {
+            step();
+            if (++clocks > 10_000_000) {
+                throw new AssertionError("events stopped being taken");
+            }
+        }
+        return clocks;
+    }
+
+    /** Steps until every event was taken and the pacer is quiet (its lists empty, no PULL waiting); returns the clocks. */
+    public long drain() {
+        long clocks = flush();
+        while (!model.quiet()) {
+            step();
+            if (++clocks > 100_000_000) {
+                throw new AssertionError("the pacer never went quiet");
+            }
+        }
+        for (int i = 0; i < 4; i++) {
+            step();
+        }
+        return clocks + 4;
+    }
+
+    /** Writes a setting (blocking) and has the model follow from the edge after the write's beats. */
+    public void write(int address, long value) {
+        post(address, value);
+        while (settingPending()) {
+            step();
+        }
+    }
+
+    /** Presents a setting's write without waiting: it lands among the traffic, the model following at its edge. */
+    public void post(int address, long value) {
+        csr.postWrite(address, value);
+        postedAddress = address;
+        postedValue = value;
+    }
+
+    public boolean settingPending() {
+        return postedAddress >= 0 || !csr.postedDone();
+    }
+
+    private void follow(int address, long value) {
+        switch (address) {
+            case RcccPacerCsr.PS_PER_QUANTUM -> model.psPerQuantum = value;
+            case RcccPacerCsr.CLOCK_PS -> model.clockPs = value;
+            case RcccPacerCsr.CREDIT_PER_PULL -> model.creditPerPull = (int) value;
+            case RcccPacerCsr.MAXWND_QUANTA -> model.maxwndQuanta = (int) value;
+            default -> throw new IllegalArgumentException("not a setting: " + address);
+        }
+    }
+
+    public long read(int address) {
+        return csr.read(address);
+    }
+}
