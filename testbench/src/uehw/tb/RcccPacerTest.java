@@ -84,8 +84,11 @@ class RcccPacerTest {
                 if (phase > 0) {
                     // settings change only while the pacer is quiet (they are sampled at use: docs/rccc.md)
                     b.write(RcccPacerCsr.PS_PER_QUANTUM, phase == 3 ? 1 : 50 + r.nextInt(phase == 5 ? 100 : 30_000));
-                    b.write(RcccPacerCsr.CREDIT_PER_PULL, 1 + r.nextInt(phase == 6 ? 4095 : 128));
-                    b.write(RcccPacerCsr.MAXWND_QUANTA, phase == 4 ? 0 : r.nextInt(phase == 7 ? (1 << 20) - 1 : 600));
+                    int credit = 1 + r.nextInt(phase == 6 ? 4095 : 128);
+                    b.write(RcccPacerCsr.CREDIT_PER_PULL, credit);
+                    // phases 1 and 2: MAXWND_QUANTA a multiple of the credit (+ 1), where slow pulls stop at the compare's edge
+                    b.write(RcccPacerCsr.MAXWND_QUANTA, phase == 4 ? 0 : phase <= 2 ? Math.min(credit * (1 + r.nextInt(8)) + phase - 1, (1 << 20) - 1)
+                            : r.nextInt(phase == 7 ? (1 << 20) - 1 : 600));
                     b.write(RcccPacerCsr.CLOCK_PS, 1000 + r.nextInt(8000));
                 }
                 b.pattern(new Random(seed + phase), phase % 2 == 0 ? 0 : 0.3, phase == 5 ? 0.05 : phase % 3 == 0 ? 0.5 : 1);
@@ -148,41 +151,46 @@ class RcccPacerTest {
     /**
      * The reference's pacer (uec.cpp:3044-3175, the exact model UecPullPacer in ps) and the block on
      * the same story give the same PULLs in the same order: four connections' targets at once,
-     * served round robin 64 quanta at a time, the last grants short, a zero grant to one whose
-     * target is met, then slow pulls to each up to MAXWND_QUANTA beyond its target; a late target
-     * puts a connection back on the active list.
+     * served round robin 64 quanta at a time, the last grants short, then slow pulls to each in
+     * turn up to MAXWND_QUANTA beyond its target. Twice: at the reference's MAXWND_QUANTA and at
+     * one where the slow pulls stop exactly at its compare.
      */
     @Test
     void pullsAreTheReferencePacersInOrder() {
         withBench("reference_order", (b, seed) -> {
-            int[] targets = {300, 64, 1000, 130};
-            long init = 1000;
-            for (int c = 0; c < 4; c++) {
-                b.push(Event.open(c, (int) init));
+            // MAXWND_QUANTA: the reference's 1027, and 129 = 2 x 64 + 1, where a slow pull's excess (128)
+            // is one below it: the compare's edge (uec.cpp:3108-3109 is strict)
+            for (int maxwnd : new int[] {1027, 129}) {
+                b.write(RcccPacerCsr.MAXWND_QUANTA, maxwnd);
+                int[] targets = {300, 64, 1000, 130};
+                long init = 1000;
+                int from = b.pulls.size();
+                for (int c = 0; c < 4; c++) {
+                    b.push(Event.open(c, (int) init));
+                }
+                b.drain();
+                for (int c = 0; c < 4; c++) {
+                    b.push(Event.target(c, (int) (init + targets[c])));
+                }
+                b.drain();
+                // the reference: same targets handed to its pacer at one instant
+                EventLoop loop = new EventLoop();
+                List<Pull> reference = new ArrayList<>();
+                UecPullPacer pacer = new UecPullPacer(loop, CFG.psPerQuantum(), CFG.creditPerPull(), (long) maxwnd << 8,
+                        (s, slow) -> reference.add(new Pull(s.flow, (int) (s.latestPull - UecPullPacer.INIT_PULL + init), slow)));
+                UecPullPacer.Sink[] sinks = new UecPullPacer.Sink[4];
+                for (int c = 0; c < 4; c++) {
+                    sinks[c] = pacer.sink(c);
+                }
+                for (int c = 0; c < 4; c++) {
+                    pacer.pullTarget(sinks[c], UecPullPacer.INIT_PULL + targets[c]);
+                }
+                loop.run(Long.MAX_VALUE);
+                List<Pull> rtl = b.pulls.subList(from, b.pulls.size()).stream().map(RcccPacerBench.Taken::pull).toList();
+                System.out.printf("rccc-pacer, MAXWND_QUANTA %d: %d PULLs as the reference's pacer sends them (%d slow)%n", maxwnd,
+                        rtl.size(), rtl.stream().filter(Pull::slow).count());
+                assertEquals(reference, rtl, "MAXWND_QUANTA " + maxwnd + ": the block's PULLs are the reference pacer's, in order");
             }
-            b.drain();
-            for (int c = 0; c < 4; c++) {
-                b.push(Event.target(c, (int) (init + targets[c])));
-            }
-            b.drain();
-            // the reference: same targets handed to its pacer at one instant
-            EventLoop loop = new EventLoop();
-            List<Pull> reference = new ArrayList<>();
-            UecPullPacer[] holder = new UecPullPacer[1];
-            holder[0] = new UecPullPacer(loop, CFG.psPerQuantum(), CFG.creditPerPull(), CFG.maxwndQuanta() << 8,
-                    (s, slow) -> reference.add(new Pull(s.flow, (int) (s.latestPull - UecPullPacer.INIT_PULL + init), slow)));
-            UecPullPacer.Sink[] sinks = new UecPullPacer.Sink[4];
-            for (int c = 0; c < 4; c++) {
-                sinks[c] = holder[0].sink(c);
-            }
-            for (int c = 0; c < 4; c++) {
-                holder[0].pullTarget(sinks[c], UecPullPacer.INIT_PULL + targets[c]);
-            }
-            loop.run(Long.MAX_VALUE);
-            List<Pull> rtl = b.pulls.stream().map(RcccPacerBench.Taken::pull).toList();
-            System.out.printf("rccc-pacer: %d PULLs as the reference's pacer sends them (%d slow)%n", rtl.size(),
-                    rtl.stream().filter(Pull::slow).count());
-            assertEquals(reference, rtl, "the block's PULLs are the reference pacer's, in order");
             assertCounters(b);
         });
     }

@@ -208,7 +208,8 @@ class RcccPacer(val cfg: RcccPacerConfig) extends Component with RegisterDocs {
     val plusCredit = RegNextWhen(latestRead + csr.creditPerPull.resize(32), stage === 2)
     /** E3: latest + credit - maxwnd, the slow pulls' limit (into the loop's s1 register). */
     val floor = plusCredit - maxwnd.resize(32)
-    val inLoop = stage === engineSlot
+    /** E3, a register (stage 2 goes to 3): the state loop's key select then starts at a flip-flop. */
+    val inLoop = RegNext(stage === engineSlot - 1) init (False)
   }
 
   val input = new Area {
@@ -251,10 +252,10 @@ class RcccPacer(val cfg: RcccPacerConfig) extends Component with RegisterDocs {
     val st = loop.read.state
     private def is(k: Int) = op.valid && op.inRange && op.op === k
     // each compare on every forwarding candidate, then one select (KeyedStateLoop.stateOf)
-    val targetAhead = loop.read.stateOf(x => ahead(op.value, x.highest))     // target > highest (uec.cpp:2553)
-    val backlogLeft = loop.read.stateOf(x => ahead(x.highest, op.value))     // highest > latest + credit (uec.cpp:3080)
+    val targetAhead = loop.read.stateOf(x => ahead(op.value, x.highest))     // target > highest (uec.cpp:2558)
+    val backlogLeft = loop.read.stateOf(x => ahead(x.highest, op.value))     // highest > latest + credit (uec.cpp:3084: backlog left)
     val targetAboveLatest = loop.read.stateOf(x => ahead(x.highest, op.latest))
-    val withinMaxwnd = loop.read.stateOf(x => ahead(x.highest, op.floor))    // latest + credit - highest < maxwnd (uec.cpp:3108)
+    val withinMaxwnd = loop.read.stateOf(x => ahead(x.highest, op.floor))    // latest + credit - highest < maxwnd (uec.cpp:3108-3109)
     val next = HighState()
     next := st
     val joinActive, pushActive, pushIdle, dropped = False
@@ -267,15 +268,15 @@ class RcccPacer(val cfg: RcccPacerConfig) extends Component with RegisterDocs {
     when(is(Op.CLOSE)) { next.open := False }
     when(is(Op.TICK_ACTIVE)) {
       when(!st.open) { next.onActive := False; dropped := True }
-        .elsewhen(backlogLeft) { pushActive := True }                                 // uec.cpp:3078-3081
-        .otherwise {                                                                   // uec.cpp:3082-3087
+        .elsewhen(backlogLeft) { pushActive := True }                                 // uec.cpp:3084-3085
+        .otherwise {                                                                   // uec.cpp:3086-3090
           next.onActive := False
           when(!st.onIdle) { next.onIdle := True; pushIdle := True }
         }
     }
     when(is(Op.TICK_IDLE)) {
       when(!st.open) { next.onIdle := False; dropped := True }
-        .elsewhen(!backlogLeft && withinMaxwnd) { pushIdle := True }                  // uec.cpp:3104-3113
+        .elsewhen(!backlogLeft && withinMaxwnd) { pushIdle := True }                  // uec.cpp:3105-3112
         .otherwise { next.onIdle := False }
     }
     loop.write(op.valid && op.inRange, op.conn, next, init = HighState().getZero)

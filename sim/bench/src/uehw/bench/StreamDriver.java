@@ -57,6 +57,11 @@ public final class StreamDriver<P> {
         sim.poke(valid, presenting);
     }
 
+    /** The item presented at the coming edge (after {@link #beforeEdge}), or null. */
+    public P presented() {
+        return presenting ? queue.peekFirst() : null;
+    }
+
     /** Returns the item taken at this edge, or null. */
     public P afterEdge() {
         if (presenting && sim.peekBool(ready)) {

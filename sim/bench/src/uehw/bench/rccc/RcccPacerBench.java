@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 package uehw.bench.rccc;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
 import uehw.bench.AxiLite4Master;
+import uehw.bench.StreamDriver;
 import uehw.bench.csr.RcccPacerCsr;
 import uehw.bench.facade.Sim;
 import uehw.hw.rccc.RcccPacer;
@@ -32,13 +32,11 @@ public final class RcccPacerBench {
     public final AxiLite4Master csr;
     public final List<Taken> pulls = new ArrayList<>();
     private final Sim<RcccPacer> sim;
-    private final ArrayDeque<Event> queue = new ArrayDeque<>();
+    private StreamDriver<Event> driver;
+    private long takenBefore;   // by the drivers of earlier patterns
     private Random random = new Random(1);
-    private double idle;
     private double ready = 1;
-    private boolean presenting;
     private long edges;
-    private long taken;
     private int postedAddress = -1;
     private long postedValue;
     private boolean following;
@@ -52,7 +50,7 @@ public final class RcccPacerBench {
         this.cfg = sim.dut().cfg();
         this.model = new RcccPacerModel(cfg.connections(), cfg.psPerQuantum(), cfg.clockPs(), (int) cfg.creditPerPull(),
                 (int) cfg.maxwndQuanta());
-        sim.poke(io.event().valid(), false);
+        pattern(random, 0, 1);
         sim.poke(io.pulls().ready(), true);
         this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
         sim.reset(2);
@@ -67,17 +65,26 @@ public final class RcccPacerBench {
 
     /** From now on: the event port idle with probability `idle`, the PULL port ready with probability `ready`. */
     public void pattern(Random random, double idle, double ready) {
+        if (driver != null && !driver.idle()) {
+            throw new IllegalStateException("change the pattern only when every event was taken");
+        }
         this.random = random;
-        this.idle = idle;
         this.ready = ready;
+        takenBefore += driver == null ? 0 : driver.taken();
+        driver = new StreamDriver<>(sim, io.event().valid(), io.event().ready(), (s, e) -> {
+            var p = io.event().payload();
+            s.poke(p.kind(), (long) e.kind());
+            s.poke(p.conn(), (long) e.conn());
+            s.poke(p.number(), e.number() & 0xFFFF_FFFFL);
+        }, random, idle);
     }
 
     public void push(Event e) {
-        queue.add(e);
+        driver.push(e);
     }
 
     public boolean inputIdle() {
-        return queue.isEmpty();
+        return driver.idle();
     }
 
     public long edges() {
@@ -85,36 +92,29 @@ public final class RcccPacerBench {
     }
 
     public long eventsTaken() {
-        return taken;
+        return takenBefore + driver.taken();
     }
 
     /** One clock, DUT and model side by side. */
     public void step() {
-        if (!presenting && !queue.isEmpty() && (idle == 0 || random.nextDouble() >= idle)) {
-            Event e = queue.peekFirst();
-            var p = io.event().payload();
-            sim.poke(p.kind(), (long) e.kind());
-            sim.poke(p.conn(), (long) e.conn());
-            sim.poke(p.number(), e.number() & 0xFFFF_FFFFL);
-            presenting = true;
-        }
-        sim.poke(io.event().valid(), presenting);
+        driver.beforeEdge();
+        Event offered = driver.presented();
         boolean pullReady = ready >= 1 || random.nextDouble() < ready;
         sim.poke(io.pulls().ready(), pullReady);
         sim.step();
         csr.afterEdge();
-        boolean dutTaken = presenting && sim.peekBool(io.event().ready());
+        boolean dutTaken = driver.afterEdge() != null;
         Pull dutPull = null;
         if (sim.peekBool(io.pulls().valid())) {
             var q = io.pulls().payload();
             dutPull = new Pull((int) sim.peek(q.conn()), (int) sim.peek(q.number()), sim.peekBool(q.slow()));
         }
         Pull modelPull = model.pull();
-        boolean modelTaken = model.step(presenting ? queue.peekFirst() : null, pullReady);
+        boolean modelTaken = model.step(offered, pullReady);
         edges++;
         if (dutTaken != modelTaken || !java.util.Objects.equals(dutPull, modelPull)) {
             String message = String.format("rccc-pacer at edge %d (of the bench): event %s taken: RTL %b, model %b; "
-                    + "PULL presented: RTL %s, model %s (model lead %d ps)", edges, presenting ? queue.peekFirst() : "none",
+                    + "PULL presented: RTL %s, model %s (model lead %d ps)", edges, offered == null ? "none" : offered,
                     dutTaken, modelTaken, dutPull, modelPull, model.lead());
             System.out.println(message);   // also here: a long run's report comes at the end of the class
             throw new AssertionError(message);
@@ -128,11 +128,6 @@ public final class RcccPacerBench {
         } else if (postedAddress >= 0 && csr.postedEdge() == sim.cycle()) {
             following = true;
         }
-        if (dutTaken) {
-            queue.pollFirst();
-            presenting = false;
-            taken++;
-        }
         if (dutPull != null && pullReady) {
             pullsTaken++;
             if (pulls.size() < keepPulls) {
@@ -144,7 +139,7 @@ public final class RcccPacerBench {
     /** Steps until every pushed event was taken; returns the clocks. */
     public long flush() {
         long clocks = 0;
-        while (!queue.isEmpty()) {
+        while (!driver.idle()) {
             step();
             if (++clocks > 10_000_000) {
                 throw new AssertionError("events stopped being taken");
