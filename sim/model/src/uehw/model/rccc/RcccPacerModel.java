@@ -90,16 +90,12 @@ public final class RcccPacerModel {
         return lead;
     }
 
-    public int activeCount() {
-        return active.size() + (int) appends.stream().filter(a -> a[1] == 0).count();
-    }
-
     /** Nothing in flight: no op in the engine, no append on its way, no PULL waiting, both lists empty. */
     public boolean quiet() {
         return stage == 0 && appends.isEmpty() && pull == null && active.isEmpty() && idle.isEmpty();
     }
 
-    /** Whether the next clock's edge can take an event of this kind (the block's ready at that edge). */
+    /** Before this edge: the engine would start a tick (free, due, a list not empty, no PULL presented). */
     private boolean engineWantsTick() {
         return stage == 0 && lead <= 0 && (!active.isEmpty() || !idle.isEmpty()) && pull == null;
     }
