@@ -40,9 +40,6 @@ public final class RcccPacerBench {
     private int postedAddress = -1;
     private long postedValue;
     private boolean following;
-    /** Keep at most this many taken PULLs in `pulls` (a long run counts them instead). */
-    public int keepPulls = 1 << 20;
-    public long pullsTaken;
 
     public RcccPacerBench(Sim<RcccPacer> sim) {
         this.sim = sim;
@@ -81,10 +78,6 @@ public final class RcccPacerBench {
 
     public void push(Event e) {
         driver.push(e);
-    }
-
-    public boolean inputIdle() {
-        return driver.idle();
     }
 
     public long edges() {
@@ -129,10 +122,7 @@ public final class RcccPacerBench {
             following = true;
         }
         if (dutPull != null && pullReady) {
-            pullsTaken++;
-            if (pulls.size() < keepPulls) {
-                pulls.add(new Taken(edges, dutPull));
-            }
+            pulls.add(new Taken(edges, dutPull));
         }
     }
 

@@ -66,7 +66,7 @@ public final class RcccPacerModel {
     private boolean isOpen, fromActive;
     private int conn, openNumber, credit, maxwnd;
     private RcccPacerRules.Tick tick;
-    private long emitAt = -1, productAt = -1;
+    private long emitAt = Long.MIN_VALUE;   // no PULL yet
     private long product;
     private long clockPsBefore;
     // the PULL port
@@ -113,7 +113,7 @@ public final class RcccPacerModel {
         boolean blocked = stage == ENGINE_SLOT || isOpen && (stage == 1 || stage == 2);
         boolean taken = offered != null && !blocked && (!waitsForEngine || openStarts);
         boolean emitsNow = clock == emitAt;   // the E7 register: a PULL loaded at this edge
-        boolean addsNow = clock == productAt; // the E10 delta holds the product
+        boolean addsNow = clock == emitAt + 3; // E10: the delta holds the product
 
         if (pull != null && !pullReady) {
             counters.inc("PULL_STALLS");
@@ -235,7 +235,6 @@ public final class RcccPacerModel {
             return;
         }
         emitAt = start + 7;
-        productAt = start + 10;
         counters.inc("PULLS");
         counters.add("QUANTA", tick.quanta());
         if (tick.slow()) {
