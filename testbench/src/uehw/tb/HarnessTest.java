@@ -41,7 +41,7 @@ class HarnessTest {
                     long[] maxOccupancy = {0};
                     var occupancy = StreamMonitor.passive(sim, io.output().valid(), null,
                             s -> s.peek(io.occupancy()), v -> maxOccupancy[0] = Math.max(maxOccupancy[0], v));
-                    sim.reset(2);
+                    sim.reset(16);
                     int packets = 300;
                     for (int i = 0; i < packets; i++) {
                         byte[] data = new byte[1 + rnd.nextInt(4 * bytes)];
@@ -83,7 +83,7 @@ class HarnessTest {
                     InOrderScoreboard<Packet> board = new InOrderScoreboard<>("forked axis packets");
                     var driver = new Axi4StreamPackets.Driver(sim, io.input(), new Random(seed + 1), 0.2);
                     var monitor = new Axi4StreamPackets.Monitor(sim, io.output(), board::actual, rnd, 0.3);
-                    sim.reset(2);
+                    sim.reset(16);
                     for (int i = 0; i < 50; i++) {
                         byte[] data = new byte[1 + rnd.nextInt(40)];
                         rnd.nextBytes(data);

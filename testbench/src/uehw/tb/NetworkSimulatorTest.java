@@ -355,7 +355,7 @@ class NetworkSimulatorTest {
         Port modelPort = clockedDownlink(model, new TrimQueueModelEngine(cfg));
         assertTrue(model.run(100_000_000), "seed " + seed + ": the model run completes");
         TrimQueueRtlEngine.simulation(cfg).run("network_hil", seed, sim -> {
-            sim.reset(2);
+            sim.reset(16);
             TrimQueueRtlEngine rtl = new TrimQueueRtlEngine(sim);
             QueueLog rtlLog = new QueueLog("tor31->host127");
             Network hw = smallScenario(FatTreeIncast.build(seed, true)).trace(rtlLog);
@@ -394,7 +394,7 @@ class NetworkSimulatorTest {
         assertTrue(model.run(1_000_000_000), "seed " + seed + ": the model run completes");
         double modelSeconds = (System.nanoTime() - t0) / 1e9;
         TrimQueueRtlEngine.simulation(cfg).run("network_hil_8", seed, sim -> {
-            sim.reset(2);
+            sim.reset(16);
             try (SimWorker<uehw.hw.smartt.Smartt> smartt = new SimWorker<>(SmarttTest.compile(SmarttTest.DEFAULT),
                     "network_hil_8", seed)) {
                 SmarttRtlWindows windows = smartt.call(s -> {

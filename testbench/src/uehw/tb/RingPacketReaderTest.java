@@ -54,7 +54,7 @@ class RingPacketReaderTest {
         sim.poke(io.commands().valid(), false);
         sim.poke(io.beats().ready(), false);
         sim.poke(io.ram().data(), BigInteger.ZERO);
-        sim.reset(2);
+        sim.reset(16);
         Deque<byte[]> expected = new ArrayDeque<>();
         ByteArrayOutputStream current = new ByteArrayOutputStream();
         int write = 0;            // ring address of the next packet

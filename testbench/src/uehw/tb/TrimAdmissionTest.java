@@ -56,7 +56,7 @@ class TrimAdmissionTest {
             io.trimPopped(), io.dataDescriptors().ready(), io.controlLengths().ready(), io.dataRead().enable(), io.controlRead().enable()}) {
             sim.poke((spinal.core.Bool) p, false);
         }
-        sim.reset(2);
+        sim.reset(16);
         long dataBytes = 0, dataBeats = 0, dataDescs = 0, controlBytes = 0, controlBeats = 0, controlDescs = 0, trim = 0;
         Deque<Frame> dataQueue = new ArrayDeque<>(), controlQueue = new ArrayDeque<>();
         Deque<Frame> dataLeaving = new ArrayDeque<>(), controlLeaving = new ArrayDeque<>();

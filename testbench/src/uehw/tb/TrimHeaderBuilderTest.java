@@ -51,7 +51,7 @@ class TrimHeaderBuilderTest {
         sim.poke(io.dscp(), dscp);
         sim.poke(io.push(), false);
         sim.poke(io.beats().ready(), false);
-        sim.reset(2);
+        sim.reset(16);
         // an IPv6 frame whose trimmed UDP checksum computes to 0, sent as all ones (RFC 768): now and then
         int at = uehw.hw.common.PacketFormat.Ipv6UdpOffset() + uehw.hw.common.PacketFormat.UdpChecksum();
         byte[] zeroSum;

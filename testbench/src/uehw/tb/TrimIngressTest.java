@@ -56,7 +56,7 @@ class TrimIngressTest {
         int w = CFG.dataBytes();
         sim.poke(io.udpPort(), PacketFormat.TransportUdpPort());
         sim.poke(io.input().valid(), false);
-        sim.reset(2);
+        sim.reset(16);
         Deque<Expected> verdicts = new ArrayDeque<>();
         Deque<ExpectedBeat> beats = new ArrayDeque<>();
         int seen = 0;

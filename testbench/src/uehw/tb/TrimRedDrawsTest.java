@@ -46,7 +46,7 @@ class TrimRedDrawsTest {
         sim.poke(io.reseed(), false);
         sim.poke(io.restart(), false);
         sim.poke(io.thresholds().ready(), false);
-        sim.reset(2);
+        sim.reset(16);
         Xorshift32 used = new Xorshift32(seedValue);
         int taken = 0, restarts = 0, reseeds = 0;
         long lastRestart = sim.cycle();

@@ -18,7 +18,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * A plain-Verilog testbench for a generated top, run by Icarus (iverilog/vvp) and by Verilator
  * (--binary --timing) on the same vectors: the simulators outside the project's own harness.
  *
- * <p>The bench holds reset for 4 clocks, waits for {@code io_initDone} where the top has it,
+ * <p>The bench holds reset for 16 clocks (the blocks' documented minimum, docs/integration.md), waits for {@code io_initDone} where the top has it,
  * writes (and reads) the CSRs over AXI4-Lite one at a time (AW and W together, B awaited), waits
  * {@code settleClocks}, then drives each input stream from its vector file: a transaction's fields
  * are presented with valid and advance on a clock edge where valid and ready are high (an input
@@ -284,7 +284,7 @@ public final class VerilogBench {
          .append("  reg begun = 1'b0;\n")
          .append("  wire allDone = ").append(doneTerms.isEmpty() ? "1'b1" : String.join(" && ", doneTerms)).append(";\n")
          .append("  always @(posedge clk) begin\n")
-         .append("    if (clocks == 4) reset <= 1'b0;\n")
+         .append("    if (clocks == 16) reset <= 1'b0;\n")
          .append("    if (!reset && ready0 && !begun) begin begun <= 1'b1; phaseCsr <= 1'b1; end\n")
          .append("    if (phaseRun && allDone) drain <= drain + 1;\n");
         heldReadies.forEach(r -> v.append("    if (phaseRun && allDone) ").append(r).append(" <= 1'b1;\n"));

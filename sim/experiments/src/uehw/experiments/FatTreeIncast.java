@@ -188,7 +188,7 @@ public final class FatTreeIncast {
         }
         Result[] result = new Result[1];
         TrimQueueRtlEngine.simulation(receiverQueue()).run("fat_tree_incast_" + senders, seed, sim -> {
-            sim.reset(2);
+            sim.reset(16);
             TrimQueueRtlEngine engine = new TrimQueueRtlEngine(sim);
             result[0] = run(senders, seed, csv, referenceProfile, port -> ClockedEgress.attach(port, engine, CLOCKS_PER_BEAT));
         });

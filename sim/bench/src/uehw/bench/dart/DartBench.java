@@ -54,7 +54,7 @@ public final class DartBench {
         this.flowIdWidth = sim.dut().cfg().flowIdWidth();
         patterns(new Random(1), 0, 0);
         this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
-        sim.reset(2);
+        sim.reset(16);
         waitTablesReady();
     }
 

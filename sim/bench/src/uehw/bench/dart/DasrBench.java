@@ -61,7 +61,7 @@ public final class DasrBench extends TimedEventBench<DasrEvent> {
                 });
         this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
         followCsr(csr);
-        sim.reset(2);
+        sim.reset(16);
         stepUntil(io.initDone(), cfg.capacity() + 16, "initDone");
     }
 

@@ -75,7 +75,7 @@ public final class DasrLimiterBench extends TimedEventBench<DasrLimiterBench.Eve
                 });
         this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
         followCsr(csr);
-        sim.reset(2);
+        sim.reset(16);
         stepUntil(io.initDone(), cfg.flows() + 16, "initDone");
     }
 

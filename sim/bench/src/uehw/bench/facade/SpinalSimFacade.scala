@@ -54,8 +54,22 @@ final class Sim[T <: Component](val dut: T, waveFromCycle: Long) {
     }
   }
   def step(): Unit = step(1)
-  /** Synchronous reset held for `n` clocks. */
-  def reset(n: Int): Unit = { cd.assertReset(); step(n); cd.deassertReset(); step(1) }
+  /**
+   * Synchronous reset held for `n` rising edges, then one edge with it low. The edges under reset
+   * are waited as rising edges, not samplings: SpinalSim's sampling excludes edges under reset, so
+   * waiting samplings would hang on any reset but the clock stimulus' own power-on one, which it
+   * releases itself after 16 clocks (a second reset of a bench used to hang here).
+   */
+  def reset(n: Int): Unit = {
+    cd.assertReset()
+    var i = 0
+    while (i < n) {
+      cd.waitRisingEdge(); cycles += 1; i += 1
+      if (cycles == waveFromCycle) enableSimWave()
+    }
+    cd.deassertReset()
+    step(1)
+  }
 
   def poke(bt: BaseType, v: Long): Unit = setLong(bt, v)
   def poke(bt: BaseType, v: Boolean): Unit = setLong(bt, if (v) 1L else 0L)

@@ -64,7 +64,7 @@ public final class NsccBench extends WindowUnitBench<Event, NsccEvent, NsccUpdat
         this.cfg = sim.dut().cfg();
         Csrs reset = resetCsrs(cfg);
         this.model = new NsccFixedModel(cfg.flows(), reset.p(), reset.initBaseRtt(), reset.initCwnd());
-        sim.reset(2);
+        sim.reset(16);
         waitStatus(NsccCsr.STATUS, 1, 1, cfg.flows(), "INIT_DONE");
     }
 

@@ -50,7 +50,7 @@ public final class RcccPacerBench {
         pattern(random, 0, 1);
         sim.poke(io.pulls().ready(), true);
         this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
-        sim.reset(2);
+        sim.reset(16);
         for (int i = 0; i < cfg.connections() + 16 && !sim.peekBool(io.initDone()); i++) {
             sim.step();
         }

@@ -52,7 +52,7 @@ public final class RepsBench {
         }
         this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
         this.actions = new EdgeActions(csr);
-        sim.reset(2);
+        sim.reset(16);
         int guard = model.connections + 100;
         while (!sim.peekBool(io.initDone())) {
             step();

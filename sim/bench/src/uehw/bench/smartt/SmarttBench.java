@@ -61,7 +61,7 @@ public final class SmarttBench extends WindowUnitBench<Event, SmarttEvent, Smart
         this.cfg = sim.dut().cfg();
         this.model = modelOf(cfg);
         clock(t -> t + 4);
-        sim.reset(2);
+        sim.reset(16);
         waitReady();
     }
 

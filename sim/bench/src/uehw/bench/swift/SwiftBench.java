@@ -54,7 +54,7 @@ public final class SwiftBench extends WindowUnitBench<Event, SwiftEvent, SwiftUp
         });
         this.cfg = sim.dut().cfg();
         this.model = new SwiftFixedModel(cfg.flows(), resetParams());
-        sim.reset(2);
+        sim.reset(16);
         waitReady();
     }
 

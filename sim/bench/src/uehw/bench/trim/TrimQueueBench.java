@@ -72,7 +72,7 @@ public final class TrimQueueBench {
         patterns(new Random(1), 0, 0);
         this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
         this.actions = new EdgeActions(csr);
-        sim.reset(2);
+        sim.reset(16);
     }
 
     /** Input idle and output backpressure probabilities (only between bursts: every frame taken). */
