@@ -417,27 +417,11 @@ class NsccTest {
         });
     }
 
-    /** A run's window updates and completions, one line each, in order. */
+    /** A run's window updates, entropies and completions, one line each, in order. */
     private static List<String> traceOf(uehw.experiments.UetReference.Laws laws) {
-        List<String> lines = new java.util.ArrayList<>();
-        uehw.experiments.UetReference.run(uehw.experiments.UetReference.defaults().get(2), laws, net -> net.trace(
-                new uehw.netsim.Network.Trace() {
-                    @Override
-                    public void window(long timePs, uehw.netsim.Flow f, long cwnd) {
-                        lines.add(timePs + " window " + f.id + " " + cwnd);
-                    }
-
-                    @Override
-                    public void entropy(long timePs, uehw.netsim.Flow f, int entropy) {
-                        lines.add(timePs + " entropy " + f.id + " " + entropy);
-                    }
-
-                    @Override
-                    public void finished(uehw.netsim.Flow f) {
-                        lines.add(f.finishedPs + " finished " + f.id);
-                    }
-                }));
-        return lines;
+        TraceLines t = new TraceLines();
+        uehw.experiments.UetReference.run(uehw.experiments.UetReference.defaults().get(2), laws, net -> net.trace(t));
+        return t.lines;
     }
 
     /**

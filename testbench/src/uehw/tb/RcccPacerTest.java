@@ -320,4 +320,51 @@ class RcccPacerTest {
             assertCounters(b);
         });
     }
+
+    /** A run's PULLs, windows and completions, a line each, in order. */
+    private static List<String> traceOf(uehw.experiments.UetReference.Scenario s, uehw.netsim.PullPacer.Factory pacers,
+                                        uehw.experiments.UetReference.Result[] result) {
+        TraceLines t = new TraceLines();
+        result[0] = uehw.experiments.UetReference.run(s, uehw.experiments.UetReference.exact(), pacers, net -> net.trace(t));
+        return t.lines;
+    }
+
+    /**
+     * Issue 34 deliverable 4: RCCC's two incast15 rows of `hwgen experiment uet-reference` with the
+     * receiver's pull pacer the Verilated block at 250 MHz (RcccRtlPacer: the transport's calls
+     * become events at the next clock edge, each PULL the port hands over leaves at its edge) give
+     * the run on the block's model line for line: every PULL, window and completion at the same
+     * picosecond (the bench also checks RTL against its own model at every edge); and the rows stay
+     * within the issue's bounds of the reference's figures.
+     */
+    @Test
+    void incast15WithTheRtlInTheLoopIsTheModelsRun() {
+        RcccPacerConfig cfg = new RcccPacerConfig(1024, 16, 20686, 4000, 64, 1027);   // the default generation
+        long clockPs = cfg.clockPs();
+        BenchExtension.bench(uehw.netsim.rtl.RcccRtlPacer.simulation(cfg), "uet_reference_incast15", sim -> sim, (sim, seed) -> {
+            for (uehw.experiments.UetReference.Scenario s : uehw.experiments.UetReference.rccc()) {
+                uehw.experiments.UetReference.Result[] onModel = new uehw.experiments.UetReference.Result[1];
+                uehw.experiments.UetReference.Result[] onRtl = new uehw.experiments.UetReference.Result[1];
+                List<String> model = traceOf(s, uehw.netsim.ClockedPullPacer.models(cfg.connections(), clockPs), onModel);
+                List<RcccPacerBench> benches = new ArrayList<>();
+                List<String> rtl = traceOf(s, uehw.netsim.rtl.RcccRtlPacer.factory(() -> {
+                    benches.add(new RcccPacerBench(sim));
+                    return benches.get(benches.size() - 1);
+                }, clockPs), onRtl);
+                assertEquals(1, benches.size(), s.name() + ": one receiving node, one block");
+                RcccPacerBench b = benches.get(0);
+                assertCounters(b);
+                long pullLines = rtl.stream().filter(l -> l.contains(" pull ")).count();
+                System.out.printf("rccc-pacer in the loop of %s: %d edges, %d PULLs, %d trace lines; %s%n", s.name(), b.edges(),
+                        b.pulls.size(), rtl.size(), uehw.experiments.UetReference.row(onRtl[0]));
+                assertEquals(b.pulls.size(), pullLines, "every PULL the block handed over left");
+                assertTrue(pullLines > 1500 && b.edges() > 500_000, pullLines + " PULLs in " + b.edges() + " edges");
+                for (int i = 0; i < Math.min(model.size(), rtl.size()); i++) {
+                    assertEquals(model.get(i), rtl.get(i), s.name() + ": trace line " + i);
+                }
+                assertEquals(model.size(), rtl.size(), s.name() + ": trace lines");
+                assertTrue(uehw.experiments.UetReference.withinBounds(onRtl[0]), uehw.experiments.UetReference.row(onRtl[0]));
+            }
+        });
+    }
 }

@@ -16,7 +16,9 @@ import uehw.netsim.Host;
 import uehw.netsim.Network;
 import uehw.netsim.NsccLaws;
 import uehw.netsim.Port;
+import uehw.netsim.PullPacer;
 import uehw.netsim.UecMixedEntropies;
+import uehw.netsim.UecPullPacer;
 import uehw.netsim.UecTransport;
 
 /**
@@ -203,8 +205,13 @@ public final class UetReference {
         };
     }
 
-    /** The network of a scenario, its flows added, not yet run. */
+    /** The network of a scenario, its flows added, not yet run; RCCC on the reference's pacer. */
     public static Network network(Scenario s, Laws laws) {
+        return network(s, laws, UecPullPacer.factory(false));
+    }
+
+    /** The same, RCCC's receivers pacing on {@code pacers} (ClockedPullPacer: the rccc-pacer block, model or RTL). */
+    public static Network network(Scenario s, Laws laws, PullPacer.Factory pacers) {
         int k = switch (s.nodes()) {
             case 16 -> 4;
             case 128 -> 8;
@@ -225,7 +232,7 @@ public final class UetReference {
         long cwnd = s.cwndMtus() * MTU;
         IntFunction<UecTransport.Law> law = h -> s.senderCc() ? laws.make(h, fph, cwnd, s.receiverCc()) : null;
         net.uecTransport(new UecTransport.Settings(MTU, HEADER, HEADER, 16384, RTO_PS, s.senderCc(), s.receiverCc(),
-                configuredMaxwnd(), PS_PER_QUANTUM, CREDIT_PER_PULL), law);
+                configuredMaxwnd(), PS_PER_QUANTUM, CREDIT_PER_PULL), law, pacers);
         if (s.receiverCc()) {
             for (Port p : net.ports.values()) {
                 if (p.peer() instanceof Host && p.name.startsWith("tor")) {
@@ -246,8 +253,13 @@ public final class UetReference {
 
     /** The same, {@code before} seeing the network before it runs (to trace it). */
     public static Result run(Scenario s, Laws laws, java.util.function.Consumer<Network> before) {
+        return run(s, laws, UecPullPacer.factory(false), before);
+    }
+
+    /** The same, RCCC's receivers pacing on {@code pacers}. */
+    public static Result run(Scenario s, Laws laws, PullPacer.Factory pacers, java.util.function.Consumer<Network> before) {
         long t0 = System.nanoTime();
-        Network net = network(s, laws);
+        Network net = network(s, laws, pacers);
         before.accept(net);
         net.run(100_000_000);
         double wall = (System.nanoTime() - t0) / 1e9;
@@ -305,6 +317,12 @@ public final class UetReference {
      */
     public static List<Result> write(Path out, List<Scenario> scenarios, Laws laws, Path referenceTrace, int runs)
             throws IOException {
+        return write(out, scenarios, laws, UecPullPacer.factory(false), referenceTrace, runs);
+    }
+
+    /** The same, RCCC's receivers pacing on {@code pacers}. */
+    public static List<Result> write(Path out, List<Scenario> scenarios, Laws laws, PullPacer.Factory pacers,
+                                     Path referenceTrace, int runs) throws IOException {
         if (runs < 1) {
             throw new IllegalArgumentException("runs must be at least 1, not " + runs);
         }
@@ -316,13 +334,13 @@ public final class UetReference {
                 Result r;
                 if (s.name().equals("incast15")) {
                     WindowLog log = new WindowLog();
-                    r = run(s, laws, log::attach);
+                    r = run(s, laws, pacers, log::attach);
                     log.write(out, referenceTrace);
                 } else {
-                    r = run(s, laws);
+                    r = run(s, laws, pacers, net -> { });
                 }
                 for (int i = 1; i < runs; i++) {
-                    Result again = run(s, laws);
+                    Result again = run(s, laws, pacers, net -> { });
                     if (again.wallSeconds() < r.wallSeconds()) {
                         r = again;
                     }

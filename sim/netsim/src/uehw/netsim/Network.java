@@ -42,6 +42,10 @@ public final class Network {
         /** A DASR receiver answered a data packet of flow f with n. */
         default void dasr(long timePs, Host receiver, Flow f, int n) {
         }
+
+        /** RCCC: flow f's receiver sent a PULL with this cumulative pull number. */
+        default void pull(long timePs, Flow f, long number, boolean slow) {
+        }
     }
 
     public final Config config;
@@ -194,11 +198,17 @@ public final class Network {
      * both wait (uec.cpp:245-246). Before any flow starts.
      */
     public Network uecTransport(UecTransport.Settings settings, java.util.function.IntFunction<UecTransport.Law> laws) {
+        return uecTransport(settings, laws, UecPullPacer.factory(false));
+    }
+
+    /** The same, with RCCC's receiver pull pacers from {@code pacers} (the reference's: UecPullPacer.factory). */
+    public Network uecTransport(UecTransport.Settings settings, java.util.function.IntFunction<UecTransport.Law> laws,
+                                PullPacer.Factory pacers) {
         if (!flows.isEmpty() && loop.now() > 0) {
             throw new IllegalStateException("the transport is chosen before the run");
         }
         for (Host h : hosts) {
-            h.uec = new UecTransport(h, this, settings, laws.apply(h.id));
+            h.uec = new UecTransport(h, this, settings, laws.apply(h.id), pacers);
             h.nic.controlTurns = 10;
         }
         return this;
@@ -245,7 +255,7 @@ public final class Network {
         });
     }
 
-    /** A digest of every window update, entropy and completion with its time: equal runs, equal digests. */
+    /** A digest of every window update, entropy, PULL and completion with its time: equal runs, equal digests. */
     public long traceDigest() {
         return digest;
     }
@@ -268,6 +278,11 @@ public final class Network {
 
     void noteDeparture(Port port, Packet p) {
         trace.departed(loop.now(), port, p);
+    }
+
+    void notePull(Flow f, long number, boolean slow) {
+        mix(5, loop.now(), f.id, number, slow ? 1 : 0);
+        trace.pull(loop.now(), f, number, slow);
     }
 
     void noteDasr(Host receiver, Packet p, int n) {

@@ -13,7 +13,7 @@ import java.util.function.BiConsumer;
  * is active, until the excess reaches the configured maxwnd; the next event comes the granted
  * quanta x the time per quantum later (4 quanta if none).
  */
-public final class UecPullPacer {
+public final class UecPullPacer implements PullPacer {
     /** The reference's initial pull number (uec.cpp:213), large enough that no target maps below it. */
     public static final long INIT_PULL = 100_000_000L;
 
@@ -78,11 +78,31 @@ public final class UecPullPacer {
         this.sendPull = sendPull;
     }
 
+    /** The reference's pacer for every receiving node (the transport's settings); the block's list rule when {@code eachListOnce}. */
+    public static Factory factory(boolean eachListOnce) {
+        return (host, loop, s, sendPull) -> {
+            UecPullPacer p = new UecPullPacer(loop, s.psPerQuantum(), s.creditPerPull(), s.configuredMaxwnd(), sendPull);
+            p.eachListOnce = eachListOnce;
+            return p;
+        };
+    }
+
+    @Override
     public Sink sink(int flow) {
         return new Sink(flow);
     }
 
-    /** uec.cpp:2547-2569 handlePullTarget: a data packet's or trimmed header's pull target. */
+    @Override
+    public long pulls() {
+        return pulls;
+    }
+
+    @Override
+    public long slowPulls() {
+        return slowPulls;
+    }
+
+    @Override
     public void pullTarget(Sink s, long target) {
         if (target > s.highestPullTarget) {
             s.highestPullTarget = target;
@@ -90,7 +110,7 @@ public final class UecPullPacer {
         }
     }
 
-    /** uec.cpp:2784-2792, 2814-2817: a trimmed arrival (or an RTS) asks for a pull. */
+    @Override
     public void request(Sink s) {
         if (s.inPull) {
             return;

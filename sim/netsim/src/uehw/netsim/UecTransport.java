@@ -115,21 +115,20 @@ public final class UecTransport {
     private final Map<Integer, Sink> sinks = new HashMap<>();
     private int roundRobin;
     /** RCCC: this node's pull pacer (uec.cpp:3044, one per receiving node), or null. */
-    private final UecPullPacer pacer;
+    private final PullPacer pacer;
     /** Packets and answers of this host (the reference's summary line, main_uec.cpp). */
     public long newPackets, rtxPackets, acksSent, nacksSent, acksReceived, nacksReceived, pullsReceived, timeouts;
 
-    UecTransport(Host host, Network net, Settings settings, Law law) {
+    UecTransport(Host host, Network net, Settings settings, Law law, PullPacer.Factory pacers) {
         this.host = host;
         this.net = net;
         this.s = settings;
         this.law = law;
-        this.pacer = settings.receiverCc() ? new UecPullPacer(net.loop, settings.psPerQuantum(), settings.creditPerPull(),
-                settings.configuredMaxwnd(), this::sendPull) : null;
+        this.pacer = settings.receiverCc() ? pacers.make(host.id, net.loop, settings, this::sendPull) : null;
     }
 
     /** The node's pull pacer (RCCC), or null. */
-    public UecPullPacer pacer() {
+    public PullPacer pacer() {
         return pacer;
     }
 
@@ -259,6 +258,7 @@ public final class UecTransport {
                 s.controlBytes(), false);
         pull.pullNumber = sink.latestPull;
         pull.slowPull = slow;
+        net.notePull(f, sink.latestPull, slow);
         host.nic.send(pull);
     }
 

@@ -239,6 +239,11 @@ final class ExperimentCommand implements Callable<Integer> {
                         + " (the Verilated nscc block in the loop; needs Verilator) [default: ${DEFAULT-VALUE}]")
         String law;
 
+        @Option(names = "--pacer", defaultValue = "exact",
+                description = "RCCC's receiver pull pacer: exact (the reference's, in ps), model (the rccc-pacer block's model at"
+                        + " 250 MHz) or rtl (the Verilated rccc-pacer block in the loop; needs Verilator) [default: ${DEFAULT-VALUE}]")
+        String pacer;
+
         @Option(names = "--perm1024", description = "also run perm1024 from this matrix file (the reference's"
                 + " htsim/sim/datacenter/connection_matrices/perm_1024n_1024c_0u_2000000b.cm)")
         File perm1024;
@@ -263,30 +268,57 @@ final class ExperimentCommand implements Callable<Integer> {
                 System.err.println("hwgen: parameter 'runs' = " + runs + " is not allowed: must be at least 1");
                 return Hwgen.EXIT_BAD_PARAMETER;
             }
+            if (!java.util.Set.of("exact", "fixed", "rtl").contains(law)) {
+                System.err.println("hwgen: parameter 'law' = " + law + " is not allowed: must be exact, fixed or rtl");
+                return Hwgen.EXIT_BAD_PARAMETER;
+            }
+            if (!java.util.Set.of("exact", "model", "rtl").contains(pacer)) {
+                System.err.println("hwgen: parameter 'pacer' = " + pacer + " is not allowed: must be exact, model or rtl");
+                return Hwgen.EXIT_BAD_PARAMETER;
+            }
+            if (pacer.equals("rtl") && law.equals("rtl")) {
+                System.err.println("hwgen: parameter 'pacer' = rtl is not allowed with 'law' = rtl: one Verilated block a run");
+                return Hwgen.EXIT_BAD_PARAMETER;
+            }
+            if (pacer.equals("rtl")) {
+                int[] rc = new int[1];
+                uehw.hw.rccc.RcccPacerConfig cfg = new uehw.hw.rccc.RcccPacerConfig(1024, 16, 20686, CLOCK_PS, 64, 1027);
+                uehw.netsim.rtl.RcccRtlPacer.simulation(cfg).run("uet_reference", 1, sim -> {
+                    uehw.netsim.PullPacer.Factory pacers = uehw.netsim.rtl.RcccRtlPacer.factory(
+                            () -> new uehw.bench.rccc.RcccPacerBench(sim), CLOCK_PS);
+                    rc[0] = withLaw(scenarios, pacers, trace);
+                });
+                return rc[0];
+            }
+            return withLaw(scenarios, pacer.equals("model") ? uehw.netsim.ClockedPullPacer.models(1024, CLOCK_PS)
+                    : uehw.netsim.UecPullPacer.factory(false), trace);
+        }
+
+        /** The rccc-pacer block's clock in the loop: 250 MHz. */
+        static final long CLOCK_PS = 4000;
+
+        private int withLaw(java.util.List<uehw.experiments.UetReference.Scenario> scenarios, uehw.netsim.PullPacer.Factory pacers,
+                            java.nio.file.Path trace) throws java.io.IOException {
             return switch (law) {
-                case "exact" -> report(scenarios, uehw.experiments.UetReference.exact(), trace);
-                case "fixed" -> report(scenarios, uehw.experiments.UetReference.fixed(), trace);
-                case "rtl" -> {
+                case "exact" -> report(scenarios, uehw.experiments.UetReference.exact(), pacers, trace);
+                case "fixed" -> report(scenarios, uehw.experiments.UetReference.fixed(), pacers, trace);
+                default -> {
                     int[] rc = new int[1];
                     uehw.hw.nscc.NsccConfig cfg = new uehw.hw.nscc.NsccConfig(1024, 16, 100, 4150, 14_022_720L);
                     uehw.netsim.rtl.NsccRtlLaw.simulation(cfg).run("uet_reference", 1, sim -> {
                         uehw.netsim.rtl.NsccRtlLaw rtl = new uehw.netsim.rtl.NsccRtlLaw(new uehw.bench.nscc.NsccBench(sim));
-                        rc[0] = report(scenarios, uehw.experiments.UetReference.rtl(rtl, 1), trace);
+                        rc[0] = report(scenarios, uehw.experiments.UetReference.rtl(rtl, 1), pacers, trace);
                         System.out.println("rtl: " + rtl.events + " events in " + rtl.clocks + " clocks");
                     });
                     yield rc[0];
-                }
-                default -> {
-                    System.err.println("hwgen: parameter 'law' = " + law + " is not allowed: must be exact, fixed or rtl");
-                    yield Hwgen.EXIT_BAD_PARAMETER;
                 }
             };
         }
 
         private int report(java.util.List<uehw.experiments.UetReference.Scenario> scenarios, uehw.experiments.UetReference.Laws laws,
-                           java.nio.file.Path trace) throws java.io.IOException {
+                           uehw.netsim.PullPacer.Factory pacers, java.nio.file.Path trace) throws java.io.IOException {
             java.util.List<uehw.experiments.UetReference.Result> results = uehw.experiments.UetReference.write(out.toPath(),
-                    scenarios, laws, trace, runs);
+                    scenarios, laws, pacers, trace, runs);
             System.out.println(uehw.experiments.UetReference.HEADER_ROW);
             for (uehw.experiments.UetReference.Result r : results) {
                 System.out.println(uehw.experiments.UetReference.row(r) + (uehw.experiments.UetReference.withinBounds(r) ? "" : "  OUT OF BOUNDS"));
