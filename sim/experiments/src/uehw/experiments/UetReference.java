@@ -55,7 +55,14 @@ public final class UetReference {
      */
     public record Scenario(String name, String matrix, int nodes, List<Connection> connections, int paths, long cwndMtus,
                            double tailUs, long acks, long nacks, long pulls, long newPackets, long rtx, boolean senderCc,
-                           boolean receiverCc) {
+                           boolean receiverCc, boolean oversubscribedCc) {
+        /** Without RCCC's oversubscription controller. */
+        Scenario(String name, String matrix, int nodes, List<Connection> connections, int paths, long cwndMtus, double tailUs,
+                 long acks, long nacks, long pulls, long newPackets, long rtx, boolean senderCc, boolean receiverCc) {
+            this(name, matrix, nodes, connections, paths, cwndMtus, tailUs, acks, nacks, pulls, newPackets, rtx, senderCc,
+                    receiverCc, false);
+        }
+
         /** NSCC only (-sender_cc_only), the validation runs of issue 33. */
         Scenario(String name, String matrix, int nodes, List<Connection> connections, int paths, long cwndMtus, double tailUs,
                  long acks, long nacks, long pulls, long newPackets, long rtx) {
@@ -65,7 +72,7 @@ public final class UetReference {
 
     /** What a run gives, in the reference's summary terms. */
     public record Result(Scenario scenario, double tailUs, long acks, long nacks, long pulls, long newPackets, long rtx,
-                         int unfinished, long events, double wallSeconds) {
+                         long timeouts, int unfinished, long events, double wallSeconds) {
         public double tailError() {
             return tailUs / scenario.tailUs() - 1;
         }
@@ -105,10 +112,11 @@ public final class UetReference {
         return s;
     }
 
-    /** Every row `hwgen experiment uet-reference` writes by default: issue 33's four, then RCCC's two. */
+    /** Every row `hwgen experiment uet-reference` writes by default: issue 33's four, then RCCC's two and its oversubscribed one. */
     public static List<Scenario> all() {
         List<Scenario> s = new ArrayList<>(defaults());
         s.addAll(rccc());
+        s.add(rcccOversubscribed());
         return s;
     }
 
@@ -123,6 +131,19 @@ public final class UetReference {
                         762, 2148, 7350, 762, false, true),
                 new Scenario("incast15-nscc-rccc", "incast.cm -end 3000 -sender_cc -receiver_cc", 16, incast(15, 15), 64, 0,
                         2462.92, 2576, 758, 2150, 7350, 758, true, true));
+    }
+
+    /**
+     * RCCC's oversubscription controller forced on in incast15 (`-oversubscribed_cc`; the reference
+     * turns it on itself only in oversubscribed topologies without NSCC, main_uec.cpp:688-692): the
+     * receiver's controller cuts the pull rate on the start's trims to its floor (0.01) and doubles
+     * it back over about 10 intervals. The reference's figures: its run at 40ccb05 (the trace's last
+     * line, testbench/resources/uet-htsim/rccc-oversubscribed-cc-incast15.txt.gz; 2 RTS, which this
+     * transport does not send, among its packets).
+     */
+    public static Scenario rcccOversubscribed() {
+        return new Scenario("incast15-rccc-oversub", "incast.cm -receiver_cc_only -oversubscribed_cc -end 3000", 16,
+                incast(15, 15), 64, 0, 2648.77, 2568, 686, 2126, 7350, 686, false, true, true);
     }
 
     /**
@@ -231,8 +252,12 @@ public final class UetReference {
                 (h, n) -> new UecMixedEntropies(n, s.paths(), 0x13L * 1_000_003 + h));
         long cwnd = s.cwndMtus() * MTU;
         IntFunction<UecTransport.Law> law = h -> s.senderCc() ? laws.make(h, fph, cwnd, s.receiverCc()) : null;
-        net.uecTransport(new UecTransport.Settings(MTU, HEADER, HEADER, 16384, RTO_PS, s.senderCc(), s.receiverCc(),
-                configuredMaxwnd(), PS_PER_QUANTUM, CREDIT_PER_PULL), law, pacers);
+        UecTransport.Settings settings = new UecTransport.Settings(MTU, HEADER, HEADER, 16384, RTO_PS, s.senderCc(),
+                s.receiverCc(), configuredMaxwnd(), PS_PER_QUANTUM, CREDIT_PER_PULL);
+        if (s.oversubscribedCc()) { // main_uec.cpp:726-727; not oversubscribed: the floor's default
+            settings = settings.withOversubscribedCc(networkRttPs(), uehw.model.rccc.OversubscribedCcExact.MIN_RATE);
+        }
+        net.uecTransport(settings, law, pacers);
         if (s.receiverCc()) {
             for (Port p : net.ports.values()) {
                 if (p.peer() instanceof Host && p.name.startsWith("tor")) {
@@ -267,7 +292,7 @@ public final class UetReference {
         for (Flow f : net.flows) {
             tailPs = Math.max(tailPs, f.finishedPs);
         }
-        long acks = 0, nacks = 0, pulls = 0, fresh = 0, rtx = 0;
+        long acks = 0, nacks = 0, pulls = 0, fresh = 0, rtx = 0, timeouts = 0;
         for (Host h : net.hosts) {
             UecTransport t = h.uec();
             acks += t.acksReceived;
@@ -275,8 +300,9 @@ public final class UetReference {
             pulls += t.pullsReceived;
             fresh += t.newPackets;
             rtx += t.rtxPackets;
+            timeouts += t.timeouts;
         }
-        return new Result(s, tailPs / 1e6, acks, nacks, pulls, fresh, rtx, net.unfinished(), net.loop.executed(), wall);
+        return new Result(s, tailPs / 1e6, acks, nacks, pulls, fresh, rtx, timeouts, net.unfinished(), net.loop.executed(), wall);
     }
 
     /** Issue 33's bounds: tail FCT within 3 %, ACK and NACK counts within 10 % (of at least 1). */

@@ -21,8 +21,8 @@ import uehw.model.rccc.RcccPacerModel.Pull;
  * a target is sent as its distance from INIT_PULL, 32 bits; each PULL the block's port hands over
  * (always ready) leaves as the connection's PULL at that edge, its number serially extended back
  * above INIT_PULL. While no event waits and the block is settled (nothing in flight, its lead 0,
- * so idle clocks change nothing) the pacer stops clocking, and starts again at the edge after the
- * next call. Connections take block ids in the order their first packets arrive; the block
+ * so idle clocks change nothing) the pacer stops clocking, and starts again at the first edge at or
+ * after the next call. Connections take block ids in the order their first packets arrive; the block
  * never closes them (the reference's sinks stay).
  */
 public final class ClockedPullPacer implements PullPacer {

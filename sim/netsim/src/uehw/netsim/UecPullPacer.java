@@ -55,6 +55,8 @@ public final class UecPullPacer implements PullPacer {
     private final ArrayDeque<Sink> active = new ArrayDeque<>();
     private final ArrayDeque<Sink> idle = new ArrayDeque<>();
     private boolean running;
+    /** The time per quantum under the rate modifier (uec.cpp:3132-3139; the psPerQuantum at rate 1). */
+    private long actualPsPerQuantum;
     public long pulls, slowPulls;
     /**
      * The rccc-pacer block's rule (docs/rccc.md): a connection is on the idle list at most once. The
@@ -73,6 +75,7 @@ public final class UecPullPacer implements PullPacer {
                         BiConsumer<Sink, Boolean> sendPull) {
         this.loop = loop;
         this.psPerQuantum = psPerQuantum;
+        this.actualPsPerQuantum = psPerQuantum;
         this.creditPerPull = creditPerPull;
         this.configuredMaxwndQuanta = configuredMaxwnd >> 8;
         this.sendPull = sendPull;
@@ -85,6 +88,14 @@ public final class UecPullPacer implements PullPacer {
             p.eachListOnce = eachListOnce;
             return p;
         };
+    }
+
+    /**
+     * uec.cpp:3132-3139 updatePullRate: the oversubscription controller's rate divides the time per
+     * quantum (truncated to the ps, a simtime_picosec there); from the next event on.
+     */
+    public void rate(double relativeRate) {
+        actualPsPerQuantum = (long) (psPerQuantum / relativeRate);
     }
 
     @Override
@@ -173,6 +184,6 @@ public final class UecPullPacer implements PullPacer {
         pulls++;
         sendPull.accept(s, slow);
         long quanta = extra == 0 ? 1024 >> 8 : extra;
-        loop.after(psPerQuantum * quanta, this::next);
+        loop.after(actualPsPerQuantum * quanta, this::next);
     }
 }

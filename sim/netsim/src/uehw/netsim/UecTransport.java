@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import uehw.model.rccc.OversubscribedCcExact;
+
 /**
  * A host's transport as the UEC reference simulator runs it with NSCC (uet-htsim 40ccb05
  * htsim/sim/uec.cpp; docs/network-simulator.md "The reference's setting"): the sender's window
@@ -44,11 +46,32 @@ public final class UecTransport {
      * uec.h:332), the pull pacer's time per 256 B quantum and credit per pull.
      */
     public record Settings(int mtu, int headerBytes, int controlBytes, int ackEveryBytes, long rtoPs, boolean senderCc,
-                           boolean receiverCc, long configuredMaxwnd, long psPerQuantum, long creditPerPull) {
+                           boolean receiverCc, long configuredMaxwnd, long psPerQuantum, long creditPerPull,
+                           long oversubscribedCcRttPs, double oversubscribedCcMinRate) {
         public Settings {
             if (!senderCc && !receiverCc) {
                 throw new IllegalArgumentException("the transport needs NSCC, RCCC or both");
             }
+            if (oversubscribedCcRttPs > 0 && !receiverCc) {
+                throw new IllegalArgumentException("the oversubscription controller sets RCCC's pull rate: it needs RCCC");
+            }
+        }
+
+        /** Without RCCC's oversubscription controller. */
+        public Settings(int mtu, int headerBytes, int controlBytes, int ackEveryBytes, long rtoPs, boolean senderCc,
+                        boolean receiverCc, long configuredMaxwnd, long psPerQuantum, long creditPerPull) {
+            this(mtu, headerBytes, controlBytes, ackEveryBytes, rtoPs, senderCc, receiverCc, configuredMaxwnd, psPerQuantum,
+                    creditPerPull, 0, 0);
+        }
+
+        /**
+         * RCCC's oversubscription controller (oversubscribed_cc.cpp) at every receiving node, deciding
+         * every U[0.75, 1.25] x 1.5 x {@code rttPs} (the network's unloaded RTT, main_uec.cpp:726-727)
+         * with the rate's floor {@code minRate}.
+         */
+        public Settings withOversubscribedCc(long rttPs, double minRate) {
+            return new Settings(mtu, headerBytes, controlBytes, ackEveryBytes, rtoPs, senderCc, receiverCc, configuredMaxwnd,
+                    psPerQuantum, creditPerPull, rttPs, minRate);
         }
 
         public int mss() {
@@ -116,6 +139,10 @@ public final class UecTransport {
     private int roundRobin;
     /** RCCC: this node's pull pacer (uec.cpp:3044, one per receiving node), or null. */
     private final PullPacer pacer;
+    /** RCCC: this node's oversubscription controller (oversubscribed_cc.cpp), or null; its counts since the start. */
+    private final OversubscribedCcExact oversubscribedCc;
+    private int ccReceived, ccEcn, ccTrimmedLastHop, ccTrimmedOther;
+    private final java.util.SplittableRandom ccIntervals;
     /** Packets and answers of this host (the reference's summary line, main_uec.cpp). */
     public long newPackets, rtxPackets, acksSent, nacksSent, acksReceived, nacksReceived, pullsReceived, timeouts;
 
@@ -125,6 +152,31 @@ public final class UecTransport {
         this.s = settings;
         this.law = law;
         this.pacer = settings.receiverCc() ? pacers.make(host.id, net.loop, settings, this::sendPull) : null;
+        if (settings.oversubscribedCcRttPs() > 0) {
+            if (!(pacer instanceof UecPullPacer)) {
+                throw new IllegalArgumentException("the oversubscription controller runs beside the reference's pacer only");
+            }
+            oversubscribedCc = new OversubscribedCcExact(settings.oversubscribedCcMinRate());
+            ccIntervals = new java.util.SplittableRandom(0x0C0C_0000L + host.id);
+            scheduleControl(); // oversubscribed_cc.cpp:29: from the start
+        } else {
+            oversubscribedCc = null;
+            ccIntervals = null;
+        }
+    }
+
+    /** oversubscribed_cc.h:24-27: the next decision U[0.75, 1.25] x 1.5 base RTTs later (our random numbers, not the reference's). */
+    private void scheduleControl() {
+        long interval = (long) ((0.75 + ccIntervals.nextDouble() / 2) * 1.5 * s.oversubscribedCcRttPs());
+        net.loop.after(interval, () -> {
+            // oversubscribed_cc.cpp:39-47, 90: the interval's counts, the pacer's rate
+            double rate = oversubscribedCc.control(ccReceived, ccEcn, ccTrimmedLastHop, ccTrimmedOther);
+            ccReceived = ccEcn = ccTrimmedLastHop = ccTrimmedOther = 0;
+            ((UecPullPacer) pacer).rate(rate);
+            if (net.unfinished() > 0) {
+                scheduleControl();
+            }
+        });
     }
 
     /** The node's pull pacer (RCCC), or null. */
@@ -277,6 +329,12 @@ public final class UecTransport {
 
     void receive(Packet p) {
         if (p.kind == Packet.Kind.DATA) {
+            if (oversubscribedCc != null) { // uec.cpp:2876-2877, 2627-2633, 2750-2754: every arrival, duplicates too
+                ccReceived++;
+                ccEcn += !p.trimmed && p.ce ? 1 : 0;
+                ccTrimmedLastHop += p.trimmed && p.trimmedAtLastHop ? 1 : 0;
+                ccTrimmedOther += p.trimmed && !p.trimmedAtLastHop ? 1 : 0;
+            }
             if (p.trimmed) {
                 trimmed(p);
             } else {
