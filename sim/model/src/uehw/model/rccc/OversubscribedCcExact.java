@@ -12,9 +12,12 @@ public final class OversubscribedCcExact {
     /** oversubscribed_cc.cpp:5-10: target congestion, additive increase, multiplicative decrease, EWMA gain, minimum rate. */
     public static final double TARGET_CONGESTION = 0.3, AI = 0.01, MD = 0.5, ALPHA = 0.5, MIN_RATE = 0.01;
 
-    /** oversubscribed_cc.h:34-39: 0.9 / the oversubscription ratio, at least 0.01 (0.01 when not oversubscribed). */
+    /**
+     * oversubscribed_cc.h:34-39: 0.9 / the oversubscription ratio, at least 0.01; 0.01 when not
+     * oversubscribed (main_uec.cpp:688-692 sets it only for a ratio above 1).
+     */
     public static double minRate(double oversubscriptionRatio) {
-        return Math.max(MIN_RATE, 0.9 / oversubscriptionRatio);
+        return oversubscriptionRatio > 1 ? Math.max(MIN_RATE, 0.9 / oversubscriptionRatio) : MIN_RATE;
     }
 
     private final double minRate;
