@@ -55,6 +55,10 @@ public final class UecTransport {
             if (oversubscribedCcRttPs > 0 && !receiverCc) {
                 throw new IllegalArgumentException("the oversubscription controller sets RCCC's pull rate: it needs RCCC");
             }
+            if (oversubscribedCcRttPs > 0 && !(oversubscribedCcMinRate > 0 && oversubscribedCcMinRate <= 1)) {
+                throw new IllegalArgumentException("the oversubscription controller's minimum rate must be in (0, 1], not "
+                        + oversubscribedCcMinRate);
+            }
         }
 
         /** Without RCCC's oversubscription controller. */
