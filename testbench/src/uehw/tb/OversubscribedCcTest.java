@@ -10,11 +10,13 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.zip.GZIPInputStream;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import uehw.model.rccc.OversubscribedCcExact;
 import uehw.model.rccc.OversubscribedCcFixed;
 
 /** RCCC's receiver oversubscription controller (uet-htsim 40ccb05 oversubscribed_cc.cpp): the exact model against the reference's traces. */
+@Tag("model")
 class OversubscribedCcTest {
     /**
      * Every decision of the 16 nodes' controllers in the reference's incast15 and perm16 under RCCC
