@@ -249,9 +249,11 @@ object Blocks {
     docPage = "rccc.md",
     sweep = Seq(
       SweepPoint("rccc-pacer N=1024 (default)"),
-      SweepPoint("rccc-pacer N=4096", Map("connections" -> "4096"), inReports = true)),
+      SweepPoint("rccc-pacer N=4096", Map("connections" -> "4096"), inReports = true),
+      SweepPoint("rccc-pacer N=1024 oversubscribed-cc", Map("oversubscribed-cc" -> "true"), inReports = true)),
     lintVariants = Seq(LintVariant("rccc-pacer-narrow", Map("connections" -> "100", "conn-id-width" -> "8"),
-      "N not a power of two behind narrow ids"))) {
+      "N not a power of two behind narrow ids"),
+      LintVariant("rccc-pacer-occ", Map("oversubscribed-cc" -> "true"), "the oversubscription controller"))) {
     def config(values: ParamValues): RcccPacerConfig = RcccPacerConfig.fromParams(values)
     def build(cfg: RcccPacerConfig) = new RcccPacer(cfg)
     def factsOf(cfg: RcccPacerConfig): Map[String, String] = Map(

@@ -645,16 +645,29 @@ class HwgenTest {
     }
 
     /**
-     * Each block page's port table names exactly the ports of the generated top (default
-     * configuration): every port of the manifest is in the table, every name in the table is a
-     * port (the table's shorthand is uehw.cli.PortTable's).
+     * Each block page's port table names exactly the ports of the generated tops (the default
+     * configuration and the lint variants, whose options may add ports): every port of a manifest is
+     * in the table, every name in the table is a port of one (the table's shorthand is
+     * uehw.cli.PortTable's).
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("blockPages")
     void portTableOfTheBlockPageMatchesTheManifest(String block, String page) throws Exception {
-        JsonNode m = generateDefault(block, tmp.resolve(block));
         List<String> ports = new ArrayList<>();
-        m.get("ports").forEach(p -> ports.add(p.get("name").asText()));
+        generateDefault(block, tmp.resolve(block)).get("ports").forEach(p -> ports.add(p.get("name").asText()));
+        for (var variant : Blocks.find(block).lintVariantsJava()) {
+            List<String> args = new ArrayList<>(List.of("generate", block));
+            variant.paramsJava().forEach((k, v) -> args.addAll(List.of("--" + k, v)));
+            Path out = tmp.resolve(block + "-" + variant.name());
+            args.addAll(List.of("--out", out.toString()));
+            assertEquals(0, run(args.toArray(String[]::new)), "generate " + args);
+            new ObjectMapper().readTree(out.resolve("uehw_" + block.replace('-', '_') + ".manifest.json").toFile()).get("ports")
+                    .forEach(p -> {
+                        if (!ports.contains(p.get("name").asText())) {
+                            ports.add(p.get("name").asText());
+                        }
+                    });
+        }
 
         List<String> names = new ArrayList<>();
         PortTable.rows(Files.readString(Path.of("docs", page))).forEach(r -> names.addAll(r.names()));

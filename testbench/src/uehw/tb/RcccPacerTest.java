@@ -34,6 +34,8 @@ import uehw.netsim.UecPullPacer;
 class RcccPacerTest {
     /** 1000 connections (not a power of two: ids 1000..1023 are out of range), the reference's 100 Gb/s setting. */
     static final RcccPacerConfig CFG = new RcccPacerConfig(1000, 10, 20686, 4000, 64, 1027);
+    static final Set<String> OCC_COUNTERS = Set.of("OCC_ARRIVALS", "OCC_MARKED", "OCC_TRIMMED_LAST_HOP", "OCC_TRIMMED_OTHER",
+            "OCC_DECISIONS");
 
     interface Body {
         void run(RcccPacerBench b, long seed) throws Exception;
@@ -48,9 +50,39 @@ class RcccPacerTest {
                 () -> new RcccPacer(cfg)), name, RcccPacerBench::new, body::run);
     }
 
+    /**
+     * Every counter against the model; with the oversubscription controller also its counters and
+     * status (the arrivals must stand still meanwhile; its decisions go on, so OCC_DECISIONS is read
+     * with the status, between two decisions).
+     */
     static void assertCounters(RcccPacerBench b) {
-        CounterCheck.assertRegisters("rccc-pacer", RcccPacerCsr.ADDRESSES, RcccPacerCsr.COUNTERS, b::read,
-                b.model.counters.snapshot(), Set.of());
+        java.util.Map<String, Long> expected = new java.util.HashMap<>(b.model.counters.snapshot());
+        if (b.model.occ != null) {
+            expected.putAll(b.model.occ.counters.snapshot());
+            expected.remove("OCC_DECISIONS");
+        }
+        CounterCheck.assertRegisters("rccc-pacer", RcccPacerCsr.ADDRESSES, RcccPacerCsr.COUNTERS, b::read, expected,
+                b.model.occ != null ? Set.of("OCC_DECISIONS") : OCC_COUNTERS);
+        if (b.model.occ == null) {
+            return;
+        }
+        for (int tries = 0; ; tries++) {
+            while (!b.model.occ.quiet(b.model.psPerQuantum)) {
+                b.step();
+            }
+            long decisions = b.model.occ.counters.get("OCC_DECISIONS");
+            long rtlDecisions = b.read(RcccPacerCsr.OCC_DECISIONS);
+            long rate = b.read(RcccPacerCsr.OCC_RATE), g = b.read(RcccPacerCsr.OCC_G), ps = b.read(RcccPacerCsr.OCC_PS_PER_QUANTUM);
+            if (decisions != b.model.occ.counters.get("OCC_DECISIONS") || !b.model.occ.quiet(b.model.psPerQuantum)) {
+                assertTrue(tries < 5, "the controller never stood still for the reads");
+                continue;   // a decision landed among the reads
+            }
+            assertEquals(decisions, rtlDecisions, "OCC_DECISIONS");
+            assertEquals(b.model.occ.rate(), rate, "OCC_RATE");
+            assertEquals(b.model.occ.g(), g, "OCC_G");
+            assertEquals(b.model.occ.psPerQuantum(), ps, "OCC_PS_PER_QUANTUM");
+            return;
+        }
     }
 
     /**
@@ -339,10 +371,14 @@ class RcccPacerTest {
      */
     @Test
     void incast15WithTheRtlInTheLoopIsTheModelsRun() {
-        RcccPacerConfig cfg = new RcccPacerConfig(1024, 16, 20686, 4000, 64, 1027);   // the default generation
+        // the default generation with the oversubscription controller (the oversubscribed row feeds it)
+        RcccPacerConfig cfg = new RcccPacerConfig(1024, 16, 20686, 4000, 64, 1027)
+                .withOversubscribedCc(5259, 10_737_418, uehw.netsim.ClockedPullPacer.OCC_SEED);
         long clockPs = cfg.clockPs();
+        List<uehw.experiments.UetReference.Scenario> rows = new ArrayList<>(uehw.experiments.UetReference.rccc());
+        rows.add(uehw.experiments.UetReference.rcccOversubscribed());
         BenchExtension.bench(uehw.netsim.rtl.RcccRtlPacer.simulation(cfg), "uet_reference_incast15", sim -> sim, (sim, seed) -> {
-            for (uehw.experiments.UetReference.Scenario s : uehw.experiments.UetReference.rccc()) {
+            for (uehw.experiments.UetReference.Scenario s : rows) {
                 uehw.experiments.UetReference.Result[] onModel = new uehw.experiments.UetReference.Result[1];
                 uehw.experiments.UetReference.Result[] onRtl = new uehw.experiments.UetReference.Result[1];
                 List<String> model = traceOf(s, uehw.netsim.ClockedPullPacer.models(cfg.connections(), clockPs), onModel);

@@ -30,6 +30,8 @@ class RcccPacerIo(cfg: RcccPacerConfig) extends Bundle {
   val ctrl = slave(AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32)))
   /** Low during the post-reset sweep (N clocks). */
   val initDone = out(Bool())
+  /** With `oversubscribed-cc`: the packets arriving at the receiver, at most one a clock (else null). */
+  val arrival = if (cfg.oversubscribedCc) slave(Flow(RcccArrival())) else null
 }
 
 object RcccPacer {
@@ -79,7 +81,8 @@ class RcccPacer(val cfg: RcccPacerConfig) extends Component with RegisterDocs {
 
   val csr = new Area {
     val busif = CsrBank(io.ctrl, "RCCC", 0x52, "Block id 0x52 ('R', RCCC pacer)",
-      InfoField("CONN_ID_BITS", 8, cfg.connIdWidth, "Connection id bits"))
+      InfoField("CONN_ID_BITS", 8, cfg.connIdWidth, "Connection id bits"),
+      InfoField("OVERSUBSCRIBED_CC", 1, if (cfg.oversubscribedCc) 1 else 0, "The oversubscription controller is built"))
     private def reg(name: String, address: Int, doc: String) = CsrBank.reg(busif, name, address, doc)
 
     RegisterDocs.constField(reg("CONNECTIONS", 0x04, "N (read-only)"), Bits(17 bits), BigInt(N), "Connections", "VALUE")
@@ -114,6 +117,25 @@ class RcccPacer(val cfg: RcccPacerConfig) extends Component with RegisterDocs {
     val DROPPED = counter("List entries of closed connections dropped by the engine (no PULL)")
     val PULL_STALLS = counter("Clocks a PULL waited for the pull port's ready")
     val LAG_CLAMPS = counter("Clocks the lead was clamped at -2^32 ps (a longer stall is forgotten)")
+    /** With `oversubscribed-cc`: its settings, status and counters (else none of them). */
+    val occ = if (!cfg.oversubscribedCc) null else new Area {
+      import RcccOversubscribedCc._
+      val periodClocks = reg("OCC_PERIOD_CLOCKS", 0x24, "Oversubscription controller: 1.5 network RTTs in clocks (below 512 taken as 512)")
+        .field(UInt(periodBits bits), AccessType.RW, cfg.occPeriodClocks, doc = "clocks")(SymbolName("VALUE"))
+      val minRate = reg("OCC_MIN_RATE", 0x28, "Oversubscription controller: the rate's floor in 2^-30 (0 taken as 1)")
+        .field(UInt(rateBits bits), AccessType.RW, cfg.occMinRate, doc = "2^-30")(SymbolName("VALUE"))
+      val rate = reg("OCC_RATE", 0x2C, "Oversubscription controller: the rate in 2^-30 (read-only)")
+        .field(UInt(rateBits bits), AccessType.RO, doc = "2^-30")(SymbolName("VALUE"))
+      val g = reg("OCC_G", 0x30, "Oversubscription controller: the marked fraction's average in 2^-30 (read-only)")
+        .field(UInt(rateBits bits), AccessType.RO, doc = "2^-30")(SymbolName("VALUE"))
+      val psPerQuantum = reg("OCC_PS_PER_QUANTUM", 0x34, "The time per quantum in use: PS_PER_QUANTUM x 2^30 / OCC_RATE (read-only)")
+        .field(UInt(psPerQuantumBits bits), AccessType.RO, doc = "ps")(SymbolName("VALUE"))
+      val OCC_ARRIVALS = counter("Oversubscription controller: packets arrived")(SymbolName("OCC_ARRIVALS"))
+      val OCC_MARKED = counter("Oversubscription controller: untrimmed packets arrived ECN-marked")(SymbolName("OCC_MARKED"))
+      val OCC_TRIMMED_LAST_HOP = counter("Oversubscription controller: trimmed packets arrived, trimmed at the last hop")(SymbolName("OCC_TRIMMED_LAST_HOP"))
+      val OCC_TRIMMED_OTHER = counter("Oversubscription controller: trimmed packets arrived, trimmed before the last hop")(SymbolName("OCC_TRIMMED_OTHER"))
+      val OCC_DECISIONS = counter("Oversubscription controller: rates decided (one per interval)")(SymbolName("OCC_DECISIONS"))
+    }
   }
 
   val sweep = new ResetSweep(N, A)
@@ -344,8 +366,22 @@ class RcccPacer(val cfg: RcccPacerConfig) extends Component with RegisterDocs {
    * one was (not after it ran: the rate is the configured one whatever the clock). With nothing to do
    * it stops at 0 (the next event runs at once, uec.cpp:3157-3170); it never falls below -2^32.
    */
+  /** The oversubscription controller (option): its time per quantum replaces PS_PER_QUANTUM at the DSP. */
+  val oversubscribedCc = if (!cfg.oversubscribedCc) null else new Area {
+    val controller = new RcccOversubscribedCc(cfg.occSeed, cfg.psPerQuantum)
+    controller.io.start := portsOpen
+    controller.io.arrival << io.arrival
+    controller.io.periodClocks := csr.occ.periodClocks
+    controller.io.minRate := csr.occ.minRate
+    controller.io.basePsPerQuantum := csr.psPerQuantum
+    csr.occ.rate := controller.io.rate
+    csr.occ.g := controller.io.g
+    csr.occ.psPerQuantum := controller.io.psPerQuantum
+  }
+  private val psPerQuantumInUse = if (cfg.oversubscribedCc) oversubscribedCc.controller.io.psPerQuantum else csr.psPerQuantum
+
   val lead = new Area {
-    val product = RegNext(RegNext(grant.quantaForTime * csr.psPerQuantum))   // a DSP's M and P registers (E8, E9)
+    val product = RegNext(RegNext(grant.quantaForTime * psPerQuantumInUse))   // a DSP's M and P registers (E8, E9)
     private val addsAtE9 = RegNext(RegNext(grant.emit) init (False)) init (False)
     val delta = RegNext(Mux(addsAtE9, product.resize(leadBits).asSInt, S(0, leadBits bits)) - csr.clockPs.resize(leadBits).asSInt)
     val value = Reg(SInt(leadBits bits)) init (0)
@@ -377,6 +413,14 @@ class RcccPacer(val cfg: RcccPacerConfig) extends Component with RegisterDocs {
     when(grant.emit) { add(csr.QUANTA, grant.quanta) }
     count(csr.PULL_STALLS, io.pulls.valid && !io.pulls.ready)
     count(csr.LAG_CLAMPS, lead.clamped && !lead.stopped)
+    if (cfg.oversubscribedCc) {
+      val a = io.arrival
+      count(csr.occ.OCC_ARRIVALS, a.valid)
+      count(csr.occ.OCC_MARKED, a.valid && !a.trimmed && a.ecn)
+      count(csr.occ.OCC_TRIMMED_LAST_HOP, a.valid && a.trimmed && a.lastHop)
+      count(csr.occ.OCC_TRIMMED_OTHER, a.valid && a.trimmed && !a.lastHop)
+      count(csr.occ.OCC_DECISIONS, oversubscribedCc.controller.io.decided)
+    }
   }
 
   def emitRegisterDocs(): Unit = RegisterDocs.emit(csr.busif, "uehw_rccc_pacer_regs", "RCCC")

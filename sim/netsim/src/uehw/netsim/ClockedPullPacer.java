@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
+import uehw.model.rccc.OversubscribedCcClocked;
+import uehw.model.rccc.OversubscribedCcClocked.Arrival;
 import uehw.model.rccc.RcccPacerModel;
 import uehw.model.rccc.RcccPacerModel.Event;
 import uehw.model.rccc.RcccPacerModel.Pull;
@@ -31,8 +33,11 @@ public final class ClockedPullPacer implements PullPacer {
         /** Connections the block paces. */
         int connections();
 
-        /** One clock edge with {@code offered} presented on the event port (null: valid low): whether it was taken. */
-        boolean step(Event offered);
+        /**
+         * One clock edge with {@code offered} presented on the event port (null: valid low) and
+         * {@code arrival} on the arrival port (null: none; only with the controller): whether the event was taken.
+         */
+        boolean step(Event offered, Arrival arrival);
 
         /** The PULL the port handed over at the last edge, or null. */
         Pull handed();
@@ -41,10 +46,27 @@ public final class ClockedPullPacer implements PullPacer {
         boolean settled();
     }
 
-    /** The block's model as the stepper, at the settings' time per quantum, credit per pull and maxwnd. */
+    /** The interval draws' seed of every node's controller: the block's default `occ-seed`, so that model and RTL runs agree. */
+    public static final long OCC_SEED = 0x2545F491L;
+
+    /** OCC_PERIOD_CLOCKS for the settings: 1.5 x their network RTT in clocks, rounded (oversubscribed_cc.h:24-27). */
+    public static long occPeriodClocks(UecTransport.Settings s, long clockPs) {
+        return Math.max(OversubscribedCcClocked.MIN_PERIOD_CLOCKS, Math.round(1.5 * s.oversubscribedCcRttPs() / clockPs));
+    }
+
+    /** OCC_MIN_RATE for the settings: their floor in 2^-30, truncated. */
+    public static long occMinRate(UecTransport.Settings s) {
+        return (long) Math.floor(s.oversubscribedCcMinRate() * uehw.model.rccc.OversubscribedCcFixed.ONE);
+    }
+
+    /**
+     * The block's model as the stepper, at the settings' time per quantum, credit per pull and
+     * maxwnd; with the oversubscription controller when the settings have one.
+     */
     public static Stepper model(int connections, UecTransport.Settings s, long clockPs) {
         RcccPacerModel m = new RcccPacerModel(connections, s.psPerQuantum(), clockPs, (int) s.creditPerPull(),
-                (int) (s.configuredMaxwnd() >> 8));
+                (int) (s.configuredMaxwnd() >> 8), s.oversubscribedCcRttPs() > 0 ? new OversubscribedCcClocked(
+                        occPeriodClocks(s, clockPs), occMinRate(s), OCC_SEED, s.psPerQuantum()) : null);
         return new Stepper() {
             private Pull handed;
 
@@ -54,9 +76,9 @@ public final class ClockedPullPacer implements PullPacer {
             }
 
             @Override
-            public boolean step(Event offered) {
+            public boolean step(Event offered, Arrival arrival) {
                 handed = m.pull();   // presented at this edge, the port ready: handed over
-                return m.step(offered, true);
+                return m.step(offered, true, arrival);
             }
 
             @Override
@@ -73,7 +95,8 @@ public final class ClockedPullPacer implements PullPacer {
 
     /** Pacers of the block's model at {@code clockPs} for every receiving node. */
     public static Factory models(int connections, long clockPs) {
-        return (host, loop, s, sendPull) -> new ClockedPullPacer(loop, clockPs, () -> model(connections, s, clockPs), sendPull);
+        return (host, loop, s, sendPull, running) -> new ClockedPullPacer(loop, clockPs, () -> model(connections, s, clockPs),
+                sendPull, s.oversubscribedCcRttPs() > 0 ? running : null);
     }
 
     private final EventLoop loop;
@@ -84,17 +107,22 @@ public final class ClockedPullPacer implements PullPacer {
     private final List<UecPullPacer.Sink> sinks = new ArrayList<>();
     private final IdentityHashMap<UecPullPacer.Sink, Integer> ids = new IdentityHashMap<>();
     private final ArrayDeque<Event> waiting = new ArrayDeque<>();
+    /** With the block's oversubscription controller: arrivals, one a clock; it ticks while the network runs. */
+    private final ArrayDeque<Arrival> arrivals = new ArrayDeque<>();
+    private final java.util.function.BooleanSupplier running;
     /** The next edge's index (its time: index x clockPs). */
     private long edge;
     private boolean ticking;
     public long pulls, slowPulls, edges;
 
     /**
-     * @param steppers makes the block when the node's first connection opens (a node that never
+     * @param steppers makes the block when the node's first packet arrives (a node that never
      *                 receives needs none)
+     * @param running  with the block's oversubscription controller: whether the network still runs
+     *                 (the block then ticks every clock, its intervals running); null: none
      */
     public ClockedPullPacer(EventLoop loop, long clockPs, Supplier<Stepper> steppers,
-                            BiConsumer<UecPullPacer.Sink, Boolean> sendPull) {
+                            BiConsumer<UecPullPacer.Sink, Boolean> sendPull, java.util.function.BooleanSupplier running) {
         if (clockPs < 1) {
             throw new IllegalArgumentException("clockPs must be at least 1, not " + clockPs);
         }
@@ -102,13 +130,33 @@ public final class ClockedPullPacer implements PullPacer {
         this.clockPs = clockPs;
         this.steppers = steppers;
         this.sendPull = sendPull;
+        this.running = running;
+    }
+
+    @Override
+    public boolean controlsOversubscription() {
+        return running != null;
+    }
+
+    @Override
+    public void arrival(boolean ecn, boolean trimmed, boolean lastHop) {
+        if (running == null) {
+            PullPacer.super.arrival(ecn, trimmed, lastHop);
+        }
+        ensureBlock();
+        arrivals.add(new Arrival(ecn, trimmed, lastHop));
+        startTicking();
+    }
+
+    private void ensureBlock() {
+        if (block == null) {
+            block = steppers.get();
+        }
     }
 
     @Override
     public UecPullPacer.Sink sink(int flow) {
-        if (block == null) {
-            block = steppers.get();
-        }
+        ensureBlock();
         if (sinks.size() >= block.connections()) {
             throw new IllegalStateException("the pacer holds " + block.connections() + " connections; flow " + flow
                     + " would be one more");
@@ -151,6 +199,10 @@ public final class ClockedPullPacer implements PullPacer {
 
     private void present(Event e) {
         waiting.add(e);
+        startTicking();
+    }
+
+    private void startTicking() {
         if (!ticking) {
             ticking = true;
             edge = Math.max(edge, (loop.now() + clockPs - 1) / clockPs);
@@ -159,7 +211,7 @@ public final class ClockedPullPacer implements PullPacer {
     }
 
     private void tick() {
-        if (block.step(waiting.peek())) {
+        if (block.step(waiting.peek(), arrivals.poll())) {
             waiting.poll();
         }
         edge++;
@@ -173,7 +225,7 @@ public final class ClockedPullPacer implements PullPacer {
             slowPulls += p.slow() ? 1 : 0;
             sendPull.accept(s, p.slow());
         }
-        if (!waiting.isEmpty() || !block.settled()) {
+        if (!waiting.isEmpty() || !arrivals.isEmpty() || !block.settled() || running != null && running.getAsBoolean()) {
             loop.after(clockPs, this::tick);
         } else {
             ticking = false;

@@ -2,6 +2,7 @@
 package uehw.netsim;
 
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 
 /**
  * RCCC's receiver pull pacer as the transport calls it (uet-htsim 40ccb05 uec.cpp:3044-3175, one
@@ -10,9 +11,14 @@ import java.util.function.BiConsumer;
  * runs the rccc-pacer block (its model or its RTL) at the clock.
  */
 public interface PullPacer {
-    /** Makes the pacer of one receiving node; {@code sendPull} sends a sink's PULL (its latest pull; slow or not). */
+    /**
+     * Makes the pacer of one receiving node; {@code sendPull} sends a sink's PULL (its latest pull;
+     * slow or not); {@code running} says whether the network still has unfinished flows (a clocked
+     * oversubscription controller ticks while it does).
+     */
     interface Factory {
-        PullPacer make(int host, EventLoop loop, UecTransport.Settings settings, BiConsumer<UecPullPacer.Sink, Boolean> sendPull);
+        PullPacer make(int host, EventLoop loop, UecTransport.Settings settings, BiConsumer<UecPullPacer.Sink, Boolean> sendPull,
+                       BooleanSupplier running);
     }
 
     /** The pacer's state of a connection, made when the connection's first packet arrives (uec.cpp:2910-2945). */
@@ -23,6 +29,19 @@ public interface PullPacer {
 
     /** uec.cpp:2784-2792, 2814-2817: a trimmed arrival (or an RTS) asks for a pull. */
     void request(UecPullPacer.Sink s);
+
+    /**
+     * Whether the pacer has its own oversubscription controller (the rccc-pacer's option), fed
+     * through {@link #arrival}; else the transport runs the reference's beside it.
+     */
+    default boolean controlsOversubscription() {
+        return false;
+    }
+
+    /** A packet arrived at this node (uec.cpp:2876-2877, 2627-2633, 2750-2754: every one, duplicates too). */
+    default void arrival(boolean ecn, boolean trimmed, boolean lastHop) {
+        throw new UnsupportedOperationException("this pacer has no oversubscription controller");
+    }
 
     /** PULLs sent, of them slow. */
     long pulls();

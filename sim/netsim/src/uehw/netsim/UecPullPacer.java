@@ -83,7 +83,7 @@ public final class UecPullPacer implements PullPacer {
 
     /** The reference's pacer for every receiving node (the transport's settings); the block's list rule when {@code eachListOnce}. */
     public static Factory factory(boolean eachListOnce) {
-        return (host, loop, s, sendPull) -> {
+        return (host, loop, s, sendPull, running) -> {
             UecPullPacer p = new UecPullPacer(loop, s.psPerQuantum(), s.creditPerPull(), s.configuredMaxwnd(), sendPull);
             p.eachListOnce = eachListOnce;
             return p;

@@ -155,10 +155,14 @@ public final class UecTransport {
         this.net = net;
         this.s = settings;
         this.law = law;
-        this.pacer = settings.receiverCc() ? pacers.make(host.id, net.loop, settings, this::sendPull) : null;
-        if (settings.oversubscribedCcRttPs() > 0) {
+        this.pacer = settings.receiverCc() ? pacers.make(host.id, net.loop, settings, this::sendPull, () -> net.unfinished() > 0)
+                : null;
+        if (settings.oversubscribedCcRttPs() > 0 && pacer.controlsOversubscription()) {
+            oversubscribedCc = null;   // the block's own, fed through pacer.arrival
+            ccIntervals = null;
+        } else if (settings.oversubscribedCcRttPs() > 0) {
             if (!(pacer instanceof UecPullPacer)) {
-                throw new IllegalArgumentException("the oversubscription controller runs beside the reference's pacer only");
+                throw new IllegalArgumentException("the reference's oversubscription controller runs beside the reference's pacer only");
             }
             oversubscribedCc = new OversubscribedCcExact(settings.oversubscribedCcMinRate());
             ccIntervals = new java.util.SplittableRandom(0x0C0C_0000L + host.id);
@@ -338,6 +342,8 @@ public final class UecTransport {
                 ccEcn += !p.trimmed && p.ce ? 1 : 0;
                 ccTrimmedLastHop += p.trimmed && p.trimmedAtLastHop ? 1 : 0;
                 ccTrimmedOther += p.trimmed && !p.trimmedAtLastHop ? 1 : 0;
+            } else if (s.oversubscribedCcRttPs() > 0) {
+                pacer.arrival(p.ce, p.trimmed, p.trimmedAtLastHop);
             }
             if (p.trimmed) {
                 trimmed(p);

@@ -281,17 +281,11 @@ final class ExperimentCommand implements Callable<Integer> {
                 System.err.println("hwgen: parameter 'pacer' = rtl is not allowed with 'law' = rtl: one Verilated block a run");
                 return Hwgen.EXIT_BAD_PARAMETER;
             }
-            if (!pacer.equals("exact")) { // the block has no oversubscription controller (yet): those rows need the reference's pacer
-                scenarios.removeIf(s -> {
-                    if (s.oversubscribedCc()) {
-                        System.out.println("skipped " + s.name() + ": its oversubscription controller runs beside --pacer exact only");
-                    }
-                    return s.oversubscribedCc();
-                });
-            }
             if (pacer.equals("rtl")) {
                 int[] rc = new int[1];
-                uehw.hw.rccc.RcccPacerConfig cfg = new uehw.hw.rccc.RcccPacerConfig(1024, 16, 20686, CLOCK_PS, 64, 1027);
+                // with its oversubscription controller (the oversubscribed row feeds it; the others leave its rate at 1)
+                uehw.hw.rccc.RcccPacerConfig cfg = new uehw.hw.rccc.RcccPacerConfig(1024, 16, 20686, CLOCK_PS, 64, 1027)
+                        .withOversubscribedCc(5259, 10_737_418, uehw.netsim.ClockedPullPacer.OCC_SEED);
                 uehw.netsim.rtl.RcccRtlPacer.simulation(cfg).run("uet_reference", 1, sim -> {
                     uehw.netsim.PullPacer.Factory pacers = uehw.netsim.rtl.RcccRtlPacer.factory(
                             () -> new uehw.bench.rccc.RcccPacerBench(sim), CLOCK_PS);

@@ -4,6 +4,7 @@ package uehw.bench.rccc;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Supplier;
 
 import uehw.bench.AxiLite4Master;
 import uehw.bench.StreamDriver;
@@ -12,6 +13,8 @@ import uehw.bench.facade.Sim;
 import uehw.hw.rccc.RcccPacer;
 import uehw.hw.rccc.RcccPacerConfig;
 import uehw.hw.rccc.RcccPacerIo;
+import uehw.model.rccc.OversubscribedCcClocked;
+import uehw.model.rccc.OversubscribedCcClocked.Arrival;
 import uehw.model.rccc.RcccPacerModel;
 import uehw.model.rccc.RcccPacerModel.Event;
 import uehw.model.rccc.RcccPacerModel.Pull;
@@ -40,13 +43,18 @@ public final class RcccPacerBench {
     private int postedAddress = -1;
     private long postedValue;
     private boolean following;
+    private Supplier<Arrival> arrivals = () -> null;
 
     public RcccPacerBench(Sim<RcccPacer> sim) {
         this.sim = sim;
         this.io = sim.dut().io();
         this.cfg = sim.dut().cfg();
         this.model = new RcccPacerModel(cfg.connections(), cfg.psPerQuantum(), cfg.clockPs(), (int) cfg.creditPerPull(),
-                (int) cfg.maxwndQuanta());
+                (int) cfg.maxwndQuanta(), cfg.oversubscribedCc() ? new OversubscribedCcClocked(cfg.occPeriodClocks(),
+                        cfg.occMinRate(), cfg.occSeed(), cfg.psPerQuantum()) : null);
+        if (io.arrival() != null) {
+            sim.poke(io.arrival().valid(), false);
+        }
         pattern(random, 0, 1);
         sim.poke(io.pulls().ready(), true);
         this.csr = new AxiLite4Master(sim, io.ctrl(), this::step);
@@ -57,7 +65,7 @@ public final class RcccPacerBench {
         if (!sim.peekBool(io.initDone())) {
             throw new AssertionError("initDone never rose");
         }
-        sim.step(2);   // the event port opens the clock after initDone: the model starts there
+        // the ports open (and the controller's first interval starts) at the edge after initDone rose: the model starts there
     }
 
     /** From now on: the event port idle with probability `idle`, the PULL port ready with probability `ready`. */
@@ -74,6 +82,14 @@ public final class RcccPacerBench {
             s.poke(p.conn(), (long) e.conn());
             s.poke(p.number(), e.number() & 0xFFFF_FFFFL);
         }, random, idle);
+    }
+
+    /** What the arrival port presents at each edge from now on (null: valid low); the option's port. */
+    public void arrivals(Supplier<Arrival> source) {
+        if (io.arrival() == null) {
+            throw new IllegalStateException("the pacer has no oversubscription controller");
+        }
+        this.arrivals = source;
     }
 
     public void push(Event e) {
@@ -94,6 +110,16 @@ public final class RcccPacerBench {
         Event offered = driver.presented();
         boolean pullReady = ready >= 1 || random.nextDouble() < ready;
         sim.poke(io.pulls().ready(), pullReady);
+        Arrival arrival = arrivals.get();
+        if (io.arrival() != null) {
+            sim.poke(io.arrival().valid(), arrival != null);
+            if (arrival != null) {
+                var a = io.arrival().payload();
+                sim.poke(a.ecn(), arrival.ecn());
+                sim.poke(a.trimmed(), arrival.trimmed());
+                sim.poke(a.lastHop(), arrival.lastHop());
+            }
+        }
         sim.step();
         csr.afterEdge();
         boolean dutTaken = driver.afterEdge() != null;
@@ -103,7 +129,7 @@ public final class RcccPacerBench {
             dutPull = new Pull((int) sim.peek(q.conn()), (int) sim.peek(q.number()), sim.peekBool(q.slow()));
         }
         Pull modelPull = model.pull();
-        boolean modelTaken = model.step(offered, pullReady);
+        boolean modelTaken = model.step(offered, pullReady, arrival);
         edges++;
         if (dutTaken != modelTaken || !java.util.Objects.equals(dutPull, modelPull)) {
             String message = String.format("rccc-pacer at edge %d (of the bench): event %s taken: RTL %b, model %b; "
@@ -178,6 +204,8 @@ public final class RcccPacerBench {
             case RcccPacerCsr.CLOCK_PS -> model.clockPs = value;
             case RcccPacerCsr.CREDIT_PER_PULL -> model.creditPerPull = (int) value;
             case RcccPacerCsr.MAXWND_QUANTA -> model.maxwndQuanta = (int) value;
+            case RcccPacerCsr.OCC_PERIOD_CLOCKS -> model.occ.periodClocks = value;
+            case RcccPacerCsr.OCC_MIN_RATE -> model.occ.minRate = value;
             default -> throw new IllegalArgumentException("not a setting: " + address);
         }
     }

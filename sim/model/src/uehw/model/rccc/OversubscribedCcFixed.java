@@ -26,7 +26,7 @@ public final class OversubscribedCcFixed {
     /** Counts of an interval saturate at 2^24 - 1. */
     public static final long COUNT_MAX = (1L << 24) - 1;
 
-    private final long minRate;
+    private long minRate;
     private long rate = ONE;
     private long g;
     private int k;
@@ -43,6 +43,22 @@ public final class OversubscribedCcFixed {
     /** The reference's floor (OversubscribedCcExact.minRate) in 2^-30, truncated. */
     public static long minRate(double oversubscriptionRatio) {
         return (long) Math.floor(OversubscribedCcExact.minRate(oversubscriptionRatio) * ONE);
+    }
+
+    /**
+     * The floor as the block's OCC_MIN_RATE register sets it: 0 is taken as 1, and above 2^30 the
+     * cap at 1 wins (the floor first, then the cap, oversubscribed_cc.cpp:82-85).
+     */
+    public void minRateRegister(long value) {
+        if (value < 0 || value >= 1L << 31) {
+            throw new IllegalArgumentException("OCC_MIN_RATE is 31 bits, not " + value);
+        }
+        minRate = Math.max(1, value);
+    }
+
+    /** k, the increases in a row (saturating at {@link #K_MAX}). */
+    public int k() {
+        return k;
     }
 
     public long rate() {

@@ -72,7 +72,17 @@ public final class RcccPacerModel {
     // the PULL port
     private Pull pull;
 
+    /** The oversubscription controller (the `oversubscribed-cc` option), or null. */
+    public final OversubscribedCcClocked occ;
+
     public RcccPacerModel(int connections, long psPerQuantum, long clockPs, int creditPerPull, int maxwndQuanta) {
+        this(connections, psPerQuantum, clockPs, creditPerPull, maxwndQuanta, null);
+    }
+
+    /** With the oversubscription controller {@code occ} (its reset PS_PER_QUANTUM this one's), or without (null). */
+    public RcccPacerModel(int connections, long psPerQuantum, long clockPs, int creditPerPull, int maxwndQuanta,
+                          OversubscribedCcClocked occ) {
+        this.occ = occ;
         this.rules = new RcccPacerRules(connections);
         this.psPerQuantum = psPerQuantum;
         this.clockPs = clockPs;
@@ -105,6 +115,17 @@ public final class RcccPacerModel {
      * ready. Returns whether the event was taken at this edge.
      */
     public boolean step(Event offered, boolean pullReady) {
+        return step(offered, pullReady, null);
+    }
+
+    /** One clock edge with the arrival port presenting {@code arrival} (null: valid low; the option's port). */
+    public boolean step(Event offered, boolean pullReady, OversubscribedCcClocked.Arrival arrival) {
+        if (occ != null) {
+            // its time per quantum written at this edge is the one the DSP takes at E8 from an E7 at this edge
+            occ.edge(true, arrival, psPerQuantum);
+        } else if (arrival != null) {
+            throw new IllegalArgumentException("an arrival without the oversubscription controller");
+        }
         // what the registers hold at this edge
         boolean stopped = (stage == 0 || isOpen) && active.isEmpty() && idle.isEmpty();
         boolean waitsForEngine = offered != null && offered.kind() == Event.OPEN && rules.inRange(offered.conn());
@@ -124,7 +145,8 @@ public final class RcccPacerModel {
         if (emitsNow) {
             pull = new Pull(conn, tick.latest(), tick.slow());
             // E7: the product's operands, PS_PER_QUANTUM sampled at this edge
-            product = (long) (tick.quanta() == 0 ? ZERO_GRANT_QUANTA : tick.quanta()) * psPerQuantum;
+            product = (long) (tick.quanta() == 0 ? ZERO_GRANT_QUANTA : tick.quanta())
+                    * (occ == null ? psPerQuantum : occ.psPerQuantum());
         }
 
         // the lead: falls by CLOCK_PS, gains a PULL's quanta x PS_PER_QUANTUM at E10, 0 when stopped, >= -2^32
