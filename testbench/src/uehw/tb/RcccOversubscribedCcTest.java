@@ -61,7 +61,7 @@ class RcccOversubscribedCcTest {
             int phases = 8;
             for (int phase = 0; phase < phases; phase++) {
                 double pArrival = new double[] {0.05, 0.3, 1, 0.6, 0.02, 1, 0.5, 0.1}[phase];
-                double pTrim = new double[] {0, 0.1, 0, 0.5, 0, 0.02, 0.3, 0}[phase];
+                double pTrim = new double[] {0, 0.1, 0.1, 0.5, 0, 0.02, 0.3, 0}[phase];   // phase 2: trims take the rate to OCC_MIN_RATE = 0, taken as 1
                 double pMark = new double[] {0, 0.2, 0.9, 0.5, 1, 0.35, 0, 0.1}[phase];
                 Random ar = new Random(seed * 31 + phase);
                 b.arrivals(() -> {
@@ -138,6 +138,63 @@ class RcccOversubscribedCcTest {
                 assertTrue(seen[i] > 0, "seed " + seed + ": the traffic reached case " + i);
             }
             assertTrue(occ.get("OCC_DECISIONS") > 200, "seed " + seed + ": decisions");
+        });
+    }
+
+    /**
+     * OCC_PS_PER_QUANTUM is min(floor(PS_PER_QUANTUM x 2^30 / OCC_RATE), 2^24 - 1), read from the RTL
+     * alone at every decision: the base at its largest and the rate trimmed to its floor (1: the
+     * quotient saturates), a PS_PER_QUANTUM write taken up without a decision, then unmarked intervals
+     * doubling the rate back to 1 (the quotient the base again).
+     */
+    @Test
+    void theTimePerQuantumIsTheBaseOverTheRate() {
+        RcccPacerConfig cfg = new RcccPacerConfig(1000, 10, 20686, 4000, 64, 1027).withOversubscribedCc(600, 10_737_418, 0x2545F491L);
+        withBench(cfg, "quotient", (b, seed) -> {
+            long[] base = {(1 << 24) - 1};
+            b.write(RcccPacerCsr.PS_PER_QUANTUM, base[0]);
+            b.write(RcccPacerCsr.OCC_MIN_RATE, 1);
+            boolean[] trims = {true};
+            b.arrivals(() -> new Arrival(false, trims[0], false));   // one a clock: trims before the last hop, or plain packets
+            java.util.function.LongSupplier check = () -> {
+                long before = b.model.occ.counters.get("OCC_DECISIONS");
+                while (b.model.occ.counters.get("OCC_DECISIONS") == before) {
+                    b.step();
+                }
+                for (int i = 0; i < 40; i++) {
+                    b.step();   // the quotient is written 34 edges after the rate
+                }
+                long rate = b.read(RcccPacerCsr.OCC_RATE), ps = b.read(RcccPacerCsr.OCC_PS_PER_QUANTUM);
+                assertEquals(Math.min((base[0] << 30) / rate, (1 << 24) - 1), ps, "OCC_PS_PER_QUANTUM at OCC_RATE " + rate);
+                return rate;
+            };
+            for (int i = 0; i < 3; i++) {
+                check.getAsLong();
+            }
+            assertEquals(1, b.read(RcccPacerCsr.OCC_RATE), "all trims: the rate at its floor");
+            assertEquals((1 << 24) - 1, b.read(RcccPacerCsr.OCC_PS_PER_QUANTUM), "saturated");
+            base[0] = 5;
+            b.write(RcccPacerCsr.PS_PER_QUANTUM, base[0]);
+            for (int i = 0; i < 40; i++) {
+                b.step();   // taken up by the unit (a recompute), or by a decision
+            }
+            assertEquals((1 << 24) - 1, b.read(RcccPacerCsr.OCC_PS_PER_QUANTUM), "5 x 2^30 / 1 saturates too");
+            base[0] = (1 << 24) - 1;   // every rate below 1 then saturates the quotient, through the division's full width
+            b.write(RcccPacerCsr.PS_PER_QUANTUM, base[0]);
+            trims[0] = false;
+            long rate = 0;
+            for (int i = 0; i < 12 && rate != ONE; i++) {
+                rate = check.getAsLong();
+            }
+            assertEquals(ONE, rate, "unmarked intervals double the rate back to 1");
+            assertEquals(base[0], b.read(RcccPacerCsr.OCC_PS_PER_QUANTUM));
+            b.write(RcccPacerCsr.PS_PER_QUANTUM, 5);
+            for (int i = 0; i < 40; i++) {
+                b.step();
+            }
+            assertEquals(5, b.read(RcccPacerCsr.OCC_PS_PER_QUANTUM), "a write taken up at rate 1");
+            b.arrivals(() -> null);
+            RcccPacerTest.assertCounters(b);
         });
     }
 
