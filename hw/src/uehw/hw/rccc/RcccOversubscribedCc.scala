@@ -153,7 +153,7 @@ class RcccOversubscribedCc(seed: Long, resetPsPerQuantum: Long) extends Componen
     // the serial multiplier (LSB first, the product shifted out into lo) and restoring divider (the quotient into lo)
     val acc = Reg(SInt(rateBits + 5 bits)) init (0)
     val b = Reg(SInt(rateBits + 3 bits)) init (0)
-    val rem = Reg(UInt(32 bits)) init (0)
+    val rem = Reg(UInt(rateBits bits)) init (0)
     val divisor = Reg(UInt(rateBits bits)) init (0)
     val lo = Reg(UInt(steps bits)) init (0)
     private def loadMul(multiplicand: SInt, multiplier: UInt): Unit = {
@@ -162,27 +162,30 @@ class RcccOversubscribedCc(seed: Long, resetPsPerQuantum: Long) extends Componen
     private def loadDiv(high: UInt, low: UInt, d: UInt): Unit = {
       rem := high.resized; lo := low.resized; divisor := d.resized
     }
+    // one adder and one subtractor, shared by the phases that multiply and those that divide
+    val mulSum = acc + Mux(lo(0), b, S(0, b.getWidth bits)).resized
+    val divShifted = rem @@ lo(steps - 1)
+    val divFits = divShifted >= divisor
+    val divRemFull = Mux(divFits, divShifted - divisor, divShifted)   // below the divisor: its top bit is 0
     private def mulStep(): Unit = {
-      val sum = acc + Mux(lo(0), b, S(0, b.getWidth bits)).resized
-      acc := sum |>> 1
-      lo := sum(0).asUInt @@ lo(steps - 1 downto 1)
+      acc := mulSum |>> 1
+      lo := mulSum(0).asUInt @@ lo(steps - 1 downto 1)
     }
     private def divStep(): Unit = {
-      val r2 = rem(30 downto 0) @@ lo(steps - 1)
-      val ge = r2 >= divisor
-      rem := Mux(ge, r2 - divisor, r2)
-      lo := lo(steps - 2 downto 0) @@ ge.asUInt
+      rem := divRemFull(rateBits - 1 downto 0)
+      lo := lo(steps - 2 downto 0) @@ divFits.asUInt
     }
     /** floor(product / 2^30) of the last multiply (the product is acc x 2^31 + lo). */
-    private val productOver2to30 = ((acc |<< 1).asBits | lo(steps - 1).asBits.resized).asSInt
+    private val productFull = ((acc |<< 1).asBits | lo(steps - 1).asBits.resized).asSInt   // within 34 bits by range
     private val targetU = U(target, rateBits bits)
+    val gSumFull = g +^ fraction   // its low bit is halved away
     private val factor = U(one, rateBits bits) - ((g - targetU) |>> 1)
     /** Registered: g and the counts stand still from APPLY_TRIM (and DRAW_ADD) to APPLY_MD, 33 edges later. */
     private val gAbove = RegNext(g >= targetU) init (False)
     private val base = io.basePsPerQuantum
     /** PS_PER_QUANTUM differed from the last division's at the edge before (registered: off the micro-program's path). */
     private val baseChanged = RegNext(base =/= baseUsed) init (False)
-    private val rateU = rate.asUInt.resize(rateBits)
+    private val rateU = rate(rateBits - 1 downto 0).asUInt   // the clamped rate, 1..2^30
     /** base x 2^30 / rate needs more than 24 bits: base x 64 >= rate. */
     private val quotientOver = (base @@ U(0, 6 bits)).resize(rateBits) >= rateU
     private val increase = RegNext((ecn === 0) ? (U(additiveIncrease, 32 bits) |<< k) | U(additiveIncrease, 32 bits)) init (0)
@@ -248,12 +251,12 @@ class RcccOversubscribedCc(seed: Long, resetPsPerQuantum: Long) extends Componen
     phase(Pc.APPLY_TRIM, Pc.MUL_MD) {
       when(trims) { rate := rate - lo.resize(rateBits + 3).asSInt }
       decrease := trims
-      g := ((g +^ fraction) |>> 1).resized   // :63, alpha = 1/2
+      g := gSumFull(rateBits downto 1)   // :63, alpha = 1/2
     }
     // :65-68: rate x (1 - (g - 0.3) / 2), the factor and the product truncated
     arithmetic(Pc.MUL_MD, Pc.APPLY_MD)(loadMul(rate, factor))(mulStep())
     phase(Pc.APPLY_MD, Pc.FLOOR) {
-      val afterMd = Mux(gAbove, productOver2to30.resize(rateBits + 3), rate)
+      val afterMd = Mux(gAbove, productFull(rateBits + 2 downto 0), rate)
       when(decrease || gAbove) {   // :70-80: an increase only without a decrease, doubling while unmarked
         rate := afterMd
         k := 0
@@ -269,7 +272,7 @@ class RcccOversubscribedCc(seed: Long, resetPsPerQuantum: Long) extends Componen
     phase(Pc.CAP, Pc.DIV_QUANTUM) {
       val capped = Mux(rate > S(one, rateBits + 3 bits), S(one, rateBits + 3 bits), rate)
       rate := capped
-      ratePublished := capped.asUInt.resize(rateBits)
+      ratePublished := capped(rateBits - 1 downto 0).asUInt
       gPublished := g
       io.decided := True
     }
