@@ -199,6 +199,34 @@ class RcccOversubscribedCcTest {
     }
 
     /**
+     * A period above 2^19 clocks (its 3/4 needs 22 bits before the shift): the first decision comes
+     * where the model has it, 3/4 of the period plus the draw after the first boundary, not earlier.
+     */
+    @Test
+    void aLongPeriodsFirstDecisionIsTheModels() {
+        RcccPacerConfig cfg = new RcccPacerConfig(1000, 10, 20686, 4000, 64, 1027)
+                .withOversubscribedCc((1 << 19) + 1000, 10_737_418, 0x2545F491L);
+        withBench(cfg, "long_period", (b, seed) -> {
+            b.arrivals(() -> null);
+            long edges = 0;
+            b.step();   // the first boundary
+            while (!b.model.occ.boundaryAtNextEdge()) {
+                b.step();
+                edges++;
+            }
+            assertTrue(edges > 3L * ((1 << 19) + 1000) / 4 - 10, "the model's interval: " + edges + " edges");
+            assertEquals(0, b.read(RcccPacerCsr.OCC_DECISIONS), "no decision before the interval's end");
+            while (b.model.occ.counters.get("OCC_DECISIONS") == 0) {
+                b.step();
+            }
+            for (int i = 0; i < 40; i++) {
+                b.step();
+            }
+            assertEquals(1, b.read(RcccPacerCsr.OCC_DECISIONS), "the decision at the interval's end");
+        });
+    }
+
+    /**
      * The reference's receiver in incast15 (uet-htsim's trace, the decisions of the controller at the
      * node that receives): each of its 140 intervals' packets, marks and trims presented in one of
      * the block's intervals, one arrival a clock in a seeded order; after each decision OCC_RATE is

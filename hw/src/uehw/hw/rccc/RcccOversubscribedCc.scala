@@ -101,6 +101,8 @@ class RcccOversubscribedCc(seed: Long, resetPsPerQuantum: Long) extends Componen
     counts.boundary := boundary
     private val period = Mux(io.periodClocks < minPeriodClocks, U(minPeriodClocks, periodBits bits), io.periodClocks)
     val periodUsed = RegNextWhen(period, boundary) init (minPeriodClocks)
+    /** 3P in 22 bits (P up to 2^20 - 1); its two low bits are the quarter's remainder, dropped. */
+    val threePeriodsFull = period +^ (period << 1)
     val prng = new Xorshift32(seed)
     prng.draw := boundary
     prng.reseed := False
@@ -110,7 +112,7 @@ class RcccOversubscribedCc(seed: Long, resetPsPerQuantum: Long) extends Componen
     val scaled = UInt(periodBits bits)
     when(boundary) {
       started := True
-      remaining := (period +^ (period |<< 1)) |>> 2   // floor(3P / 4)
+      remaining := threePeriodsFull(periodBits + 1 downto 2).resized   // floor(3P / 4)
     } elsewhen (started) {
       remaining := remaining - 1 + Mux(addScaled, scaled, U(0, periodBits bits)).resized
     }
