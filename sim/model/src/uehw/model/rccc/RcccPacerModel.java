@@ -120,8 +120,10 @@ public final class RcccPacerModel {
 
     /** One clock edge with the arrival port presenting {@code arrival} (null: valid low; the option's port). */
     public boolean step(Event offered, boolean pullReady, OversubscribedCcClocked.Arrival arrival) {
+        // the time per quantum before this edge: an E7 at this edge takes it (one the controller writes at this edge
+        // reaches an E7 at the next)
+        long timePerQuantum = occ == null ? psPerQuantum : occ.psPerQuantum();
         if (occ != null) {
-            // its time per quantum written at this edge is the one the DSP takes at E8 from an E7 at this edge
             occ.edge(true, arrival, psPerQuantum);
         } else if (arrival != null) {
             throw new IllegalArgumentException("an arrival without the oversubscription controller");
@@ -146,7 +148,7 @@ public final class RcccPacerModel {
             pull = new Pull(conn, tick.latest(), tick.slow());
             // E7: the product's operands, PS_PER_QUANTUM sampled at this edge
             product = (long) (tick.quanta() == 0 ? ZERO_GRANT_QUANTA : tick.quanta())
-                    * (occ == null ? psPerQuantum : occ.psPerQuantum());
+                    * timePerQuantum;
         }
 
         // the lead: falls by CLOCK_PS, gains a PULL's quanta x PS_PER_QUANTUM at E10, 0 when stopped, >= -2^32
