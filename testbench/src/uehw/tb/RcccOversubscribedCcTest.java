@@ -137,7 +137,7 @@ class RcccOversubscribedCcTest {
             for (int i = 0; i < seen.length; i++) {
                 assertTrue(seen[i] > 0, "seed " + seed + ": the traffic reached case " + i);
             }
-            assertTrue(occ.get("OCC_DECISIONS") > 200, "seed " + seed + ": decisions");
+            assertTrue(occ.get("OCC_DECISIONS") > 100, "seed " + seed + ": decisions");   // 225 to 1069 over 13 seeds
         });
     }
 
