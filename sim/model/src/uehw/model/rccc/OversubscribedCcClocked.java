@@ -16,7 +16,6 @@ public final class OversubscribedCcClocked {
     }
 
     public static final int MIN_PERIOD_CLOCKS = 512;
-    public static final int PERIOD_BITS = 20;
     /** The serial unit's phases of 32 edges (a load and 31 steps). */
     static final int ARITHMETIC_EDGES = 32;
 

@@ -56,11 +56,6 @@ public final class OversubscribedCcFixed {
         minRate = Math.max(1, value);
     }
 
-    /** k, the increases in a row (saturating at {@link #K_MAX}). */
-    public int k() {
-        return k;
-    }
-
     public long rate() {
         return rate;
     }
