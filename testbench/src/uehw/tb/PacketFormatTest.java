@@ -42,6 +42,9 @@ class PacketFormatTest {
         assertEquals(ip + 24, PacketFormat.Ipv6Dst());
         assertEquals(14 + 20 + 8 + 12, PacketFormat.Ipv4AllHeaderBytes());
         assertEquals(14 + 40 + 8 + 12, PacketFormat.Ipv6AllHeaderBytes());
+        // The engine's control frame is one 64-byte beat over IPv4 (docs/packet-format.md).
+        assertEquals(64, PacketFormat.Ipv4ControlFrameBytes());
+        assertEquals(84, PacketFormat.Ipv6ControlFrameBytes());
     }
 
     /** The models' copy (uehw.model.packet.PacketFormat, no dependency) is the RTL's description, name for name. */

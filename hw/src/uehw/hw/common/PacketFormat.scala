@@ -67,8 +67,10 @@ object PacketFormat {
   val FlagEcnEcho = 0x08
   val FlagMessageStart = 0x10
   val FlagMessageEnd = 0x20
+  /** A PULL (RCCC credit: the receiver asks for more bytes); a 64 B PULL carries the cumulative pull number, uec.cpp:2900-2910, 799-810. */
+  val FlagPull = 0x40
   /** A packet with any of these flags is a control packet (strict-priority queue, never trimmed). */
-  val ControlFlags: Int = FlagAck | FlagNack | FlagTrimmed
+  val ControlFlags: Int = FlagAck | FlagNack | FlagTrimmed | FlagPull
 
   // ECN codepoints (RFC 3168)
   val EcnNotEct = 0
@@ -84,4 +86,20 @@ object PacketFormat {
   /** All headers: 54 bytes over IPv4, 74 over IPv6. */
   val Ipv4AllHeaderBytes: Int = Ipv4TransportOffset + TransportHeaderBytes
   val Ipv6AllHeaderBytes: Int = Ipv6TransportOffset + TransportHeaderBytes
+
+  /**
+   * The NIC engine's extension (docs/packet-format.md, "The engine extension"): 10 bytes right after
+   * the transport header of every packet a nic-cc NIC sends or takes. Offsets relative to its first byte.
+   */
+  val ExtTimestamp = 0   // data: the sender's transmit time, ns mod 2^32; ACK, NACK: echoed from the data packet
+  val ExtNumber = 4      // ACK: cumulative bytes received of the flow mod 2^32; PULL: cumulative pull number (256 B quanta)
+  val ExtRcvWndPen = 8   // ACK: the receiver's window penalty (NSCC rcvWndPen), 255 = none
+  val ExtHopFlags = 9    // NACK: bit 0 = trimmed at the last hop; other bits reserved (0)
+  val ExtensionBytes = 10
+  val ExtLastHop = 0x01
+  /** First byte of the extension, and the engine's control frame (all headers and the extension): 64 B over IPv4, 84 over IPv6. */
+  val Ipv4ExtensionOffset: Int = Ipv4AllHeaderBytes
+  val Ipv6ExtensionOffset: Int = Ipv6AllHeaderBytes
+  val Ipv4ControlFrameBytes: Int = Ipv4AllHeaderBytes + ExtensionBytes
+  val Ipv6ControlFrameBytes: Int = Ipv6AllHeaderBytes + ExtensionBytes
 }

@@ -69,8 +69,10 @@ public final class PacketFormat {
     public static final int FlagEcnEcho = 0x08;
     public static final int FlagMessageStart = 0x10;
     public static final int FlagMessageEnd = 0x20;
+    /** A PULL: RCCC's credit, the receiver asks the sender for more bytes. */
+    public static final int FlagPull = 0x40;
     /** A packet with any of these flags is a control packet (strict-priority queue, never trimmed). */
-    public static final int ControlFlags = FlagAck | FlagNack | FlagTrimmed;
+    public static final int ControlFlags = FlagAck | FlagNack | FlagTrimmed | FlagPull;
 
     // ECN codepoints (RFC 3168)
     public static final int EcnNotEct = 0;
@@ -86,4 +88,17 @@ public final class PacketFormat {
     /** All headers: 54 bytes over IPv4, 74 over IPv6. */
     public static final int Ipv4AllHeaderBytes = Ipv4TransportOffset + TransportHeaderBytes;
     public static final int Ipv6AllHeaderBytes = Ipv6TransportOffset + TransportHeaderBytes;
+
+    /** The NIC engine's 10-byte extension after the transport header (docs/packet-format.md), offsets relative to it. */
+    public static final int ExtTimestamp = 0;
+    public static final int ExtNumber = 4;
+    public static final int ExtRcvWndPen = 8;
+    public static final int ExtHopFlags = 9;
+    public static final int ExtensionBytes = 10;
+    public static final int ExtLastHop = 0x01;
+    public static final int Ipv4ExtensionOffset = Ipv4AllHeaderBytes;
+    public static final int Ipv6ExtensionOffset = Ipv6AllHeaderBytes;
+    /** The engine's control frame: all headers and the extension, 64 B over IPv4, 84 over IPv6. */
+    public static final int Ipv4ControlFrameBytes = Ipv4AllHeaderBytes + ExtensionBytes;
+    public static final int Ipv6ControlFrameBytes = Ipv6AllHeaderBytes + ExtensionBytes;
 }
