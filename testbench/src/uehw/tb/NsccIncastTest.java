@@ -22,7 +22,8 @@ import uehw.netsim.NsccWindows;
  * law, the parameters as the reference derives them for this network (NsccParams.reference: T =
  * 0.75 x 12 us). Not the reference's setting (that is `hwgen experiment uet-reference`, issue 33):
  * the checks are the law's own: every flow completes without a timeout, the fixed law's run ends
- * as the exact one's, and the queue sits near T once the start's burst is gone.
+ * as the exact one's (on average over 16 runs), and the queue sits near T once the start's burst
+ * is gone.
  */
 @Tag("netsim")
 @ExtendWith(BenchExtension.class)
@@ -68,7 +69,20 @@ class NsccIncastTest {
             assertTrue(Arrays.stream(o.fctNs()).allMatch(f -> f > 0), "seed " + seed + ": every flow completed");
             assertEquals(0, o.timeouts(), "seed " + seed + ": trimming leaves no loss for a timeout");
         }
-        assertEquals(1.0, (double) lastFixed / lastExact, 0.02, "seed " + seed + ": the last flow ends within 2 %");
+        // One run's last completion is chaotic (a trim more or less moves it): over 10,000 seeds the
+        // fixed law's ended within 3.5 % of the exact one's (p99 1.7 %, the seed 273227661 2.25 %).
+        // Each run within 5 %, and the mean of 16 runs (this seed and 15 drawn from it) within 1 %.
+        assertEquals(1.0, (double) lastFixed / lastExact, 0.05, "seed " + seed + ": the last flow ends within 5 %");
+        double sum = (double) lastFixed / lastExact;
+        java.util.Random more = new java.util.Random(seed);
+        for (int i = 1; i < 16; i++) {
+            long s = more.nextInt() & 0x7FFFFFFFL;
+            long e = Arrays.stream(x.run(true, s, null, (host, flows) -> NsccWindows.exact(flows, p, x.header)).fctNs()).max().getAsLong();
+            long f = Arrays.stream(x.run(true, s, null, (host, flows) -> NsccWindows.fixed(flows, p, x.header)).fctNs()).max().getAsLong();
+            assertEquals(1.0, (double) f / e, 0.05, "seed " + s + " (drawn from " + seed + "): the last flow ends within 5 %");
+            sum += (double) f / e;
+        }
+        assertEquals(1.0, sum / 16, 0.01, "seed " + seed + ": over 16 runs the last flow ends within 1 % on average");
         assertEquals(1.0, fixed.meanQueueBytes() / exact.meanQueueBytes(), 0.15, "seed " + seed + ": the mean queue within 15 %");
         assertTrue(exactWindows != fixedWindows, "two different laws ran: the windows differ by the formats' bytes");
         assertTrue(decreases > 0 && quickAdapts > 0, "the incast drives the decrease rules");
