@@ -121,7 +121,6 @@ class NicCcRx(val cfg: NicCcRxConfig) extends Component {
     private val flagsNow = tp(PF.TpFlags, 1)
     case class Fields() extends Bundle {
       val flowFull = UInt(32 bits)
-      val inRange = Bool()
       val psn, timestamp, number = UInt(32 bits)
       val flags, rcvWndPen, hopFlags = UInt(8 bits)
       val versionOk = Bool()
@@ -129,7 +128,6 @@ class NicCcRx(val cfg: NicCcRxConfig) extends Component {
     }
     private val now = Fields()
     now.flowFull := flowFull
-    now.inRange := flowFull < cfg.flows
     now.psn := tp(PF.TpSequence, 4)
     now.flags := flagsNow
     private val versionTokensFull = tp(PF.TpVersionTokens, 1) // bits 3:0 are Dart's tokens, not the engine's
@@ -139,7 +137,10 @@ class NicCcRx(val cfg: NicCcRxConfig) extends Component {
     now.number := ext(PF.ExtNumber, 4)
     now.rcvWndPen := ext(PF.ExtRcvWndPen, 1)
     now.hopFlags := ext(PF.ExtHopFlags, 1)
-    val atVerdict = RegNext(RegNext(now))
+    private val atS2 = RegNext(now)
+    val atVerdict = RegNext(atS2)
+    /** The flow id is within the flows: compared from the first register (no header multiplexer in front). */
+    val inRange = RegNext(atS2.flowFull < cfg.flows)
   }
 
   /** At the verdict (the last beat in s3): every test registered on its own. */
@@ -162,7 +163,7 @@ class NicCcRx(val cfg: NicCcRxConfig) extends Component {
     private val trimmed = f.flags(2)
     val notControl = r(trimmed || !(ack || nack || pull))
     val badFlags = r((ack && nack) || (ack && pull) || (nack && pull))
-    val outOfRange = r(!f.inRange)
+    val outOfRange = r(!fields.inRange)
     val control = RegNext {
       val c = NicCcControl(cfg)
       c.kind := Mux(pull, U(Kind.Pull, 2 bits), Mux(nack, U(Kind.Nack, 2 bits), U(Kind.Ack, 2 bits)))
