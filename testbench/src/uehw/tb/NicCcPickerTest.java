@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: Apache-2.0
+package uehw.tb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Random;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import uehw.bench.Simulation;
+import uehw.bench.facade.Sim;
+import uehw.hw.nic.NicCcPicker;
+import uehw.hw.nic.NicCcPickerConfig;
+import uehw.hw.nic.NicCcPickerIo;
+import uehw.model.nic.GrantPicker;
+
+/**
+ * The NIC engine's grant picker alone (docs/nic-engine.md, "Picking the next flow"): the offer
+ * at every clock equals GrantPicker's under random updates and backpressure; independently of the
+ * model, every taken grant was eligible (the test's own bits: set and cleared by the updates,
+ * cleared by the grant, an update winning at the same edge) and no flow waits longer than the
+ * documented bound; and with the flows re-set a few clocks after each grant, as the engine does,
+ * it grants on every clock.
+ */
+@Tag("rtl")
+@ExtendWith(BenchExtension.class)
+class NicCcPickerTest {
+    static final NicCcPickerConfig CFG = new NicCcPickerConfig(256, 2, 5);
+
+    @Test
+    void theOfferIsTheModelsUnderRandomUpdatesAndBackpressure() {
+        long seed = BenchExtension.seed();
+        Simulation<NicCcPicker> build = Simulation.compile(NicCcPickerTest.class, "f256", () -> new NicCcPicker(CFG));
+        build.run("random", seed, sim -> random(sim, new Random(seed), 20000 * Seeds.scale()));
+    }
+
+    @Test
+    void flowsReSetAfterTheirGrantGetAGrantEveryClock() {
+        long seed = BenchExtension.seed();
+        Simulation<NicCcPicker> build = Simulation.compile(NicCcPickerTest.class, "f256", () -> new NicCcPicker(CFG));
+        build.run("line-rate", seed, sim -> lineRate(sim, 1, 8, 3000));
+    }
+
+    /** One eligible flow a word: every snapshot gives one grant, so the scanner must take a word a clock. */
+    @Test
+    void oneFlowAWordStillGetsAGrantEveryClock() {
+        long seed = BenchExtension.seed();
+        Simulation<NicCcPicker> build = Simulation.compile(NicCcPickerTest.class, "f256", () -> new NicCcPicker(CFG));
+        build.run("sparse", seed, sim -> lineRate(sim, 32, 1, 3000));
+    }
+
+    /** docs/nic-engine.md: a flow set at edge e (the queue empty) is offered after edge e + 6, and a clear holds at once. */
+    @Test
+    void aFlowSetAtAnEdgeIsOfferedSixEdgesLater() {
+        long seed = BenchExtension.seed();
+        Simulation<NicCcPicker> build = Simulation.compile(NicCcPickerTest.class, "f256", () -> new NicCcPicker(CFG));
+        build.run("latency", seed, sim -> {
+            NicCcPickerIo io = sim.dut().io();
+            sim.poke(io.grant().ready(), false);
+            for (int p = 0; p < CFG.updatePorts(); p++) {
+                sim.poke(io.updates().apply(p).valid(), false);
+            }
+            sim.reset(4);
+            sim.step(3);
+            int flow = 77;
+            sim.poke(io.updates().apply(1).valid(), true);
+            sim.poke(io.updates().apply(1).payload().flow(), flow);
+            sim.poke(io.updates().apply(1).payload().eligible(), true);
+            sim.step();
+            long e = sim.cycle();
+            sim.poke(io.updates().apply(1).valid(), false);
+            long offered = -1;
+            for (int i = 0; i < 12 && offered < 0; i++) {
+                sim.step();
+                if (sim.peekBool(io.grant().valid())) {
+                    offered = sim.cycle();
+                    assertEquals(flow, sim.peek(io.grant().payload()));
+                }
+            }
+            // valid sampled at edge e + 7 is what the registers hold after edge e + 6
+            assertEquals(e + 7, offered, "the first edge that samples the offer");
+            // cleared at edge c: the edge after c samples no offer
+            sim.poke(io.updates().apply(0).valid(), true);
+            sim.poke(io.updates().apply(0).payload().flow(), flow);
+            sim.poke(io.updates().apply(0).payload().eligible(), false);
+            sim.step();
+            sim.poke(io.updates().apply(0).valid(), false);
+            sim.step();
+            assertEquals(false, sim.peekBool(io.grant().valid()), "offered after its clear");
+        });
+    }
+
+    /** Drives one edge: the model and the test's own bits follow; returns the flow taken or -1. */
+    private static int edge(Sim<NicCcPicker> sim, GrantPicker model, boolean[] eligible, boolean ready,
+                            List<GrantPicker.Update> updates) {
+        NicCcPickerIo io = sim.dut().io();
+        int offer = model.offer();
+        sim.poke(io.grant().ready(), ready);
+        for (int p = 0; p < CFG.updatePorts(); p++) {
+            boolean on = p < updates.size();
+            sim.poke(io.updates().apply(p).valid(), on);
+            if (on) {
+                sim.poke(io.updates().apply(p).payload().flow(), updates.get(p).flow());
+                sim.poke(io.updates().apply(p).payload().eligible(), updates.get(p).eligible());
+            }
+        }
+        sim.step();
+        // read after the step: what the edge sampled (registers before it)
+        assertEquals(offer >= 0, sim.peekBool(io.grant().valid()), "grant valid at edge " + sim.cycle());
+        if (offer >= 0) {
+            assertEquals(offer, sim.peek(io.grant().payload()), "grant flow at edge " + sim.cycle());
+        }
+        boolean taken = ready && offer >= 0;
+        if (taken) {
+            assertTrue(eligible[offer], "flow " + offer + " was granted but not eligible, edge " + sim.cycle());
+            eligible[offer] = false;
+        }
+        for (GrantPicker.Update u : updates) {
+            eligible[u.flow()] = u.eligible();
+        }
+        model.edge(taken, updates);
+        return taken ? offer : -1;
+    }
+
+    private static void random(Sim<NicCcPicker> sim, Random r, int clocks) {
+        NicCcPickerIo io = sim.dut().io();
+        sim.poke(io.grant().ready(), false);
+        for (int p = 0; p < CFG.updatePorts(); p++) {
+            sim.poke(io.updates().apply(p).valid(), false);
+        }
+        sim.reset(4);
+        GrantPicker model = new GrantPicker(CFG.flows(), CFG.depth());
+        boolean[] eligible = new boolean[CFG.flows()];
+        long[] since = new long[CFG.flows()]; // grants to others since the flow became eligible
+        long worst = 0;
+        int grants = 0;
+        for (int c = 0; c < clocks; c++) {
+            // phases: sparse or dense sets of flows, a few words or all of them, with or without backpressure
+            int phase = c / 2000 % 4;
+            int span = phase == 0 ? 40 : CFG.flows();
+            List<GrantPicker.Update> updates = new ArrayList<>();
+            for (int p = 0; p < CFG.updatePorts(); p++) {
+                if (r.nextInt(3) > 0) {
+                    updates.add(new GrantPicker.Update(r.nextInt(span), r.nextInt(phase == 3 ? 2 : 5) > 0));
+                }
+            }
+            if (r.nextInt(20) == 0 && updates.size() == 2) {
+                updates.set(1, new GrantPicker.Update(updates.get(0).flow(), !updates.get(0).eligible())); // same flow on both ports
+            }
+            boolean ready = phase == 2 ? r.nextInt(3) == 0 : r.nextInt(10) > 0;
+            boolean[] before = eligible.clone();
+            int taken = edge(sim, model, eligible, ready, updates);
+            if (taken >= 0) {
+                grants++;
+                since[taken] = 0;
+                for (int f = 0; f < CFG.flows(); f++) {
+                    if (f != taken && before[f] && eligible[f]) {
+                        worst = Math.max(worst, ++since[f]);
+                    }
+                }
+            }
+            for (int f = 0; f < CFG.flows(); f++) {
+                if (!eligible[f]) {
+                    since[f] = 0;
+                }
+            }
+        }
+        assertTrue(grants > clocks / 4, "grants " + grants);
+        // the bound (docs): the other flows of one round, and the depth's snapshots of 32 bits ahead
+        long bound = CFG.flows() + 32L * CFG.depth();
+        assertTrue(worst <= bound, "a flow waited " + worst + " grants to others, above " + bound);
+    }
+
+    /** Flows 0, step, 2 x step ... eligible, each set again `delay` clocks after its grant; counts the grants. */
+    private static void lineRate(Sim<NicCcPicker> sim, int step, int delay, int clocks) {
+        NicCcPickerIo io = sim.dut().io();
+        sim.poke(io.grant().ready(), false);
+        for (int p = 0; p < CFG.updatePorts(); p++) {
+            sim.poke(io.updates().apply(p).valid(), false);
+        }
+        sim.reset(4);
+        GrantPicker model = new GrantPicker(CFG.flows(), CFG.depth());
+        boolean[] eligible = new boolean[CFG.flows()];
+        // the flows eligible, then each set again `delay` clocks after its grant (the engine's state loop)
+        for (int f = 0; f < CFG.flows(); f += step) {
+            edge(sim, model, eligible, false, List.of(new GrantPicker.Update(f, true)));
+        }
+        Deque<long[]> reSet = new ArrayDeque<>();
+        int grants = 0;
+        int[] perFlow = new int[CFG.flows()];
+        for (int c = 0; c < clocks + 8; c++) { // the first 8 clocks fill the pipeline
+            List<GrantPicker.Update> updates = new ArrayList<>();
+            while (!reSet.isEmpty() && reSet.peek()[0] <= c && updates.size() < 1) {
+                updates.add(new GrantPicker.Update((int) reSet.poll()[1], true));
+            }
+            int taken = edge(sim, model, eligible, true, updates);
+            if (taken >= 0) {
+                reSet.add(new long[] {c + delay, taken});
+                if (c >= 8) {
+                    grants++;
+                    perFlow[taken]++;
+                }
+            }
+        }
+        System.out.printf("NicCcPickerTest line rate: every %d-th flow eligible, set again %d clocks after its grant: %d grants in %d clocks%n",
+                step, delay, grants, clocks);
+        // a snapshot's flag "more than one bit" ignores clears that came after it: such a snapshot, at its last bit, costs a clock
+        assertTrue(grants >= clocks * 99 / 100, grants + " grants in " + clocks + " clocks");
+        int min = Integer.MAX_VALUE;
+        int max = 0;
+        for (int f = 0; f < CFG.flows(); f += step) {
+            int n = perFlow[f];
+            min = Math.min(min, n);
+            max = Math.max(max, n);
+        }
+        assertTrue(max - min <= 1, "round robin: grants per flow from " + min + " to " + max);
+    }
+}
