@@ -62,12 +62,7 @@ class NicCcPickerTest {
         long seed = BenchExtension.seed();
         Simulation<NicCcPicker> build = Simulation.compile(NicCcPickerTest.class, "f256", () -> new NicCcPicker(CFG));
         build.run("latency", seed, sim -> {
-            NicCcPickerIo io = sim.dut().io();
-            sim.poke(io.grant().ready(), false);
-            for (int p = 0; p < CFG.updatePorts(); p++) {
-                sim.poke(io.updates().apply(p).valid(), false);
-            }
-            sim.reset(4);
+            NicCcPickerIo io = start(sim);
             sim.step(3);
             int flow = 77;
             sim.poke(io.updates().apply(1).valid(), true);
@@ -129,13 +124,19 @@ class NicCcPickerTest {
         return taken ? offer : -1;
     }
 
-    private static void random(Sim<NicCcPicker> sim, Random r, int clocks) {
+    /** Ports idle, then reset. */
+    private static NicCcPickerIo start(Sim<NicCcPicker> sim) {
         NicCcPickerIo io = sim.dut().io();
         sim.poke(io.grant().ready(), false);
         for (int p = 0; p < CFG.updatePorts(); p++) {
             sim.poke(io.updates().apply(p).valid(), false);
         }
         sim.reset(4);
+        return io;
+    }
+
+    private static void random(Sim<NicCcPicker> sim, Random r, int clocks) {
+        start(sim);
         GrantPicker model = new GrantPicker(CFG.flows(), CFG.depth());
         boolean[] eligible = new boolean[CFG.flows()];
         long[] since = new long[CFG.flows()]; // grants to others since the flow became eligible
@@ -180,12 +181,7 @@ class NicCcPickerTest {
 
     /** Flows 0, step, 2 x step ... eligible, each set again `delay` clocks after its grant; counts the grants. */
     private static void lineRate(Sim<NicCcPicker> sim, int step, int delay, int clocks) {
-        NicCcPickerIo io = sim.dut().io();
-        sim.poke(io.grant().ready(), false);
-        for (int p = 0; p < CFG.updatePorts(); p++) {
-            sim.poke(io.updates().apply(p).valid(), false);
-        }
-        sim.reset(4);
+        start(sim);
         GrantPicker model = new GrantPicker(CFG.flows(), CFG.depth());
         boolean[] eligible = new boolean[CFG.flows()];
         // the flows eligible, then each set again `delay` clocks after its grant (the engine's state loop)
