@@ -4,7 +4,6 @@ package uehw.tb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.math.BigInteger;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -161,10 +160,9 @@ class NicCcRxTest {
                 }
                 var b = beats.get(k);
                 sim.poke(io.input().valid(), true);
-                sim.poke(io.input().payload().data(), b.data());
-                sim.poke(io.input().payload().keep(), b.keep());
-                sim.poke(io.input().payload().last(), b.last());
-                sim.poke(io.input().payload().user(), bad && k == badBeat ? BigInteger.ONE : BigInteger.ZERO);
+                // tuser on one beat of a bad frame
+                Axi4StreamPackets.poke(sim, io.input().payload(), new Axi4StreamPackets.Beat(b.data(), b.keep(), b.last(),
+                        bad && k == badBeat ? 1 : 0));
                 sim.step();
                 if (b.last()) {
                     expected.add(new Expected(sim.cycle() + NicCcRx.latency(), frame, want, wire));
@@ -229,12 +227,8 @@ class NicCcRxTest {
                 c = new Control(c.kind(), c.flowId() % FLOWS, c.psn(), c.ecnEcho(), c.entropy(), c.timestamp(), c.number(),
                         c.rcvWndPen(), c.lastHop());
                 byte[] f = ControlFrames.build(c, false, n, 0);
-                var b = Axi4StreamPackets.beats(new Axi4StreamPackets.Packet(f, 0), 64).get(0);
                 sim.poke(io.input().valid(), true);
-                sim.poke(io.input().payload().data(), b.data());
-                sim.poke(io.input().payload().keep(), b.keep());
-                sim.poke(io.input().payload().last(), true);
-                sim.poke(io.input().payload().user(), BigInteger.ZERO);
+                Axi4StreamPackets.poke(sim, io.input().payload(), Axi4StreamPackets.beats(new Axi4StreamPackets.Packet(f, 0), 64).get(0));
                 sim.step();
                 first = first < 0 ? sim.cycle() : first;
                 expected.add(new Expected(sim.cycle() + NicCcRx.latency(),

@@ -97,11 +97,9 @@ class TrimIngressTest {
                 }
                 var b = frameBeats.get(k);
                 sim.poke(io.input().valid(), true);
-                sim.poke(io.input().payload().data(), b.data());
-                sim.poke(io.input().payload().keep(), b.keep());
-                sim.poke(io.input().payload().last(), b.last());
                 // tuser marks a bad frame on any beat: here on one of them
-                sim.poke(io.input().payload().user(), bad && k == frameBeats.size() - 1 ? BigInteger.ONE : BigInteger.ZERO);
+                Axi4StreamPackets.poke(sim, io.input().payload(), new Axi4StreamPackets.Beat(b.data(), b.keep(), b.last(),
+                        bad && k == frameBeats.size() - 1 ? 1 : 0));
                 sim.step();
                 long edge = sim.cycle();
                 beats.add(new ExpectedBeat(edge + 4, b.data(), b.last(), b.keep().bitCount() - 1, Math.min(index, CFG.maxFrameBeats() + 1)));

@@ -70,11 +70,6 @@ class TrimQueueTest {
         return Packet.transport(f, payload, r.nextInt()).bytes;
     }
 
-    static void put16(byte[] f, int offset, int value) {
-        f[offset] = (byte) (value >>> 8);
-        f[offset + 1] = (byte) value;
-    }
-
     /**
      * An IPv4 transport frame made a fragment (RFC 791): kind 0 the first (MF, offset 0), 1 the last
      * (offset only), 2 a middle one (both); DF is set at random. Its header checksum is right.
@@ -86,7 +81,7 @@ class TrimQueueTest {
             case 1 -> offset;
             default -> PacketFormat.Ipv4MoreFragments() | offset;
         };
-        put16(ipv4Frame, PacketFormat.Ipv4FlagsFragment(), v | (kind == 1 && r.nextBoolean() ? 0x4000 : 0));
+        Packet.put16(ipv4Frame, PacketFormat.Ipv4FlagsFragment(), v | (kind == 1 && r.nextBoolean() ? 0x4000 : 0));
         new Packet(ipv4Frame).fixIpv4HeaderChecksum();
         return ipv4Frame;
     }
@@ -886,7 +881,7 @@ class TrimQueueTest {
             for (int i = 0; i < 200; i++) {
                 if (r.nextInt(4) == 0) {
                     byte[] f = dataFrame(r, false, r.nextInt(4), r.nextInt(300));
-                    put16(f, PacketFormat.Ipv4FlagsFragment(), 0x4000); // DF only: not a fragment
+                    Packet.put16(f, PacketFormat.Ipv4FlagsFragment(), 0x4000); // DF only: not a fragment
                     new Packet(f).fixIpv4HeaderChecksum();
                     b.send(f, false);
                     dfOnly++;

@@ -46,9 +46,6 @@ object NicCcRx {
     val NotControl = 7   // the transport but no ACK, NACK or PULL, or TRIMMED set (data and trimmed headers)
     val BadFlags = 8     // more than one of ACK, NACK, PULL
     val OutOfRange = 9   // flow id >= flows
-    val count = 10
-    val names: Seq[String] = Seq("taken", "bad", "malformed", "oversize", "runt", "checksum", "foreign", "not control",
-      "bad flags", "out of range")
   }
 
   /** The control kind: ACK, NACK, PULL. */

@@ -61,6 +61,20 @@ public final class Axi4StreamPackets {
         return out;
     }
 
+    /** Puts one beat on a bundle's tdata, tkeep, tlast and tuser (those the bundle has); valid is the caller's. */
+    public static void poke(Sim<?> sim, Axi4Stream.Axi4StreamBundle p, Beat b) {
+        sim.poke(p.data(), b.data());
+        if (p.config().useKeep()) {
+            sim.poke(p.keep(), b.keep());
+        }
+        if (p.config().useLast()) {
+            sim.poke(p.last(), b.last());
+        }
+        if (p.config().useUser()) {
+            sim.poke(p.user(), b.user());
+        }
+    }
+
     public static final class Driver {
         private final StreamDriver<Beat> beats;
         private final int bytesPerBeat;
@@ -68,18 +82,7 @@ public final class Axi4StreamPackets {
         public Driver(Sim<?> sim, spinal.lib.Stream<Axi4Stream.Axi4StreamBundle> stream, Random random, double idleProbability) {
             this.bytesPerBeat = stream.payload().config().dataWidth();
             var p = stream.payload();
-            this.beats = new StreamDriver<>(sim, stream.valid(), stream.ready(), (s, b) -> {
-                s.poke(p.data(), b.data());
-                if (stream.payload().config().useKeep()) {
-                    s.poke(p.keep(), b.keep());
-                }
-                if (stream.payload().config().useLast()) {
-                    s.poke(p.last(), b.last());
-                }
-                if (stream.payload().config().useUser()) {
-                    s.poke(p.user(), b.user());
-                }
-            }, random, idleProbability);
+            this.beats = new StreamDriver<>(sim, stream.valid(), stream.ready(), (s, b) -> poke(s, p, b), random, idleProbability);
         }
 
         public void send(Packet packet) {

@@ -65,8 +65,8 @@ public final class ControlFrames {
                 c.entropy()), ExtensionBytes + padBytes, (int) c.psn());
         byte[] b = p.bytes;
         int e = ipv6 ? Ipv6ExtensionOffset : Ipv4ExtensionOffset;
-        put32(b, e + ExtTimestamp, c.timestamp());
-        put32(b, e + ExtNumber, c.number());
+        Packet.put32(b, e + ExtTimestamp, (int) c.timestamp());
+        Packet.put32(b, e + ExtNumber, (int) c.number());
         b[e + ExtRcvWndPen] = (byte) c.rcvWndPen();
         b[e + ExtHopFlags] = (byte) (c.lastHop() ? ExtLastHop : 0);
         p.fixChecksums();
@@ -110,27 +110,14 @@ public final class ControlFrames {
         if ((ack ? 1 : 0) + (nack ? 1 : 0) + (pull ? 1 : 0) > 1) {
             return new Result(BAD_FLAGS, null);
         }
-        long flowId = u32(f, tp + TpFlowId);
+        Packet p = new Packet(f);
+        long flowId = p.get32(tp + TpFlowId);
         if (flowId >= flows) {
             return new Result(OUT_OF_RANGE, null);
         }
         int e = tp + TransportHeaderBytes;
-        return new Result(TAKEN, new Control(pull ? PULL : nack ? NACK : ACK, flowId, u32(f, tp + TpSequence),
-                (flags & FlagEcnEcho) != 0, u16(f, tp + TpEchoedEntropy), u32(f, e + ExtTimestamp), u32(f, e + ExtNumber),
+        return new Result(TAKEN, new Control(pull ? PULL : nack ? NACK : ACK, flowId, p.get32(tp + TpSequence),
+                (flags & FlagEcnEcho) != 0, p.get16(tp + TpEchoedEntropy), p.get32(e + ExtTimestamp), p.get32(e + ExtNumber),
                 f[e + ExtRcvWndPen] & 0xFF, (f[e + ExtHopFlags] & ExtLastHop) != 0));
-    }
-
-    static int u16(byte[] f, int o) {
-        return (f[o] & 0xFF) << 8 | f[o + 1] & 0xFF;
-    }
-
-    static long u32(byte[] f, int o) {
-        return (long) u16(f, o) << 16 | u16(f, o + 2);
-    }
-
-    static void put32(byte[] b, int o, long v) {
-        for (int i = 0; i < 4; i++) {
-            b[o + i] = (byte) (v >>> (24 - 8 * i));
-        }
     }
 }

@@ -53,11 +53,6 @@ public final class GrantPicker {
         return head != null && head.mask() != 0 ? head.word() * 32 + Integer.numberOfTrailingZeros(head.mask()) : -1;
     }
 
-    /** Whether the flow's eligibility bit is set. */
-    public boolean eligible(int flow) {
-        return (word[flow / 32] >>> (flow % 32) & 1) != 0;
-    }
-
     /** One clock edge: the offer taken or not, and the updates of the ports in port order. */
     public void edge(boolean taken, List<Update> updates) {
         int grant = taken ? offer() : -1;

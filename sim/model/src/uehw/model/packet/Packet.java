@@ -105,6 +105,11 @@ public final class Packet {
         return (bytes[offset] & 0xFF) << 8 | (bytes[offset + 1] & 0xFF);
     }
 
+    /** The unsigned 32-bit big-endian field at {@code offset}. */
+    public long get32(int offset) {
+        return (long) get16(offset) << 16 | get16(offset + 2);
+    }
+
     /** The IPv4 header checksum verifies (true for IPv6, which has none). */
     public boolean ipv4HeaderVerifies() {
         return !isIpv4() || InternetChecksum.verifies(bytes, EthHeaderBytes, Ipv4HeaderBytes);
@@ -155,12 +160,14 @@ public final class Packet {
         put16(bytes, udp + UdpChecksum, c == 0 ? 0xFFFF : c); // RFC 768: a computed 0 is sent as 0xFFFF
     }
 
-    static void put16(byte[] b, int offset, int v) {
+    /** Writes a big-endian 16-bit field. */
+    public static void put16(byte[] b, int offset, int v) {
         b[offset] = (byte) (v >>> 8);
         b[offset + 1] = (byte) v;
     }
 
-    static void put32(byte[] b, int offset, int v) {
+    /** Writes a big-endian 32-bit field. */
+    public static void put32(byte[] b, int offset, int v) {
         put16(b, offset, v >>> 16);
         put16(b, offset + 2, v);
     }
