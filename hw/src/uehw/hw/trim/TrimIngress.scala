@@ -54,8 +54,7 @@ class TrimIngress(val cfg: TrimQueueConfig) extends Component {
     val index = RegNext(s0.index)
     val keepCount = RegNext(CountOne(s0.beat.keep))
     private val keep = s0.beat.keep
-    // lane 0 kept, and no kept lane above one left off (a tree of ANDs: no carry chain across the bus)
-    private val keepContiguous = keep(0) && (0 until keep.getWidth - 1).map(i => keep(i) || !keep(i + 1)).reduce(_ && _)
+    private val keepContiguous = keep(0) && (keep.asUInt & (keep.asUInt + 1)) === 0
     /** tkeep not contiguous from lane 0 on the last beat, or not all ones before it. */
     val malformedBeat = RegNext(Mux(s0.beat.last, !keepContiguous, !keep.andR))
     /** One tuser bit per byte lane: any of them marks the frame bad. */
