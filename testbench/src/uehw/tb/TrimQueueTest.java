@@ -775,7 +775,8 @@ class TrimQueueTest {
             long beatsIn = 0;
             int frames = 0, nonEct = 0;
             long dropBeats = 0;
-            for (long bytes = 0; bytes < 400_000; frames++) {
+            // At least 30 drops whatever the seed (a third of ~97 frames fell to 19 on seed 772254378).
+            for (long bytes = 0; bytes < 400_000 || nonEct < 30; frames++) {
                 // Dropped frames 64..1500 bytes (they drain the queue), forwarded ones up to 9000.
                 boolean v6 = r.nextBoolean();
                 boolean drop = r.nextInt(3) == 0;
@@ -809,7 +810,7 @@ class TrimQueueTest {
             assertEquals(beatsIn, inputClocks, "the input took a beat every clock");
             assertEquals(nonEct, dropped, "every non-ECT frame dropped above KMAX");
             assertEquals(0, b.counter(TrimQueueCsr.TRIMMED) + b.counter(TrimQueueCsr.DROP_DATA_FULL), "nothing trimmed");
-            assertTrue(dropped > 20);
+            assertTrue(dropped >= 30);
             assertTrue(idle <= dropped, idle + " idle clocks for " + dropped + " drops: more than one clock per drop");
             assertEquals(frames - nonEct, b.outData);
             assertCounters(b);
