@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: Apache-2.0
+package uehw.hw.nic
+
+import spinal.core._
+import spinal.lib._
+import uehw.hw.common.{KeyedOp, KeyedStateLoop, ParamCheck, ResetSweep}
+
+/**
+ * The NIC engine's flow state and grant path (docs/nic-engine.md, "Flow state and grants").
+ *
+ * @param flows       flows, a multiple of 32 in 64..1024 (the picker's range)
+ * @param credit      grants need positive credit (RCCC on, uec.cpp:1770-1786)
+ * @param pickerDepth the grant picker's snapshot queue
+ * @param grantFifo   grants held for a stalled `grant` output (at least 8: the path's own 4 + 2 + 2)
+ */
+case class NicCcFlowsConfig(flows: Int = 1024, credit: Boolean = false, pickerDepth: Int = 5, grantFifo: Int = 8) {
+  ParamCheck(flows >= 64 && flows <= 1024 && flows % 32 == 0, "flows", s"$flows must be a multiple of 32 in 64..1024")
+  ParamCheck(grantFifo >= 8 && grantFifo <= 64, "grant-fifo", s"$grantFifo is outside 8..64")
+  val picker: NicCcPickerConfig = NicCcPickerConfig(flows, 2, pickerDepth)
+  val flowIdWidth: Int = log2Up(flows)
+}
+
+object NicCcFlows {
+  /** The cumulative byte counters and the window: 32 bits, differences read as signed (mod 2^32). */
+  val counterBits = 32
+  /** A packet's payload bytes (MSS at most). */
+  val bytesBits = 16
+  /** Clock edges from an op's acceptance to the RAM write that the grants and the checks read (stage W). */
+  val opToWrite = 3
+  /** Edges from a write to the check's picker update that samples it: read one edge later, three stages. */
+  val writeToUpdate = 5
+  /** Edges from a taken pick to its state write and its push into the grant FIFO (registered, read, three stages). */
+  val takeToWrite = 5
+}
+
+/**
+ * One change of a flow's state: bytes added to its four cumulative counters (each may be 0) and
+ * optionally a new window. The engine's top makes one per doorbell, ACK, NACK, PULL or timeout.
+ */
+case class NicCcFlowOp(cfg: NicCcFlowsConfig) extends Bundle {
+  val flow = UInt(cfg.flowIdWidth bits)
+  /** Payload bytes the host queued (a doorbell). */
+  val queued = UInt(NicCcFlows.counterBits bits)
+  /** Wire bytes no longer in flight (newly ACKed, or a NACKed or timed-out packet). */
+  val retired = UInt(NicCcFlows.counterBits bits)
+  /** Payload bytes to send again (a NACKed or timed-out packet's). */
+  val resend = UInt(NicCcFlows.counterBits bits)
+  /** Wire bytes of credit (a PULL, RCCC). */
+  val credit = UInt(NicCcFlows.counterBits bits)
+  val setWindow = Bool()
+  /** The law's window in wire bytes (with setWindow). */
+  val window = UInt(NicCcFlows.counterBits bits)
+}
+
+/** One packet a flow may send now. */
+case class NicCcGrant(cfg: NicCcFlowsConfig) extends Bundle {
+  val flow = UInt(cfg.flowIdWidth bits)
+  /** The PSN of a new packet (the flow's count of new packets granted, mod 2^32); a resend's is the flow's next new PSN. */
+  val psn = UInt(32 bits)
+  /** Payload bytes: min(what is queued, MSS); a resend: min(the resend bytes left, MSS). */
+  val bytes = UInt(NicCcFlows.bytesBits bits)
+  /** The packet resends NACKed or timed-out bytes (the transport picks them from its own queue). */
+  val resend = Bool()
+}
+
+/** The counters the op port writes (cumulative, mod 2^32) and the window. */
+case class NicCcFlowOwn() extends Bundle {
+  val queued = UInt(NicCcFlows.counterBits bits)
+  val retired = UInt(NicCcFlows.counterBits bits)
+  val resend = UInt(NicCcFlows.counterBits bits)
+  val credit = UInt(NicCcFlows.counterBits bits)
+  val window = UInt(NicCcFlows.counterBits bits)
+}
+
+/** The counters the grant path writes (cumulative, mod 2^32). */
+case class NicCcFlowSent() extends Bundle {
+  /** New payload bytes granted. */
+  val granted = UInt(NicCcFlows.counterBits bits)
+  /** Resent payload bytes granted. */
+  val resent = UInt(NicCcFlows.counterBits bits)
+  /** Wire bytes granted (payload + overhead each packet). */
+  val sent = UInt(NicCcFlows.counterBits bits)
+  /** New packets granted: the next PSN. */
+  val psn = UInt(NicCcFlows.counterBits bits)
+}
+
+class NicCcFlowsIo(cfg: NicCcFlowsConfig) extends Bundle {
+  val op = slave(Stream(NicCcFlowOp(cfg)))
+  val grant = master(Stream(NicCcGrant(cfg)))
+  /** Payload bytes a packet carries at most (1..65535); quasi-static: change it with no flow eligible. */
+  val mss = in UInt (NicCcFlows.bytesBits bits)
+  /** Wire bytes a packet adds to its payload (headers, FCS); quasi-static like mss. */
+  val overhead = in UInt (8 bits)
+  /** A taken pick the grant path refused (the flow's state changed after its bit was set): a pulse. */
+  val refused = out Bool ()
+  /** The post-reset sweep is done (op ready follows). */
+  val ready = out Bool ()
+}
+
+/**
+ * The admission check, three register stages after the two states arrive (d0): what the flow's next
+ * packet is and whether the window, less the bytes in flight, admits it (uec.cpp:1130-1135: cwnd >=
+ * in_flight + packet, wire bytes), and, with `credit`, whether the credit is positive
+ * (uec.cpp:1770-1786). A resend goes before new bytes (uec.cpp's rtx queue is served first).
+ */
+class NicCcAdmit(cfg: NicCcFlowsConfig, validIn: Bool, flowIn: UInt, own: NicCcFlowOwn, sentIn: NicCcFlowSent,
+                 mss: UInt, overhead: UInt) extends Area {
+  private val W = NicCcFlows.counterBits
+  val c1 = new Area {
+    val valid = RegNext(validIn) init (False)
+    val flow = RegNext(flowIn)
+    val sent = RegNext(sentIn)
+    val sentPlusOverhead = RegNext(sentIn.sent + overhead)
+    val inFlight = RegNext((sentIn.sent - own.retired).asSInt)
+    val queued = RegNext((own.queued - sentIn.granted).asSInt)
+    val resend = RegNext((own.resend - sentIn.resent).asSInt)
+    val credit = RegNext((own.credit - sentIn.sent).asSInt)
+    // the window less the overhead, signed (W + 1 bits)
+    val windowLessOverhead = RegNext((own.window.resize(W + 1) - overhead.resize(W + 1)).asSInt)
+  }
+  val c2 = new Area {
+    val valid = RegNext(c1.valid) init (False)
+    val flow = RegNext(c1.flow)
+    val sent = RegNext(c1.sent)
+    val sentPlusOverhead = RegNext(c1.sentPlusOverhead)
+    private val mssS = mss.resize(W + 1).asSInt
+    val hasResend = RegNext(c1.resend > 0)
+    val hasQueued = RegNext(c1.queued > 0)
+    val resendBig = RegNext(c1.resend.resize(W + 1) >= mssS)
+    val queuedBig = RegNext(c1.queued.resize(W + 1) >= mssS)
+    val resendLow = RegNext(c1.resend.asUInt.resize(NicCcFlows.bytesBits))
+    val queuedLow = RegNext(c1.queued.asUInt.resize(NicCcFlows.bytesBits))
+    // a negative in-flight count (more retired than sent) counts as none
+    private val inFlight = Mux(c1.inFlight.msb, S(0, W bits), c1.inFlight)
+    val room = RegNext(c1.windowLessOverhead.resize(W + 2) - inFlight.resize(W + 2))
+    val creditPositive = RegNext(c1.credit > 0)
+  }
+  val c3 = new Area {
+    private val bytesNow = Mux(c2.hasResend, Mux(c2.resendBig, mss, c2.resendLow), Mux(c2.queuedBig, mss, c2.queuedLow))
+    private val admitNow = (c2.hasResend || c2.hasQueued) && c2.room >= bytesNow.resize(W + 2).asSInt &&
+      (if (cfg.credit) c2.creditPositive else True)
+    val valid = RegNext(c2.valid) init (False)
+    val flow = RegNext(c2.flow)
+    val sent = RegNext(c2.sent)
+    val sentPlusOverhead = RegNext(c2.sentPlusOverhead)
+    val admit = RegNext(admitNow)
+    val bytes = RegNext(bytesNow)
+    val resend = RegNext(c2.hasResend)
+  }
+}
+
+/**
+ * Per flow: four cumulative counters and the window written by the op port, four written by the
+ * grant path, a picker bit. An op is a keyed read-modify-write (KeyedStateLoop, one a clock, any
+ * flows); a taken pick reads both states, checks (NicCcAdmit) and, when admitted, writes its
+ * counters and pushes the grant. Each write is followed by a check of its flow that sets or clears
+ * the picker bit: the last check of a flow reads all its writes, so a bit never stays wrong.
+ */
+class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
+  val io = new NicCcFlowsIo(cfg)
+  private val N = cfg.flows
+  private val A = cfg.flowIdWidth
+  private def zeroOwn: NicCcFlowOwn = { val z = NicCcFlowOwn(); z.assignFromBits(B(0, z.getBitsWidth bits)); z }
+  private def zeroSent: NicCcFlowSent = { val z = NicCcFlowSent(); z.assignFromBits(B(0, z.getBitsWidth bits)); z }
+
+  val sweep = new ResetSweep(N, A)
+  io.ready := !sweep.active
+
+  /** The op port: stage 0 (accept, the RAM read), stage 1, stage 2 (the sums), W (the write). */
+  val ops = new Area {
+    io.op.ready := !sweep.active
+    val s1 = new Area {
+      val valid = RegNext(io.op.fire) init (False)
+      val op = RegNext(io.op.payload)
+    }
+    val s2 = new Area {
+      val valid = RegNext(s1.valid) init (False)
+      val op = RegNext(s1.op)
+    }
+    val loop = new KeyedStateLoop(NicCcFlowOwn(), N, A, 3, 1, sweep,
+      key = io.op.flow, twoBeforeW = KeyedOp(s1.valid, s1.op.flow))
+    private val now = loop.read.state
+    private val next = NicCcFlowOwn()
+    next.queued := now.queued + s2.op.queued
+    next.retired := now.retired + s2.op.retired
+    next.resend := now.resend + s2.op.resend
+    next.credit := now.credit + s2.op.credit
+    next.window := Mux(s2.op.setWindow, s2.op.window, now.window)
+    loop.write(s2.valid, s2.op.flow, next, zeroOwn)
+    /** The copy of the op port's state each reader has (one read port a RAM). */
+    def mirror(name: String): Mem[NicCcFlowOwn] = {
+      val m = Mem(NicCcFlowOwn(), N).setName(name)
+      m.write(loop.ramWrite.addr, loop.ramWrite.state, loop.ramWrite.enable)
+      m
+    }
+  }
+
+  val picker = new NicCcPicker(cfg.picker)
+
+  /** The grant path: a taken pick registered (p0), both states read (d0), NicCcAdmit's three stages, then the write and the push. */
+  val grants = new Area {
+    val fifo = StreamFifo(NicCcGrant(cfg), cfg.grantFifo, latency = 1)
+    io.grant << fifo.io.pop
+    private val ownRam = ops.mirror("grantOwnRam")
+    val sentRams = Seq("grantSentRam", "opCheckSentRam", "grantCheckSentRam").map(n => Mem(NicCcFlowSent(), N).setName(n))
+    // the pick registered first (the picker's offer is combinational from its head), then the RAM reads
+    private val p0Valid = RegNext(picker.io.grant.fire) init (False)
+    private val p0Flow = RegNext(picker.io.grant.payload)
+    private val d0Valid = RegNext(p0Valid) init (False)
+    private val d0Flow = RegNext(p0Flow)
+    val check = new NicCcAdmit(cfg, d0Valid, d0Flow, ownRam.readSync(p0Flow, p0Valid),
+      sentRams.head.readSync(p0Flow, p0Valid), io.mss, io.overhead)
+    private val c3 = check.c3
+    val writes = c3.valid && c3.admit
+    io.refused := c3.valid && !c3.admit
+    val next = NicCcFlowSent()
+    next.granted := c3.sent.granted + Mux(c3.resend, U(0, NicCcFlows.bytesBits bits), c3.bytes).resize(NicCcFlows.counterBits)
+    next.resent := c3.sent.resent + Mux(c3.resend, c3.bytes, U(0, NicCcFlows.bytesBits bits)).resize(NicCcFlows.counterBits)
+    next.sent := c3.sentPlusOverhead + c3.bytes
+    next.psn := c3.sent.psn + (!c3.resend).asUInt.resize(NicCcFlows.counterBits)
+    sentRams.foreach(m => sweep.write(m, c3.flow, next, writes, zeroSent))
+    fifo.io.push.valid := writes
+    fifo.io.push.flow := c3.flow
+    fifo.io.push.psn := c3.sent.psn
+    fifo.io.push.bytes := c3.bytes
+    fifo.io.push.resend := c3.resend
+    // Picks in the path (p0..c3) and grants in the FIFO, before this edge; ready at edge e holds
+    // when they were at most grantFifo - 2 before edge e - 1: picks at e - 1 and e then fit.
+    private val held = fifo.io.occupancy +^ CountOne(Seq(p0Valid, d0Valid, check.c1.valid, check.c2.valid, c3.valid))
+    val open = RegNext(!sweep.active && held <= cfg.grantFifo - 2) init (False)
+    picker.io.grant.ready := open
+  }
+
+  /** A check of a flow after each write (the op port's on picker port 0, the grant path's on 1). */
+  private def recheck(label: String, port: Int, validAtWrite: Bool, flowAtWrite: UInt, sentRam: Mem[NicCcFlowSent]) = new Area {
+    // read one edge after the write (a read at the write's edge returns the word before it)
+    val r0Valid = RegNext(validAtWrite) init (False)
+    val r0Flow = RegNext(flowAtWrite)
+    private val ownRam = ops.mirror(label + "OwnRam")
+    val d0Valid = RegNext(r0Valid) init (False)
+    val d0Flow = RegNext(r0Flow)
+    val check = new NicCcAdmit(cfg, d0Valid, d0Flow, ownRam.readSync(r0Flow, r0Valid), sentRam.readSync(r0Flow, r0Valid),
+      io.mss, io.overhead)
+    picker.io.updates(port).valid := check.c3.valid
+    picker.io.updates(port).flow := check.c3.flow
+    picker.io.updates(port).eligible := check.c3.admit
+  }.setName(label)
+
+  val opCheck = recheck("opCheck", 0, ops.loop.written.write && !sweep.active, ops.loop.written.addr, grants.sentRams(1))
+  val grantCheck = recheck("grantCheck", 1, grants.writes, grants.check.c3.flow, grants.sentRams(2))
+}

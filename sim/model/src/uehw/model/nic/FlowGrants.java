@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: Apache-2.0
+package uehw.model.nic;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+
+/**
+ * The NIC engine's flow state and grant path, clock by clock (docs/nic-engine.md, "Flow state and
+ * grants"): each flow's counters written by the op port and by the grant path, the admission rule,
+ * a check of a flow after each write that sets or clears its picker bit, and the grant picker
+ * (GrantPicker). Edge numbers count from the first edge that samples the op port ready.
+ */
+public final class FlowGrants {
+    /** Edges from an op's acceptance to its state write (readers see it from the edge after). */
+    public static final int OP_TO_WRITE = 3;
+    /** Edges from a write to its check's picker update: read the edge after, three stages. */
+    public static final int WRITE_TO_UPDATE = 5;
+    /** Edges from a taken pick to its state write, its FIFO push and its refusal pulse (the pick registered, then read). */
+    public static final int TAKE_TO_WRITE = 5;
+    private static final long MASK = 0xFFFF_FFFFL;
+
+    /** A change of a flow's state: bytes added to the four counters, a window when setWindow. */
+    public record Op(int flow, long queued, long retired, long resend, long credit, boolean setWindow, long window) {
+        public static Op doorbell(int flow, long bytes) {
+            return new Op(flow, bytes, 0, 0, 0, false, 0);
+        }
+
+        public static Op window(int flow, long window) {
+            return new Op(flow, 0, 0, 0, 0, true, window);
+        }
+    }
+
+    /** A grant: the flow, the PSN (the flow's next new PSN), payload bytes, a resend or not. */
+    public record Grant(int flow, long psn, int bytes, boolean resend) {
+    }
+
+    /** The op port's counters and window, and the grant path's counters (all mod 2^32). */
+    public record State(long queued, long retired, long resend, long credit, long window,
+                        long granted, long resent, long sent, long psn) {
+    }
+
+    /** The admission's answer: the next packet's bytes, a resend or not, admitted or not. */
+    public record Admission(boolean admit, int bytes, boolean resend) {
+    }
+
+    private record Timed<T>(long edge, T value) {
+    }
+
+    private final int flows;
+    private final boolean creditOn;
+    private final int fifoDepth;
+    private final GrantPicker picker;
+    private int mss;
+    private int overhead;
+    // [flow][queued, retired, resend, credit, window]: as the op port sees them (all earlier ops) and as RAM readers do
+    private final long[][] own;
+    private final long[][] ownSeen;
+    // [flow][granted, resent, sent, psn]
+    private final long[][] sent;
+    private final Deque<Timed<long[]>> ownWrites = new ArrayDeque<>(); // value: {flow, 5 fields}
+    private final Deque<Timed<Integer>> opChecks = new ArrayDeque<>();
+    private final Deque<Timed<Integer>> grantChecks = new ArrayDeque<>();
+    private final Deque<Timed<GrantPicker.Update>> opUpdates = new ArrayDeque<>();
+    private final Deque<Timed<GrantPicker.Update>> grantUpdates = new ArrayDeque<>();
+    private final Deque<Timed<Object[]>> taken = new ArrayDeque<>();   // {flow, Admission, State}
+    private final Deque<Timed<Grant>> fifo = new ArrayDeque<>();       // edge: the push
+    private final Deque<Long> takeEdges = new ArrayDeque<>();
+    private boolean open;
+    private int pickRead = -1;
+    private long edge;
+    private boolean refusedNow;
+    private long refusals;
+
+    public FlowGrants(int flows, boolean creditOn, int pickerDepth, int fifoDepth, int mss, int overhead) {
+        this.flows = flows;
+        this.creditOn = creditOn;
+        this.fifoDepth = fifoDepth;
+        this.picker = new GrantPicker(flows, pickerDepth);
+        this.own = new long[flows][5];
+        this.ownSeen = new long[flows][5];
+        this.sent = new long[flows][4];
+        setMss(mss);
+        this.overhead = overhead;
+    }
+
+    public void setMss(int mss) {
+        if (mss < 1 || mss > 0xFFFF) {
+            throw new IllegalArgumentException("mss " + mss + " is outside 1..65535");
+        }
+        this.mss = mss;
+    }
+
+    /**
+     * The admission rule (uec.cpp:1130-1135: cwnd >= in_flight + packet, wire bytes; with RCCC
+     * credit > 0, uec.cpp:1770-1786): the counters' differences read as signed 32-bit numbers, a
+     * negative in-flight count as none, a resend before new bytes.
+     */
+    public static Admission admit(State s, int mss, int overhead, boolean creditOn) {
+        int inFlight = (int) (s.sent() - s.retired());
+        int queued = (int) (s.queued() - s.granted());
+        int resend = (int) (s.resend() - s.resent());
+        int credit = (int) (s.credit() - s.sent());
+        long room = (s.window() & MASK) - overhead - Math.max(inFlight, 0);
+        boolean hasResend = resend > 0;
+        boolean hasQueued = queued > 0;
+        int bytes = hasResend ? (resend >= mss ? mss : resend & 0xFFFF) : (queued >= mss ? mss : queued & 0xFFFF);
+        boolean admit = (hasResend || hasQueued) && room >= bytes && (!creditOn || credit > 0);
+        return new Admission(admit, bytes, hasResend);
+    }
+
+    /** The op port is ready (after the post-reset sweep, always). */
+    public boolean opReady() {
+        return true;
+    }
+
+    /** The grant offered before the next edge (the FIFO's head), or null. */
+    public Grant grant() {
+        Timed<Grant> head = fifo.peek();
+        return head != null && head.edge() < edge ? head.value() : null;
+    }
+
+    /** The refusal pulse sampled at the next edge. */
+    public boolean refused() {
+        return refusedNow;
+    }
+
+    public long refusals() {
+        return refusals;
+    }
+
+    /** The flow's state as the RAMs hold it now. */
+    public State state(int flow) {
+        long[] o = ownSeen[flow];
+        long[] s = sent[flow];
+        return new State(o[0], o[1], o[2], o[3], o[4], s[0], s[1], s[2], s[3]);
+    }
+
+    /** One edge: the op sampled (null: none), the grant output's ready. */
+    public void edge(Op op, boolean grantReady) {
+        long e = edge;
+        // the pick taken at the edge before reads both states at this edge (the writes of earlier edges)
+        int offer = picker.offer();
+        boolean take = open && offer >= 0;
+        if (pickRead >= 0) {
+            taken.add(new Timed<>(e + TAKE_TO_WRITE - 1, new Object[] {pickRead, admit(state(pickRead), mss, overhead, creditOn), state(pickRead)}));
+        }
+        pickRead = take ? offer : -1;
+        if (take) {
+            takeEdges.add(e);
+        }
+        // the checks that read at this edge
+        check(opChecks, opUpdates, e);
+        check(grantChecks, grantUpdates, e);
+        // the op: its sums over all earlier ops of the flow, written OP_TO_WRITE edges later
+        if (op != null) {
+            long[] o = own[op.flow()];
+            o[0] = (o[0] + op.queued()) & MASK;
+            o[1] = (o[1] + op.retired()) & MASK;
+            o[2] = (o[2] + op.resend()) & MASK;
+            o[3] = (o[3] + op.credit()) & MASK;
+            if (op.setWindow()) {
+                o[4] = op.window() & MASK;
+            }
+            ownWrites.add(new Timed<>(e + OP_TO_WRITE, new long[] {op.flow(), o[0], o[1], o[2], o[3], o[4]}));
+        }
+        // the picker, its two ports' updates of this edge
+        List<GrantPicker.Update> updates = new ArrayList<>();
+        GrantPicker.Update u0 = due(opUpdates, e);
+        GrantPicker.Update u1 = due(grantUpdates, e);
+        // port order: a later port wins; GrantPicker takes the list in port order (absent ports left out)
+        if (u0 != null) {
+            updates.add(u0);
+        }
+        if (u1 != null) {
+            updates.add(u1);
+        }
+        picker.edge(take, updates);
+        // the held count before this edge: picks in the path (taken at e-5 .. e-1) and the FIFO
+        while (!takeEdges.isEmpty() && takeEdges.peek() < e - 5) {
+            takeEdges.poll();
+        }
+        long inPath = takeEdges.stream().filter(t -> t < e).count();
+        int occupancy = fifo.size();
+        // the FIFO: a pop of a head pushed before, then this edge's push
+        if (grantReady && grant() != null) {
+            fifo.poll();
+        }
+        refusedNow = false;
+        while (!taken.isEmpty() && taken.peek().edge() == e) {
+            Object[] t = taken.poll().value();
+            int flow = (int) t[0];
+            Admission a = (Admission) t[1];
+            State s = (State) t[2];
+            if (a.admit()) {
+                long[] b = sent[flow];
+                b[0] = (s.granted() + (a.resend() ? 0 : a.bytes())) & MASK;
+                b[1] = (s.resent() + (a.resend() ? a.bytes() : 0)) & MASK;
+                b[2] = (s.sent() + overhead + a.bytes()) & MASK;
+                b[3] = (s.psn() + (a.resend() ? 0 : 1)) & MASK;
+                fifo.add(new Timed<>(e, new Grant(flow, s.psn(), a.bytes(), a.resend())));
+                if (fifo.size() > fifoDepth) {
+                    throw new IllegalStateException("the grant FIFO overflowed at edge " + e);
+                }
+                grantChecks.add(new Timed<>(e + 1, flow));
+            }
+        }
+        // a refusal is c3's pulse, sampled at the edge a write would have had
+        for (Timed<Object[]> t : taken) {
+            if (t.edge() == e + 1 && !((Admission) t.value()[1]).admit()) {
+                refusedNow = true;
+                refusals++;
+            }
+        }
+        // the op port's writes of this edge
+        while (!ownWrites.isEmpty() && ownWrites.peek().edge() == e) {
+            long[] w = ownWrites.poll().value();
+            System.arraycopy(w, 1, ownSeen[(int) w[0]], 0, 5);
+            opChecks.add(new Timed<>(e + 1, (int) w[0]));
+        }
+        open = inPath + occupancy <= fifoDepth - 2;
+        edge++;
+    }
+
+    private void check(Deque<Timed<Integer>> reads, Deque<Timed<GrantPicker.Update>> updates, long e) {
+        while (!reads.isEmpty() && reads.peek().edge() == e) {
+            int flow = reads.poll().value();
+            boolean eligible = admit(state(flow), mss, overhead, creditOn).admit();
+            updates.add(new Timed<>(e + WRITE_TO_UPDATE - 1, new GrantPicker.Update(flow, eligible)));
+        }
+    }
+
+    private static GrantPicker.Update due(Deque<Timed<GrantPicker.Update>> updates, long e) {
+        if (!updates.isEmpty() && updates.peek().edge() == e) {
+            return updates.poll().value();
+        }
+        return null;
+    }
+
+    public int flows() {
+        return flows;
+    }
+}

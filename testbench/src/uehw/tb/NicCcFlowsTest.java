@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: Apache-2.0
+package uehw.tb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import uehw.bench.Simulation;
+import uehw.bench.facade.Sim;
+import uehw.hw.nic.NicCcFlows;
+import uehw.hw.nic.NicCcFlowsConfig;
+import uehw.hw.nic.NicCcFlowsIo;
+import uehw.model.nic.FlowGrants;
+
+/**
+ * The NIC engine's flow state and grant path (docs/nic-engine.md, "Flow state and grants"): the
+ * grant, refusal and ready outputs equal FlowGrants' at every edge under random ops and grant
+ * backpressure; independently of the model, new grants of a flow carry PSNs 0, 1, 2, ..., never
+ * grant more than was queued, and once the windows open every queued and resent byte is granted;
+ * a window alone admits the number of packets the rule gives; and 256 busy flows get a grant a
+ * clock.
+ */
+@Tag("rtl")
+@ExtendWith(BenchExtension.class)
+class NicCcFlowsTest {
+    static final NicCcFlowsConfig CFG = new NicCcFlowsConfig(64, true, 5, 8);
+    static final NicCcFlowsConfig WIDE = new NicCcFlowsConfig(256, false, 5, 8);
+    static final int MSS = 1000;
+    static final int OVERHEAD = 64;
+
+    /** The DUT and the model side by side; the test's own ledger beside them. */
+    static final class Bench {
+        final Sim<NicCcFlows> sim;
+        final NicCcFlowsIo io;
+        final FlowGrants model;
+        final long[] queued;
+        final long[] resend;
+        final long[] newGranted;
+        final long[] resent;
+        final long[] wireGranted;
+        final long[] nextPsn;
+        final List<FlowGrants.Grant> grants = new ArrayList<>();
+
+        Bench(Sim<NicCcFlows> sim, NicCcFlowsConfig cfg) {
+            this.sim = sim;
+            this.io = sim.dut().io();
+            int n = cfg.flows();
+            model = new FlowGrants(n, cfg.credit(), cfg.pickerDepth(), cfg.grantFifo(), MSS, OVERHEAD);
+            queued = new long[n];
+            resend = new long[n];
+            newGranted = new long[n];
+            resent = new long[n];
+            wireGranted = new long[n];
+            nextPsn = new long[n];
+            sim.poke(io.op().valid(), false);
+            sim.poke(io.grant().ready(), false);
+            sim.poke(io.mss(), MSS);
+            sim.poke(io.overhead(), OVERHEAD);
+            sim.reset(4);
+            // the post-reset sweep: the model's edge 0 is the first that samples ready
+            for (int c = 0; !sim.peekBool(io.ready()); c++) {
+                assertTrue(c <= n + 2, "the sweep took more than flows + 2 clocks");
+                sim.step();
+            }
+            model.edge(null, false);
+        }
+
+        /** One edge: the op (or null) and the grant output's ready; checks the outputs against the model. */
+        void edge(FlowGrants.Op op, boolean ready) {
+            FlowGrants.Grant expected = model.grant();
+            boolean refused = model.refused();
+            sim.poke(io.op().valid(), op != null);
+            if (op != null) {
+                sim.poke(io.op().payload().flow(), op.flow());
+                sim.poke(io.op().payload().queued(), op.queued());
+                sim.poke(io.op().payload().retired(), op.retired());
+                sim.poke(io.op().payload().resend(), op.resend());
+                sim.poke(io.op().payload().credit(), op.credit());
+                sim.poke(io.op().payload().setWindow(), op.setWindow());
+                sim.poke(io.op().payload().window(), op.window());
+            }
+            sim.poke(io.grant().ready(), ready);
+            sim.step();
+            long c = sim.cycle();
+            assertTrue(sim.peekBool(io.op().ready()), "op ready at edge " + c);
+            assertEquals(refused, sim.peekBool(io.refused()), "refused at edge " + c);
+            assertEquals(expected != null, sim.peekBool(io.grant().valid()), "grant valid at edge " + c);
+            if (expected != null) {
+                FlowGrants.Grant got = new FlowGrants.Grant((int) sim.peek(io.grant().payload().flow()),
+                        sim.peek(io.grant().payload().psn()), (int) sim.peek(io.grant().payload().bytes()),
+                        sim.peekBool(io.grant().payload().resend()));
+                assertEquals(expected, got, "grant at edge " + c);
+                if (ready) {
+                    ledger(got);
+                }
+            }
+            if (op != null) {
+                queued[op.flow()] += op.queued();
+                resend[op.flow()] += op.resend();
+            }
+            model.edge(op, ready);
+        }
+
+        /** The test's own bookkeeping of a taken grant. */
+        private void ledger(FlowGrants.Grant g) {
+            grants.add(g);
+            int f = g.flow();
+            if (g.resend()) {
+                resent[f] += g.bytes();
+                assertTrue(resent[f] <= resend[f], "flow " + f + " resent more than it was asked to");
+            } else {
+                assertEquals(nextPsn[f]++, g.psn(), "flow " + f + ": new packets' PSNs in order");
+                newGranted[f] += g.bytes();
+                assertTrue(newGranted[f] <= queued[f], "flow " + f + " granted more than was queued");
+            }
+            assertTrue(g.bytes() >= 1 && g.bytes() <= MSS, "grant of " + g.bytes() + " bytes");
+            wireGranted[f] += g.bytes() + OVERHEAD;
+        }
+    }
+
+    @Test
+    void grantsAreTheModelsUnderRandomOpsAndBackpressure() {
+        long seed = BenchExtension.seed();
+        Simulation<NicCcFlows> build = Simulation.compile(NicCcFlowsTest.class, "f64_credit", () -> new NicCcFlows(CFG));
+        build.run("random", seed, sim -> {
+            Random r = new Random(seed);
+            Bench b = new Bench(sim, CFG);
+            int n = CFG.flows();
+            long[] retired = new long[n];
+            int clocks = 12000 * Seeds.scale();
+            for (int c = 0; c < clocks; c++) {
+                int phase = c / 2000 % 3;      // dense ops; sparse ops; ops on 4 flows only
+                FlowGrants.Op op = null;
+                if (r.nextInt(phase == 1 ? 6 : 2) == 0) {
+                    int f = phase == 2 ? r.nextInt(4) : r.nextInt(n);
+                    long outstanding = b.wireGranted[f] - retired[f];
+                    switch (r.nextInt(6)) {
+                        case 0 -> op = FlowGrants.Op.doorbell(f, 1 + r.nextInt(r.nextBoolean() ? 200 : 5000));
+                        case 1 -> op = FlowGrants.Op.window(f, r.nextInt(8) == 0 ? r.nextInt(500) : 1000 + r.nextInt(20000));
+                        case 2, 3 -> {     // an ACK: some of what is in flight (or, rarely, more)
+                            long bytes = outstanding > 0 ? 1 + (long) (r.nextDouble() * outstanding) : r.nextInt(16) == 0 ? 100 : 0;
+                            op = new FlowGrants.Op(f, 0, bytes, 0, r.nextBoolean() ? 1500 : 0, r.nextInt(4) == 0,
+                                    2000 + r.nextInt(30000));
+                        }
+                        case 4 -> {        // a NACK: a packet retired and to be resent
+                            int p = 1 + r.nextInt(MSS);
+                            op = new FlowGrants.Op(f, 0, p + OVERHEAD, p, 0, false, 0);
+                        }
+                        default -> op = new FlowGrants.Op(f, r.nextInt(3000), 0, 0, r.nextInt(3) == 0 ? 0xFFFF_F000L : 3000, false, 0);
+                    }
+                    retired[f] += op.retired();
+                }
+                boolean ready = phase == 1 ? r.nextInt(4) == 0 : r.nextInt(8) > 0;
+                b.edge(op, ready);
+            }
+            // windows and credit wide open, the output ready: everything queued or to resend goes
+            for (int f = 0; f < n; f++) {
+                b.edge(new FlowGrants.Op(f, 0, 0, 0, 1L << 30, true, 0x7FFF_FFFFL), true);
+            }
+            for (int c = 0, idle = 0; idle < 300; c++, idle++) {   // until 300 clocks without a grant
+                assertTrue(c < 200_000, "the grants never stopped");
+                int before = b.grants.size();
+                b.edge(null, true);
+                idle = b.grants.size() > before ? 0 : idle;
+            }
+            long refusals = b.model.refusals();
+            for (int f = 0; f < n; f++) {
+                assertEquals(b.queued[f] & 0xFFFF_FFFFL, b.newGranted[f] & 0xFFFF_FFFFL, "flow " + f + ": every queued byte granted");
+                assertEquals(b.resend[f], b.resent[f], "flow " + f + ": every resend granted");
+            }
+            System.out.printf("nic-cc flows: %d grants, %d refused picks over %d clocks%n", b.grants.size(), refusals, clocks);
+            assertTrue(b.grants.size() > clocks / 10, "grants " + b.grants.size());
+        });
+    }
+
+    /**
+     * uec.cpp:1130-1135: one flow with a window of W wire bytes and nothing retired sends k
+     * packets of MSS + overhead while k x (MSS + overhead) <= W; then an ACK of one packet's bytes
+     * admits one more.
+     */
+    @Test
+    void aWindowAdmitsWhatTheRuleGives() {
+        long seed = BenchExtension.seed();
+        Simulation<NicCcFlows> build = Simulation.compile(NicCcFlowsTest.class, "f64_credit", () -> new NicCcFlows(CFG));
+        build.run("window", seed, sim -> {
+            Bench b = new Bench(sim, CFG);
+            int packet = MSS + OVERHEAD;
+            long window = 5L * packet + packet - 1;   // five packets, not six
+            b.edge(new FlowGrants.Op(9, 100_000, 0, 0, 1_000_000, true, window), true);
+            for (int c = 0; c < 100; c++) {
+                b.edge(null, true);
+            }
+            assertEquals(5, b.grants.size(), "packets a window of " + window + " bytes admits");
+            b.edge(new FlowGrants.Op(9, 0, packet, 0, 0, false, 0), true);
+            for (int c = 0; c < 100; c++) {
+                b.edge(null, true);
+            }
+            assertEquals(6, b.grants.size(), "one more after an ACK of one packet");
+            // credit: spent below zero, no grant until a PULL's credit
+            b.edge(new FlowGrants.Op(9, 0, 6L * packet, 0, 0, false, 0), true);   // all retired
+            b.edge(new FlowGrants.Op(9, 0, 0, 0, -1_000_000L + 6L * packet & 0xFFFF_FFFFL, false, 0), true);
+            for (int c = 0; c < 100; c++) {
+                b.edge(null, true);
+            }
+            assertEquals(6, b.grants.size(), "no grant with the credit at zero");
+            b.edge(new FlowGrants.Op(9, 0, 0, 0, 1, false, 0), true);
+            for (int c = 0; c < 100; c++) {
+                b.edge(null, true);
+            }
+            assertEquals(7, b.grants.size(), "one grant for one byte of credit");
+        });
+    }
+
+    /** 256 flows with large windows and backlogs, the output always ready: a grant every clock. */
+    @Test
+    void busyFlowsGetAGrantEveryClock() {
+        long seed = BenchExtension.seed();
+        Simulation<NicCcFlows> build = Simulation.compile(NicCcFlowsTest.class, "f256", () -> new NicCcFlows(WIDE));
+        build.run("line-rate", seed, sim -> {
+            Bench b = new Bench(sim, WIDE);
+            for (int f = 0; f < WIDE.flows(); f++) {
+                b.edge(new FlowGrants.Op(f, 10_000_000, 0, 0, 0, true, 100_000_000), true);
+            }
+            for (int c = 0; c < 100; c++) {
+                b.edge(null, true);
+            }
+            int before = b.grants.size();
+            int clocks = 3000;
+            for (int c = 0; c < clocks; c++) {
+                b.edge(null, true);
+            }
+            int grants = b.grants.size() - before;
+            System.out.printf("nic-cc flows: %d grants in %d clocks with %d busy flows%n", grants, clocks, WIDE.flows());
+            assertTrue(grants >= clocks - 3, grants + " grants in " + clocks + " clocks");
+        });
+    }
+}
