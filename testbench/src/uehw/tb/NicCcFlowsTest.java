@@ -47,6 +47,8 @@ class NicCcFlowsTest {
         final long[] wireGranted;
         final long[] nextPsn;
         final List<FlowGrants.Grant> grants = new ArrayList<>();
+        private final long[] inFlightAsked = new long[3];
+        private int queries;
 
         Bench(Sim<NicCcFlows> sim, NicCcFlowsConfig cfg) {
             this.sim = sim;
@@ -76,6 +78,11 @@ class NicCcFlowsTest {
         void edge(FlowGrants.Op op, boolean ready) {
             FlowGrants.Grant expected = model.grant();
             boolean refused = model.refused();
+            // the in-flight query sampled at this edge (edge c0 + 1), answered at edge c0 + 3
+            long c0 = sim.cycle();
+            int query = (int) (c0 * 37 % model.flows());
+            sim.poke(io.inFlightFlow(), query);
+            inFlightAsked[(int) (c0 % 3)] = model.inFlight(query);
             sim.poke(io.op().valid(), op != null);
             if (op != null) {
                 sim.poke(io.op().payload().flow(), op.flow());
@@ -90,6 +97,9 @@ class NicCcFlowsTest {
             sim.step();
             long c = sim.cycle();
             assertTrue(sim.peekBool(io.op().ready()), "op ready at edge " + c);
+            if (queries++ >= 2) {
+                assertEquals(inFlightAsked[(int) ((c - 3) % 3)], sim.peek(io.inFlight()), "in flight asked two edges before edge " + c);
+            }
             assertEquals(refused, sim.peekBool(io.refused()), "refused at edge " + c);
             assertEquals(expected != null, sim.peekBool(io.grant().valid()), "grant valid at edge " + c);
             if (expected != null) {

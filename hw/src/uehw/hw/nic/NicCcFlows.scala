@@ -95,6 +95,10 @@ class NicCcFlowsIo(cfg: NicCcFlowsConfig) extends Bundle {
   val refused = out Bool ()
   /** The post-reset sweep is done (op ready follows). */
   val ready = out Bool ()
+  /** A flow whose bytes in flight `inFlight` gives two edges after the edge that samples it. */
+  val inFlightFlow = in UInt (cfg.flowIdWidth bits)
+  /** Bytes in flight (sent - retired, below zero 0) of the flow sampled two edges before, as the RAMs held it then. */
+  val inFlight = out UInt (NicCcFlows.counterBits bits)
 }
 
 /**
@@ -229,6 +233,16 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
     private val held = fifo.io.occupancy +^ CountOne(Seq(p0Valid, d0Valid, check.c1.valid, check.c2.valid, c3.valid))
     val open = RegNext(!sweep.active && held <= cfg.grantFifo - 2) init (False)
     picker.io.grant.ready := open
+  }
+
+  /** The in-flight query: copies of `retired` and `sent` alone, read at the query's edge, the difference a clock later. */
+  val inFlightQuery = new Area {
+    private val retiredRam = Mem(UInt(NicCcFlows.counterBits bits), N)
+    retiredRam.write(ops.loop.ramWrite.addr, ops.loop.ramWrite.state.retired, ops.loop.ramWrite.enable)
+    private val sentRam = Mem(UInt(NicCcFlows.counterBits bits), N)
+    sweep.write(sentRam, grants.check.c3.flow, grants.next.sent, grants.writes, U(0, NicCcFlows.counterBits bits))
+    private val difference = (sentRam.readSync(io.inFlightFlow) - retiredRam.readSync(io.inFlightFlow)).asSInt
+    io.inFlight := RegNext(Mux(difference.msb, U(0), difference.asUInt))
   }
 
   /** A check of a flow after each write (the op port's on picker port 0, the grant path's on 1). */

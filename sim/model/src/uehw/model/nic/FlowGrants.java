@@ -137,6 +137,12 @@ public final class FlowGrants {
         return new State(o[0], o[1], o[2], o[3], o[4], s[0], s[1], s[2], s[3]);
     }
 
+    /** The in-flight query's answer for a flow sampled at the next edge (it shows two edges later): sent - retired, below zero 0. */
+    public long inFlight(int flow) {
+        State s = state(flow);
+        return Math.max((int) (s.sent() - s.retired()), 0);
+    }
+
     /** One edge: the op sampled (null: none), the grant output's ready. */
     public void edge(Op op, boolean grantReady) {
         long e = edge;
