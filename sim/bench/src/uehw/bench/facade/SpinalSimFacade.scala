@@ -23,6 +23,9 @@ object SpinalSimFacade {
       .cachePath(workspace.resolve(".cache").toString)
     new Compiled(config.compile(top.get()))
   }
+
+  /** Keeps an inner signal (or bundle) visible to peek: call it on the top's parts while `top` builds them. */
+  def exposeToSim(d: Data): Unit = d.simPublic()
 }
 
 final class Compiled[T <: Component](val compiled: SimCompiled[T]) {

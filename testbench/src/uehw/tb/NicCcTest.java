@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: Apache-2.0
+package uehw.tb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.Random;
+
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import uehw.bench.Axi4StreamPackets;
+import uehw.bench.Simulation;
+import uehw.bench.facade.Sim;
+import uehw.bench.facade.SpinalSimFacade;
+import uehw.hw.common.PacketFormat;
+import uehw.hw.nic.NicCc;
+import uehw.hw.nic.NicCcConfig;
+import uehw.hw.nic.NicCcFlowOp;
+import uehw.hw.nic.NicCcIo;
+import uehw.hw.nscc.NsccEvent;
+import uehw.model.nic.ControlFrames;
+import uehw.model.nic.FlowGrants;
+
+/**
+ * The engine (docs/nic-engine.md, "The engine") with the test as its network: every grant is a
+ * packet that comes back as an ACK (the cumulative bytes its flow's receiver has, the grant's time
+ * echoed) or, trimmed, as a NACK, after a random round trip. Checked at every edge: the grants
+ * equal FlowGrants' fed with the ops the flow state took; the law's events (ACK and NACK) are the
+ * ones the test derives from the frames it sent, in order (newly acknowledged bytes, RTT, ECN,
+ * last hop, packet bytes). At the end: every queued byte granted, every NACKed packet's payload
+ * resent, a retransmit request for every NACK, no event dropped.
+ */
+@Tag("rtl")
+@ExtendWith(BenchExtension.class)
+class NicCcTest {
+    static final NicCcConfig CFG = new NicCcConfig(64, 64, false, 64, 256, 100, 4150, 14022720L);
+    static final int MSS = 4086;
+    static final int OVERHEAD = 64;
+    /** Edges from a frame's last beat to the edge whose `now` its RTT is measured at: the receiver's 6, 2 stages. */
+    static final int FRAME_TO_RTT = 6 + 2;
+
+    private record Frame(long due, long order, byte[] bytes) {
+    }
+
+    private record Expected(int flow, int kind, long bytes, long rttFromTimestamp, boolean ecn, boolean lastHop) {
+    }
+
+    @Test
+    void trafficThroughTheEngineMatchesItsParts() {
+        long seed = BenchExtension.seed();
+        Simulation<NicCc> build = Simulation.compile(NicCcTest.class, "f64_nscc", () -> {
+            NicCc t = new NicCc(CFG);
+            SpinalSimFacade.exposeToSim(t.flows().io().op());
+            SpinalSimFacade.exposeToSim(t.law().io().event());
+            SpinalSimFacade.exposeToSim(t.mergeNow());
+            return t;
+        });
+        build.run("traffic", seed, sim -> traffic(sim, new Random(seed), 20000 * Seeds.scale()));
+    }
+
+    private static void traffic(Sim<NicCc> sim, Random r, int clocks) {
+        NicCcIo io = sim.dut().io();
+        int n = CFG.flows();
+        sim.poke(io.rx().valid(), false);
+        sim.poke(io.doorbell().valid(), false);
+        sim.poke(io.grant().ready(), false);
+        sim.poke(io.udpPort(), PacketFormat.TransportUdpPort());
+        sim.poke(io.mss(), MSS);
+        sim.poke(io.overhead(), OVERHEAD);
+        sim.poke(io.now(), 0);
+        sim.poke(io.lawCtrl().aw().valid(), false);
+        sim.poke(io.lawCtrl().w().valid(), false);
+        sim.poke(io.lawCtrl().ar().valid(), false);
+        sim.poke(io.lawCtrl().b().ready(), true);
+        sim.poke(io.lawCtrl().r().ready(), true);
+        sim.reset(4);
+        for (int c = 0; !sim.peekBool(io.ready()); c++) {
+            assertTrue(c < 4 * n + 100, "ready never came");
+            sim.step();
+        }
+        // the flow state's model, fed with the ops its port takes; its edge 0 is an edge after its sweep
+        FlowGrants model = new FlowGrants(n, CFG.credit(), CFG.flowState().pickerDepth(), CFG.flowState().grantFifo(), MSS, OVERHEAD);
+        long[] queued = new long[n];
+        long[] granted = new long[n];
+        long[] resendAsked = new long[n];
+        long[] resent = new long[n];
+        long[] nextPsn = new long[n];
+        long[] received = new long[n];        // each flow's receiver: cumulative wire bytes
+        long[] acked = new long[n];           // the last cumulative count the engine has seen in an ACK frame
+        boolean[] started = new boolean[n];
+        PriorityQueue<Frame> network = new PriorityQueue<>((a, b) -> a.due != b.due ? Long.compare(a.due, b.due) : Long.compare(a.order, b.order));
+        Deque<Expected> expected = new ArrayDeque<>();
+        Deque<Object[]> inStages = new ArrayDeque<>();   // {edge of its beat, control}
+        int merged = 0;
+        Deque<long[]> nacks = new ArrayDeque<>();       // {flow, psn} in frame order
+        Deque<long[]> doorbells = new ArrayDeque<>();   // {flow, bytes, start}
+        List<Integer> pending = new ArrayList<>();
+        long order = 0;
+        int grants = 0, events = 0, inits = 0, retransmits = 0, frames = 0;
+        long lastGrant = 0;
+        for (int f = 0; f < n; f++) {
+            doorbells.add(new long[] {f, 20_000 + r.nextInt(60_000), 1});
+        }
+        boolean traffic = true;
+        for (long c = 0; traffic || c - lastGrant < 3000 || !network.isEmpty() || !inStages.isEmpty(); c++) {
+            assertTrue(c < 40L * clocks, "the traffic never drained");
+            if (c == clocks) {
+                traffic = false;
+            }
+            long edge = sim.cycle() + 1;   // the edge this iteration makes
+            // a frame due: its one beat (64 B at 512 bits)
+            Frame due = network.peek() != null && network.peek().due() <= edge ? network.poll() : null;
+            sim.poke(io.rx().valid(), due != null);
+            if (due != null) {
+                Axi4StreamPackets.poke(sim, io.rx().payload(), Axi4StreamPackets.beats(new Axi4StreamPackets.Packet(due.bytes(), 0), 64).get(0));
+                frames++;
+            }
+            // a doorbell: the start of every flow, then more bytes now and then
+            if (traffic && doorbells.isEmpty() && r.nextInt(200) == 0) {
+                doorbells.add(new long[] {r.nextInt(n), 1 + r.nextInt(30_000), 0});
+            }
+            long[] db = doorbells.peek();
+            sim.poke(io.doorbell().valid(), db != null);
+            if (db != null) {
+                sim.poke(io.doorbell().payload().flow(), db[0]);
+                sim.poke(io.doorbell().payload().bytes(), db[1]);
+                sim.poke(io.doorbell().payload().start(), db[2] == 1);
+            }
+            boolean ready = r.nextInt(8) > 0;
+            sim.poke(io.grant().ready(), ready);
+            sim.poke(io.now(), edge & 0xFFFF_FFFFL);
+            FlowGrants.Grant offer = model.grant();
+            sim.step();
+            // what the edge sampled
+            assertEquals(offer != null, sim.peekBool(io.grant().valid()), "grant valid at edge " + edge);
+            if (offer != null) {
+                FlowGrants.Grant got = new FlowGrants.Grant((int) sim.peek(io.grant().payload().flow()), sim.peek(io.grant().payload().psn()),
+                        (int) sim.peek(io.grant().payload().bytes()), sim.peekBool(io.grant().payload().resend()));
+                assertEquals(offer, got, "grant at edge " + edge);
+                if (ready) {
+                    grants++;
+                    lastGrant = c;
+                    int f = got.flow();
+                    if (got.resend()) {
+                        resent[f] += got.bytes();
+                    } else {
+                        assertEquals(nextPsn[f]++, got.psn(), "flow " + f + ": PSNs in order");
+                        granted[f] += got.bytes();
+                    }
+                    // the packet: trimmed one in eight (a NACK), else received; the answer after a round trip
+                    long wire = got.bytes() + OVERHEAD;
+                    long back = edge + 100 + r.nextInt(300);
+                    ControlFrames.Control ctl;
+                    if (r.nextInt(8) == 0) {
+                        ctl = new ControlFrames.Control(ControlFrames.NACK, f, got.psn(), false, 0, edge, wire, 255, r.nextBoolean());
+                        resendAsked[f] += got.bytes();
+                    } else {
+                        received[f] += wire;
+                        ctl = new ControlFrames.Control(ControlFrames.ACK, f, got.psn(), r.nextInt(10) == 0, 0, edge, received[f], 255, false);
+                    }
+                    network.add(new Frame(back, order++, ControlFrames.build(ctl, false, 4000, 0)));
+                }
+            }
+            if (due != null) {
+                ControlFrames.Control ctl = ControlFrames.receive(due.bytes(), false, false, PacketFormat.TransportUdpPort(), n, 128).control();
+                inStages.add(new Object[] {edge, ctl});
+                if (ctl.kind() == ControlFrames.NACK) {
+                    nacks.add(new long[] {ctl.flowId(), ctl.psn()});
+                }
+            }
+            // a frame whose beat was taken at edge L is in stage 2 before edge L + 8: merged or not, then
+            if (!inStages.isEmpty() && (long) inStages.peek()[0] + FRAME_TO_RTT == edge) {
+                ControlFrames.Control ctl = (ControlFrames.Control) inStages.poll()[1];
+                int f = (int) ctl.flowId();
+                long rtt = edge - ctl.timestamp();
+                if (ctl.kind() == ControlFrames.ACK) {
+                    long newly = Math.max(0, ctl.number() - acked[f]);
+                    acked[f] = Math.max(acked[f], ctl.number());
+                    if (sim.peekBool(sim.dut().mergeNow())) {
+                        merged++;       // the law does not see it; its bytes retire at once
+                    } else {
+                        expected.add(new Expected(f, 0, newly, rtt, ctl.ecnEcho(), false));
+                    }
+                } else {
+                    expected.add(new Expected(f, 1, ctl.number(), 0, false, ctl.lastHop()));
+                }
+            }
+            if (db != null && sim.peekBool(io.doorbell().ready())) {
+                doorbells.poll();
+                queued[(int) db[0]] += db[1];
+                if (db[2] == 1) {
+                    started[(int) db[0]] = true;
+                }
+            }
+            // the law's event taken at this edge
+            NsccEvent ev = sim.dut().law().io().event().payload();
+            if (sim.peekBool(sim.dut().law().io().event().valid()) && sim.peekBool(sim.dut().law().io().event().ready())) {
+                int kind = (int) sim.peek(ev.kind());
+                if (kind == 3) {
+                    inits++;
+                } else {
+                    Expected x = expected.poll();
+                    assertTrue(x != null, "a law event at edge " + edge + " for no frame");
+                    assertEquals(x.flow(), (int) sim.peek(ev.flow()), "event flow at edge " + edge);
+                    assertEquals(x.kind(), kind, "event kind at edge " + edge);
+                    assertEquals(x.bytes(), sim.peek(ev.bytes()), "event bytes at edge " + edge);
+                    assertEquals(x.rttFromTimestamp(), sim.peek(ev.rtt()), "event RTT at edge " + edge);
+                    assertEquals(x.ecn(), sim.peekBool(ev.ecn()), "event ECN at edge " + edge);
+                    assertEquals(x.lastHop(), sim.peekBool(ev.lastHop()), "event last hop at edge " + edge);
+                    events++;
+                }
+            }
+            if (sim.peekBool(io.rxResult().valid())) {
+                assertEquals(ControlFrames.TAKEN, (int) sim.peek(io.rxResult().payload()), "the receiver's result at edge " + edge);
+            }
+            if (sim.peekBool(io.retransmit().valid())) {
+                long[] x = nacks.poll();
+                assertTrue(x != null, "a retransmit request at edge " + edge + " for no NACK");
+                assertEquals(x[0], sim.peek(io.retransmit().payload().flow()), "retransmit flow");
+                assertEquals(x[1], sim.peek(io.retransmit().payload().psn()), "retransmit PSN");
+                retransmits++;
+            }
+            // the flow state's op at this edge, into its model
+            NicCcFlowOp op = sim.dut().flows().io().op().payload();
+            FlowGrants.Op taken = null;
+            if (sim.peekBool(sim.dut().flows().io().op().valid()) && sim.peekBool(sim.dut().flows().io().op().ready())) {
+                taken = new FlowGrants.Op((int) sim.peek(op.flow()), sim.peek(op.queued()), sim.peek(op.retired()), sim.peek(op.resend()),
+                        sim.peek(op.credit()), sim.peekBool(op.setWindow()), sim.peek(op.window()));
+            }
+            model.edge(taken, ready);
+        }
+        for (int f = 0; f < n; f++) {
+            assertTrue(started[f], "flow " + f + " started");
+            assertEquals(queued[f], granted[f], "flow " + f + ": every queued byte granted");
+            assertEquals(resendAsked[f], resent[f], "flow " + f + ": every NACKed payload resent");
+        }
+        assertTrue(expected.isEmpty(), expected.size() + " frames never became law events");
+        assertTrue(nacks.isEmpty(), nacks.size() + " NACKs without a retransmit request");
+        assertEquals(n, inits, "an INIT per started flow");
+        assertEquals(merged, sim.peek(io.acksBypassed()), "ACKs past the law: the counter");
+        assertEquals(0, sim.peek(io.nacksDropped()), "NACKs dropped");
+        assertEquals(0, sim.peek(io.directDrops()), "direct ops dropped");
+        System.out.printf("nic-cc: %d frames, %d law events, %d ACKs past the law, %d retransmit requests, %d grants%n", frames, events, merged,
+                retransmits, grants);
+        assertTrue(retransmits > 10 && events > 500, "too little traffic");
+    }
+}
