@@ -7,6 +7,7 @@ import spinal.core._
 import spinal.lib.{master, slave}
 import uehw.hw.common._
 import uehw.hw.dart._
+import uehw.hw.nic._
 import uehw.hw.nscc._
 import uehw.hw.rccc._
 import uehw.hw.reps._
@@ -285,7 +286,22 @@ object Blocks {
       "keptBytesIpv6" -> cfg.keptMax.toString)
   }
 
-  val all: Seq[BlockSpec] = Seq(reps, dartDft, dartDasr, dasrLimiter, smartt, swift, nscc, rcccPacer, trimQueue)
+  val nicCc: BlockSpec = new ConfiguredBlock[NicCcConfig]("nic-cc",
+    "NIC congestion-management engine: control frames (ACK, NACK, PULL) in, per-flow grants out, the window law behind one interface",
+    NicCcConfig.params,
+    docPage = "nic-engine.md",
+    sweep = Seq(SweepPoint("nic-cc N=1024 nscc (default)")),
+    lintVariants = Seq(LintVariant("nic-cc-narrow", Map("data-bytes" -> "8", "flows" -> "96", "credit" -> "true"),
+      "the narrowest bus (64 bits), N not a power of two, credit on"))) {
+    def config(values: ParamValues): NicCcConfig = NicCcConfig.fromParams(values)
+    def build(cfg: NicCcConfig) = new NicCc(cfg)
+    def factsOf(cfg: NicCcConfig): Map[String, String] = Map(
+      "stateBitsPerConnection" -> (5 * 32 + 4 * 32 + 64).toString,
+      "paperStateBitsPerConnection" -> "-",
+      "lawStateBitsPerConnection" -> cfg.nscc.stateBitsPerFlow.toString)
+  }
+
+  val all: Seq[BlockSpec] = Seq(reps, dartDft, dartDasr, dasrLimiter, smartt, swift, nscc, rcccPacer, trimQueue, nicCc)
   def allJava: java.util.List[BlockSpec] = all.asJava
   def find(name: String): BlockSpec = all.find(_.name == name).orNull
 }

@@ -47,12 +47,14 @@ class NicCcFlowsTest {
         final long[] wireGranted;
         final long[] nextPsn;
         final List<FlowGrants.Grant> grants = new ArrayList<>();
+        private final boolean credit;
         private final long[] inFlightAsked = new long[3];
         private int queries;
 
         Bench(Sim<NicCcFlows> sim, NicCcFlowsConfig cfg) {
             this.sim = sim;
             this.io = sim.dut().io();
+            this.credit = cfg.credit();
             int n = cfg.flows();
             model = new FlowGrants(n, cfg.credit(), cfg.pickerDepth(), cfg.grantFifo(), MSS, OVERHEAD);
             queued = new long[n];
@@ -89,7 +91,9 @@ class NicCcFlowsTest {
                 sim.poke(io.op().payload().queued(), op.queued());
                 sim.poke(io.op().payload().retired(), op.retired());
                 sim.poke(io.op().payload().resend(), op.resend());
-                sim.poke(io.op().payload().credit(), op.credit());
+                if (credit) {
+                    sim.poke(io.op().payload().credit(), op.credit());
+                }
                 sim.poke(io.op().payload().setWindow(), op.setWindow());
                 sim.poke(io.op().payload().window(), op.window());
             }

@@ -3,9 +3,11 @@ package uehw.hw.nic
 
 import spinal.core._
 import spinal.lib._
-import spinal.lib.bus.amba4.axilite.{AxiLite4, AxiLite4Config}
+import spinal.lib.bus.amba4.axilite.{AxiLite4, AxiLite4Config, AxiLite4SpecRenamer}
 import spinal.lib.bus.amba4.axis.Axi4Stream.Axi4StreamBundle
-import uehw.hw.common.{KeyedOp, KeyedStateLoop, ParamCheck, ResetSweep}
+import spinal.lib.bus.regif.{AccessType, BusIf, SymbolName}
+import uehw.hw.common._
+import uehw.hw.common.{PacketFormat => PF}
 import uehw.hw.nscc.{Nscc, NsccConfig, NsccEvent}
 import uehw.hw.trim.TrimQueue
 import uehw.hw.window.WindowEvent
@@ -20,14 +22,33 @@ import uehw.hw.window.WindowEvent
  * @param pullBytes bytes one unit of a PULL's cumulative number is worth: the reference counts pulls
  *                  in quanta of 256 B (uec.cpp:33-36, 3044-3059)
  */
-case class NicCcConfig(dataBytes: Int = 64, flows: Int = 1024, credit: Boolean = false, lawFifo: Int = 64,
+case class NicCcConfig(dataBytes: Int = 64, flows: Int = 1024, law: String = "nscc", credit: Boolean = false, lawFifo: Int = 64,
                        pullBytes: Int = 256, linkGbps: Int = 100, mtu: Int = 4150, networkRttPs: Long = 14022720L) {
-  ParamCheck(lawFifo >= 8 && lawFifo <= 1024 && isPow2(lawFifo), "law-fifo", s"$lawFifo must be a power of two in 8..1024")
+  ParamCheck(law == "nscc", "law", s"'$law': the engine runs nscc so far (smartt and swift are to come)")
+  ParamCheck(lawFifo >= 16 && lawFifo <= 1024 && isPow2(lawFifo), "law-fifo", s"$lawFifo must be a power of two in 16..1024")
+  ParamCheck(mtu > 64 + 1 && mtu - 64 <= 65535, "mtu", s"$mtu leaves no payload after the 64 header bytes, or more than 65535")
   ParamCheck(pullBytes >= 1 && pullBytes <= 65536 && isPow2(pullBytes), "pull-bytes", s"$pullBytes must be a power of two in 1..65536")
   val rx: NicCcRxConfig = NicCcRxConfig(dataBytes, flows)
   val flowState: NicCcFlowsConfig = NicCcFlowsConfig(flows, credit)
   val nscc: NsccConfig = NsccConfig(flows, log2Up(flows), linkGbps, mtu, networkRttPs)
   val flowIdWidth: Int = log2Up(flows)
+}
+
+object NicCcConfig {
+  val params: Seq[ParamSpec] = Seq(
+    ParamSpec("data-bytes", "64", "bytes per beat of the control-frame AXI4-Stream: 64, 128, 256 or 512 bits", 8, 64, powerOfTwo = true),
+    ParamSpec("flows", "1024", "flows (a multiple of 32)", 64, 1024),
+    ParamSpec("law", "nscc", "the window law (smartt and swift are to come)", choices = Seq("nscc")),
+    ParamSpec("credit", "false", "grants need credit (RCCC): PULLs give it", choices = Seq("false", "true")),
+    ParamSpec("law-fifo", "64", "control events waiting for the law; an ACK without room bypasses it", 16, 1024, powerOfTwo = true),
+    ParamSpec("pull-bytes", "256", "bytes one unit of a PULL's cumulative number is worth (the reference's quantum)", 1, 65536, powerOfTwo = true),
+    ParamSpec("link-gbps", "100", "link speed the law's CSR reset values are derived for (Gb/s)", 1, 1600),
+    ParamSpec("mtu", "4150", "wire MTU, header included (bytes): the law's MTU and MSS's reset value (MTU - 64)", 66, 65535),
+    ParamSpec("network-rtt-ps", "14022720", "network RTT the law's reset values are derived for (ps)", 1000, 16000000000L))
+
+  def fromParams(p: ParamValues): NicCcConfig = NicCcConfig(dataBytes = p.int("data-bytes"), flows = p.int("flows"), law = p.string("law"),
+    credit = p.string("credit") == "true", lawFifo = p.int("law-fifo"), pullBytes = p.int("pull-bytes"),
+    linkGbps = p.int("link-gbps"), mtu = p.int("mtu"), networkRttPs = p.long("network-rtt-ps"))
 }
 
 object NicCc {
@@ -59,38 +80,27 @@ case class NicCcLawEntry(cfg: NicCcConfig) extends Bundle {
   val side = NicCcSide()
 }
 
-/** An op that does not wait for the law: a PULL's credit or a bypassing ACK's retired bytes. */
+/** An op that does not wait for the law: a PULL's credit, or what a bypassing ACK or NACK retires and resends. */
 case class NicCcDirect(cfg: NicCcConfig) extends Bundle {
   val flow = UInt(cfg.flowIdWidth bits)
-  val credit = UInt(NicCcFlows.counterBits bits)
+  val credit = if (cfg.credit) UInt(NicCcFlows.counterBits bits) else null
   val retired = UInt(NicCcFlows.counterBits bits)
+  val resend = UInt(NicCcFlows.counterBits bits)
 }
 
 class NicCcIo(cfg: NicCcConfig) extends Bundle {
-  /** Control frames from the MAC (never waits). */
-  val rx = slave(Flow(Axi4StreamBundle(TrimQueue.axisConfig(cfg.rx.ingress))))
+  /** Control frames from the MAC: AXI4-Stream without tready (never waits; s_axis_t* in the Verilog). */
+  val s_axis = slave(Flow(Axi4StreamBundle(TrimQueue.axisConfig(cfg.rx.ingress))))
   val doorbell = slave(Stream(NicCcDoorbell(cfg)))
   val grant = master(Stream(NicCcGrant(cfg.flowState)))
   /** NACKed packets to send again (a Flow: the transport takes one a clock). */
   val retransmit = master(Flow(NicCcRetransmit(cfg)))
   /** Free-running time in ns (the RTT's clock and the law's). */
   val now = in UInt (32 bits)
-  val udpPort = in UInt (16 bits)
-  val mss = in UInt (NicCcFlows.bytesBits bits)
-  val overhead = in UInt (8 bits)
-  /** The law's CSRs (docs/nscc.md). */
-  val lawCtrl = slave(AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32)))
-  /** Control events dropped because the law's FIFO was full; PULLs dropped because the credit FIFO was full. */
-  /** ACKs the law did not see because its FIFO was nearly full: their bytes retire at once (a direct op). */
-  val acksBypassed = out UInt (32 bits)
-  /** NACKs dropped because the law's FIFO was full. */
-  val nacksDropped = out UInt (32 bits)
-  /** Direct ops (a PULL's credit, a bypassing ACK's retired bytes) dropped because their FIFO was full. */
-  val directDrops = out UInt (32 bits)
-  /** Results of the receiver per reason (NicCcRx.Reason), a pulse each. */
-  val rxResult = master(Flow(UInt(4 bits)))
-  /** The law's and the flow state's sweeps are done. */
-  val ready = out Bool ()
+  /** The engine's registers at 0x000-0x0FF, the law's at 0x100-0x1FF (docs/nic-engine.md, "Registers"). */
+  val ctrl = slave(AxiLite4(AxiLite4Config(addressWidth = 9, dataWidth = 32)))
+  /** The post-reset sweeps are done (STATUS.INIT_DONE): doorbells and frames are taken from here on. */
+  val initDone = out Bool ()
 }
 
 /**
@@ -99,29 +109,77 @@ class NicCcIo(cfg: NicCcConfig) extends Bundle {
  * (NSCC, behind a FIFO), its window updates paired with what the event retires and resends, and
  * the flow state (NicCcFlows) that grants.
  */
-class NicCc(val cfg: NicCcConfig) extends Component {
+class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
   val io = new NicCcIo(cfg)
+  setDefinitionName("uehw_nic_cc")
+  AxiLite4SpecRenamer(io.ctrl)
+  io.s_axis.valid.setName("s_axis_tvalid")
+  io.s_axis.payload.data.setName("s_axis_tdata"); io.s_axis.payload.keep.setName("s_axis_tkeep")
+  io.s_axis.payload.last.setName("s_axis_tlast"); io.s_axis.payload.user.setName("s_axis_tuser")
   private val N = cfg.flows
   private val A = cfg.flowIdWidth
   private val W = NicCcFlows.counterBits
 
+  /** The engine's map (0x000) and the law's (0x100) behind one port. */
+  private val engineBus = AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32))
+  private val lawBus = AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32))
+  val ctrlSplit = new AxiLite4Split(io.ctrl, engineBus, lawBus)
+
+  val csr = new Area {
+    // INFO (0x00) and VERSION (0xFC) from the shared prologue; the engine's registers at fixed addresses.
+    val busif = CsrBank(engineBus, "NICCC", 0x45, "Block id 0x45 ('E', engine)",
+      InfoField("FLOW_ID_BITS", 8, cfg.flowIdWidth, "Flow id bits"),
+      InfoField("DATA_BYTES", 8, cfg.dataBytes, "Bytes per beat of s_axis"))
+    private def reg(name: String, address: Int, doc: String) = CsrBank.reg(busif, name, address, doc)
+    RegisterDocs.constField(reg("FLOWS", 0x04, "Flows (read-only)"), Bits(11 bits), BigInt(N), "Flows", "VALUE")
+    val udpPort = reg("UDP_PORT", 0x08, "The transport's UDP destination port: other frames are foreign")
+      .field(UInt(16 bits), AccessType.RW, PF.TransportUdpPort, doc = "Port")(SymbolName("VALUE"))
+    val mss = reg("MSS", 0x0C, "Payload bytes a packet carries at most (1..65535; change it with no flow eligible)")
+      .field(UInt(16 bits), AccessType.RW, cfg.mtu - 64, doc = "Bytes")(SymbolName("VALUE"))
+    val overhead = reg("OVERHEAD", 0x10, "Wire bytes a packet adds to its payload (change it with no flow eligible)")
+      .field(UInt(8 bits), AccessType.RW, 64, doc = "Bytes")(SymbolName("VALUE"))
+    private val status = reg("STATUS", 0x14, "Status")
+    val statusInitDone = status.field(Bool(), AccessType.RO, doc = "Post-reset sweeps finished")(SymbolName("INIT_DONE"))
+    private val counters = new CsrCounters(busif, 0x40, oneReadMux = true)
+    import counters.counter
+    val FRAMES = counter("Control frames taken (ACK, NACK or PULL for a flow < N)")
+    val FRAMES_BAD = counter("Frames with tuser set on a beat")
+    val FRAMES_MALFORMED = counter("Frames with tkeep not all ones before the last beat or not contiguous on it")
+    val FRAMES_OVERSIZE = counter("Frames longer than 128 bytes")
+    val FRAMES_RUNT = counter("Frames shorter than their headers or than a control frame")
+    val FRAMES_CHECKSUM = counter("IPv4 frames whose header checksum fails")
+    val FRAMES_FOREIGN = counter("Frames not of the transport (not IP, a fragment, not UDP, another port or version)")
+    val FRAMES_NOT_CONTROL = counter("Transport frames without ACK, NACK or PULL, or with TRIMMED")
+    val FRAMES_BAD_FLAGS = counter("Frames with more than one of ACK, NACK, PULL")
+    val FRAMES_OUT_OF_RANGE = counter("Frames for a flow id >= N")
+    val ACKS = counter("ACKs taken")
+    val NACKS = counter("NACKs taken (each gives a retransmit request)")
+    val PULLS = counter("PULLs taken")
+    val ACKS_BYPASSED = counter("ACKs the law did not see (its FIFO nearly full): their bytes retired at once")
+    val NACKS_BYPASSED = counter("NACKs the law did not see (its FIFO full): their packet retired and resent at once")
+    val DIRECT_DROPS = counter("Direct ops (PULL credit, a bypassing ACK's or NACK's bytes) dropped: the direct FIFO full")
+    val DOORBELLS = counter("Doorbells taken")
+    val GRANTS = counter("Grants taken on the grant port")
+    val REFUSED = counter("Picks the grant path refused (a flow's state changed after its bit was set)")
+    val BYTES = counter("Bytes of every frame on s_axis (tkeep's ones), taken or dropped; wraps at 2^32")
+  }
+  io.initDone := csr.statusInitDone
+
   val rx = new NicCcRx(cfg.rx)
-  rx.io.input << io.rx
-  rx.io.udpPort := io.udpPort
-  io.rxResult.valid := rx.io.result.valid
-  io.rxResult.payload := rx.io.result.reason
+  rx.io.input << io.s_axis
+  rx.io.udpPort := csr.udpPort
 
   val flows = new NicCcFlows(cfg.flowState)
-  flows.io.mss := io.mss
-  flows.io.overhead := io.overhead
+  flows.io.mss := csr.mss
+  flows.io.overhead := csr.overhead
   io.grant << flows.io.grant
 
   val law = new Nscc(cfg.nscc)
   law.io.now := io.now
-  law.io.ctrl <> io.lawCtrl
+  law.io.ctrl <> lawBus
   law.io.cwndQuery.valid := False
   law.io.cwndQuery.payload := 0
-  io.ready := law.io.initDone && flows.io.ready
+  csr.statusInitDone := law.io.initDone && flows.io.ready
 
   /** The law's events wait here (the law's same-flow spacing holds its input). */
   val lawFifo = StreamFifo(NicCcLawEntry(cfg), cfg.lawFifo)
@@ -136,11 +194,23 @@ class NicCc(val cfg: NicCcConfig) extends Component {
   val acks = new Area {
     private val r = rx.io.result
     val sweep = new ResetSweep(N, A)
-    // frames before the sweep's end are not taken (the result still counts on io.rxResult)
+    // frames before the sweep's end are not taken (their result is still counted)
     private val taken = r.valid && r.reason === NicCcRx.Reason.Taken && !sweep.active
+    /** The control's fields the stages use (the entropy stays behind). */
+    case class Used() extends Bundle {
+      val kind = UInt(2 bits)
+      val flow = UInt(A bits)
+      val psn, number, timestamp = UInt(32 bits)
+      val ecnEcho, lastHop = Bool()
+      val rcvWndPen = UInt(8 bits)
+    }
+    private val used = Used()
+    used.kind := r.control.kind; used.flow := r.control.flow; used.psn := r.control.psn; used.number := r.control.number
+    used.timestamp := r.control.timestamp; used.ecnEcho := r.control.ecnEcho; used.lastHop := r.control.lastHop
+    used.rcvWndPen := r.control.rcvWndPen
     val s1 = new Area {
       val valid = RegNext(taken) init (False)
-      val c = RegNext(r.control)
+      val c = RegNext(used)
     }
     val s2 = new Area {
       val valid = RegNext(s1.valid) init (False)
@@ -166,31 +236,47 @@ class NicCc(val cfg: NicCcConfig) extends Component {
     zero.received := 0
     zero.pulls := 0
     // Room in the law's FIFO for this event, counting the one stage 3 pushes at the next edge: an
-    // ACK leaves 8 entries to NACKs; one without room bypasses the law (its newly acknowledged
-    // bytes retire at once through the direct ops; the law does not see its RTT and ECN).
+    // ACK leaves 8 entries to NACKs. An event without room bypasses the law: what it retires and
+    // resends goes at once to the flow state (a direct op); the law does not see it.
+    private val isNack = s2.c.kind === NicCcRx.Kind.Nack
     private val ahead = lawFifo.io.occupancy +^ U(s3Pushes)
     val ackRoom = ahead < cfg.lawFifo - 8
     val nackRoom = ahead < cfg.lawFifo
-    val merge = s2.valid && isAck && !ackRoom
+    val toBypass = s2.valid && ((isAck && !ackRoom) || (isNack && !nackRoom))
     loop.write(s2.valid && (isAck || isPull), s2.c.flow, next, zero)
 
     /** Stage 3: what the frame becomes. */
     val s3 = new Area {
       val valid = RegNext(s2.valid) init (False)
-      val c = RegNext(s2.c)
+      // the timestamp stays behind (the RTT is taken here)
+      case class Later() extends Bundle {
+        val kind = UInt(2 bits)
+        val flow = UInt(A bits)
+        val psn, number = UInt(32 bits)
+        val ecnEcho, lastHop = Bool()
+        val rcvWndPen = UInt(8 bits)
+      }
+      private val later = Later()
+      later.kind := s2.c.kind; later.flow := s2.c.flow; later.psn := s2.c.psn; later.number := s2.c.number
+      later.ecnEcho := s2.c.ecnEcho; later.lastHop := s2.c.lastHop; later.rcvWndPen := s2.c.rcvWndPen
+      val c = RegNext(later)
       val newly = RegNext(Mux(isAck && newer, (s2.c.number - st.received), U(0, W bits)))
       val pulls = RegNext(Mux(isPull && pullNewer, (s2.c.number - st.pulls), U(0, W bits)))
       val rtt = RegNext(io.now - s2.c.timestamp)
       val inFlight = RegNext(flows.io.inFlight)
-      val toLaw = RegNext(s2.valid && ((isAck && ackRoom) || (s2.c.kind === NicCcRx.Kind.Nack && nackRoom))) init (False)
-      val nackDropped = RegNext(s2.valid && s2.c.kind === NicCcRx.Kind.Nack && !nackRoom) init (False)
-      val bypass = RegNext(merge) init (False)
+      val toLaw = RegNext(s2.valid && ((isAck && ackRoom) || (isNack && nackRoom))) init (False)
+      val bypass = RegNext(toBypass) init (False)
+      private val nack = c.kind === NicCcRx.Kind.Nack
+      /** What the event does to the flow state: an ACK retires its newly acknowledged bytes; a NACK
+       * retires the trimmed packet's wire bytes (the number field) and resends its payload. */
+      val retired = Mux(nack, c.number, newly)
+      val resend = Mux(nack && c.number > csr.overhead, c.number - csr.overhead, U(0, W bits))
     }
     s3Pushes := s3.toLaw
   }
 
-  /** An ACK in stage 2 bypasses the law (no room in its FIFO); for benches. */
-  val mergeNow: Bool = acks.merge
+  /** An ACK or NACK in stage 2 bypasses the law (no room in its FIFO); for benches. */
+  val bypassNow: Bool = acks.toBypass
 
   private def sat(x: UInt, bits: Int): UInt = Mux(x(x.getWidth - 1 downto bits).orR, U((BigInt(1) << bits) - 1, bits bits), x(bits - 1 downto 0))
 
@@ -210,8 +296,8 @@ class NicCc(val cfg: NicCcConfig) extends Component {
     frameEntry.event.lastHop := isNack && s3.c.lastHop
     frameEntry.event.rcvWndPen := Mux(isNack, U(255, 8 bits), s3.c.rcvWndPen)
     frameEntry.event.inFlight := sat(s3.inFlight, Nscc.windowBits)
-    frameEntry.side.retired := Mux(isNack, s3.c.number, s3.newly)
-    frameEntry.side.resend := Mux(isNack && s3.c.number > io.overhead, s3.c.number - io.overhead, U(0, W bits))
+    frameEntry.side.retired := s3.retired
+    frameEntry.side.resend := s3.resend
     private val initEntry = NicCcLawEntry(cfg)
     initEntry.assignFromBits(B(0, initEntry.getBitsWidth bits))
     initEntry.event.allowOverride()
@@ -220,12 +306,7 @@ class NicCc(val cfg: NicCcConfig) extends Component {
     initEntry.event.rcvWndPen := 255
     val initEntryValue = initEntry
     val frameEntryValue = frameEntry
-    val bypassed = Reg(UInt(32 bits)) init (0)
-    when(s3.bypass && bypassed =/= bypassed.maxValue) { bypassed := bypassed + 1 }
-    io.acksBypassed := bypassed
-    val nackDrops = Reg(UInt(32 bits)) init (0)
-    when(s3.nackDropped && nackDrops =/= nackDrops.maxValue) { nackDrops := nackDrops + 1 }
-    io.nacksDropped := nackDrops
+
 
     // into the law, the side part into the pairing FIFO (one update per event, in order: WindowUnit)
     val side = StreamFifo(NicCcSide(), 64)
@@ -239,17 +320,17 @@ class NicCc(val cfg: NicCcConfig) extends Component {
 
   /** PULLs' credit and bypassing ACKs' retired bytes, waiting for a clock the law's updates leave. */
   val credits = new Area {
-    val fifo = StreamFifo(NicCcDirect(cfg), 16)
+    val fifo = StreamFifo(NicCcDirect(cfg), cfg.lawFifo)
     private val s3 = acks.s3
-    private val isPull = s3.valid && s3.c.kind === NicCcRx.Kind.Pull && s3.pulls =/= 0
-    private val wanted = isPull || (s3.bypass && s3.newly =/= 0)
+    // without credit a PULL is counted and has no effect
+    private val isPull = (if (cfg.credit) True else False) && s3.valid && s3.c.kind === NicCcRx.Kind.Pull && s3.pulls =/= 0
+    private val wanted = isPull || (s3.bypass && (s3.retired =/= 0 || s3.resend =/= 0))
     fifo.io.push.valid := wanted
     fifo.io.push.flow := s3.c.flow
-    fifo.io.push.credit := Mux(isPull, (s3.pulls << log2Up(cfg.pullBytes)).resize(W), U(0, W bits))
-    fifo.io.push.retired := Mux(isPull, U(0, W bits), s3.newly)
-    val drops = Reg(UInt(32 bits)) init (0)
-    when(wanted && !fifo.io.push.ready && drops =/= drops.maxValue) { drops := drops + 1 }
-    io.directDrops := drops
+    if (cfg.credit) fifo.io.push.credit := Mux(isPull, s3.pulls |<< log2Up(cfg.pullBytes), U(0, W bits))
+    fifo.io.push.retired := Mux(isPull, U(0, W bits), s3.retired)
+    fifo.io.push.resend := Mux(isPull, U(0, W bits), s3.resend)
+    val dropped = wanted && !fifo.io.push.ready
   }
 
   /** Ops into the flow state: the law's update (with what its event retires and resends) first, then credits, then doorbells. */
@@ -270,8 +351,8 @@ class NicCc(val cfg: NicCcConfig) extends Component {
     op.flow := Mux(upd.valid, upd.flow.resize(A), Mux(creditTurn, credits.fifo.io.pop.flow, io.doorbell.flow))
     op.queued := Mux(doorbellTurn, io.doorbell.bytes, U(0, W bits))
     op.retired := Mux(upd.valid, side.retired, Mux(creditTurn, credits.fifo.io.pop.retired, U(0, W bits)))
-    op.resend := Mux(upd.valid, side.resend, U(0, W bits))
-    op.credit := Mux(creditTurn, credits.fifo.io.pop.credit, U(0, W bits))
+    op.resend := Mux(upd.valid, side.resend, Mux(creditTurn, credits.fifo.io.pop.resend, U(0, W bits)))
+    if (cfg.credit) op.credit := Mux(creditTurn, credits.fifo.io.pop.credit, U(0, W bits))
     op.setWindow := upd.valid
     op.window := upd.cwnd.resize(W)
     credits.fifo.io.pop.ready := creditTurn && op.ready
@@ -281,4 +362,33 @@ class NicCc(val cfg: NicCcConfig) extends Component {
   io.retransmit.valid := acks.s3.valid && acks.s3.c.kind === NicCcRx.Kind.Nack
   io.retransmit.flow := acks.s3.c.flow
   io.retransmit.psn := acks.s3.c.psn
+
+  /** The counters, each from registered pulses. */
+  val stats = new Area {
+    import CsrCounters.count
+    private val r = RegNext(rx.io.result.valid) init (False)
+    private val reason = RegNext(rx.io.result.reason)
+    private val kind = RegNext(rx.io.result.control.kind)
+    private val byReason = Seq(csr.FRAMES, csr.FRAMES_BAD, csr.FRAMES_MALFORMED, csr.FRAMES_OVERSIZE, csr.FRAMES_RUNT,
+      csr.FRAMES_CHECKSUM, csr.FRAMES_FOREIGN, csr.FRAMES_NOT_CONTROL, csr.FRAMES_BAD_FLAGS, csr.FRAMES_OUT_OF_RANGE)
+    for ((c, i) <- byReason.zipWithIndex) count(c, r && reason === i)
+    private val taken = r && reason === NicCcRx.Reason.Taken
+    count(csr.ACKS, taken && kind === NicCcRx.Kind.Ack)
+    count(csr.NACKS, taken && kind === NicCcRx.Kind.Nack)
+    count(csr.PULLS, taken && kind === NicCcRx.Kind.Pull)
+    count(csr.ACKS_BYPASSED, acks.s3.bypass && acks.s3.c.kind === NicCcRx.Kind.Ack)
+    count(csr.NACKS_BYPASSED, acks.s3.bypass && acks.s3.c.kind === NicCcRx.Kind.Nack)
+    count(csr.DIRECT_DROPS, RegNext(credits.dropped) init (False))
+    count(csr.DOORBELLS, RegNext(io.doorbell.fire) init (False))
+    count(csr.GRANTS, RegNext(io.grant.fire) init (False))
+    count(csr.REFUSED, RegNext(flows.io.refused) init (False))
+    when(r) { CsrCounters.add(csr.BYTES, RegNext(rx.io.result.wireBytes)) }
+  }
+
+  def emitRegisterDocs(): Unit = {
+    RegisterDocs.emit(csr.busif, "uehw_nic_cc_regs", "NICCC")
+    RegisterDocs.emit(law.busif, "uehw_nic_cc_law_regs", "NSCC")
+  }
+  def registerBus: BusIf = csr.busif
+  def registerPrefix: String = "NICCC"
 }

@@ -45,8 +45,8 @@ case class NicCcFlowOp(cfg: NicCcFlowsConfig) extends Bundle {
   val retired = UInt(NicCcFlows.counterBits bits)
   /** Payload bytes to send again (a NACKed or timed-out packet's). */
   val resend = UInt(NicCcFlows.counterBits bits)
-  /** Wire bytes of credit (a PULL, RCCC). */
-  val credit = UInt(NicCcFlows.counterBits bits)
+  /** Wire bytes of credit (a PULL, RCCC); with `credit` only. */
+  val credit = if (cfg.credit) UInt(NicCcFlows.counterBits bits) else null
   val setWindow = Bool()
   /** The law's window in wire bytes (with setWindow). */
   val window = UInt(NicCcFlows.counterBits bits)
@@ -63,17 +63,17 @@ case class NicCcGrant(cfg: NicCcFlowsConfig) extends Bundle {
   val resend = Bool()
 }
 
-/** The counters the op port writes (cumulative, mod 2^32) and the window. */
-case class NicCcFlowOwn() extends Bundle {
+/** The counters the op port writes (cumulative, mod 2^32) and the window; credit only with RCCC on. */
+case class NicCcFlowOwn(withCredit: Boolean) extends Bundle {
   val queued = UInt(NicCcFlows.counterBits bits)
   val retired = UInt(NicCcFlows.counterBits bits)
   val resend = UInt(NicCcFlows.counterBits bits)
-  val credit = UInt(NicCcFlows.counterBits bits)
+  val credit = if (withCredit) UInt(NicCcFlows.counterBits bits) else null
   val window = UInt(NicCcFlows.counterBits bits)
 }
 
-/** The counters the grant path writes (cumulative, mod 2^32). */
-case class NicCcFlowSent() extends Bundle {
+/** The counters the grant path writes (cumulative, mod 2^32); the PSN only in the grant path's own copy. */
+case class NicCcFlowSent(withPsn: Boolean = true) extends Bundle {
   /** New payload bytes granted. */
   val granted = UInt(NicCcFlows.counterBits bits)
   /** Resent payload bytes granted. */
@@ -81,7 +81,7 @@ case class NicCcFlowSent() extends Bundle {
   /** Wire bytes granted (payload + overhead each packet). */
   val sent = UInt(NicCcFlows.counterBits bits)
   /** New packets granted: the next PSN. */
-  val psn = UInt(NicCcFlows.counterBits bits)
+  val psn = if (withPsn) UInt(NicCcFlows.counterBits bits) else null
 }
 
 class NicCcFlowsIo(cfg: NicCcFlowsConfig) extends Bundle {
@@ -108,36 +108,45 @@ class NicCcFlowsIo(cfg: NicCcFlowsConfig) extends Bundle {
  * (uec.cpp:1770-1786). A resend goes before new bytes (uec.cpp's rtx queue is served first).
  */
 class NicCcAdmit(cfg: NicCcFlowsConfig, validIn: Bool, flowIn: UInt, own: NicCcFlowOwn, sentIn: NicCcFlowSent,
-                 mss: UInt, overhead: UInt) extends Area {
+                 mss: UInt, overhead: UInt, carry: Boolean) extends Area {
   private val W = NicCcFlows.counterBits
+  /** With `carry` (the grant path) the counters it writes travel along; a check carries none. */
+  case class Carried() extends Bundle {
+    val granted, resent, psn, sentPlusOverhead = UInt(W bits)
+  }
+  private def carried(c: Carried): Carried = if (carry) RegNext(c) else null
   val c1 = new Area {
     val valid = RegNext(validIn) init (False)
     val flow = RegNext(flowIn)
-    val sent = RegNext(sentIn)
-    val sentPlusOverhead = RegNext(sentIn.sent + overhead)
-    val inFlight = RegNext((sentIn.sent - own.retired).asSInt)
-    val queued = RegNext((own.queued - sentIn.granted).asSInt)
-    val resend = RegNext((own.resend - sentIn.resent).asSInt)
-    val credit = RegNext((own.credit - sentIn.sent).asSInt)
+    val sent: Carried = if (carry) {
+      val c = Carried()
+      c.granted := sentIn.granted; c.resent := sentIn.resent; c.psn := sentIn.psn
+      c.sentPlusOverhead := sentIn.sent + overhead
+      RegNext(c)
+    } else null
+    // differences kept unsigned, read as signed 32-bit numbers
+    val inFlight = RegNext(sentIn.sent - own.retired)
+    val queued = RegNext(own.queued - sentIn.granted)
+    val resend = RegNext(own.resend - sentIn.resent)
+    val creditPositive = if (cfg.credit) RegNext((own.credit - sentIn.sent).asSInt > 0) else null
     // the window less the overhead, signed (W + 1 bits)
     val windowLessOverhead = RegNext((own.window.resize(W + 1) - overhead.resize(W + 1)).asSInt)
   }
   val c2 = new Area {
     val valid = RegNext(c1.valid) init (False)
     val flow = RegNext(c1.flow)
-    val sent = RegNext(c1.sent)
-    val sentPlusOverhead = RegNext(c1.sentPlusOverhead)
+    val sent: Carried = carried(c1.sent)
     private val mssS = mss.resize(W + 1).asSInt
-    val hasResend = RegNext(c1.resend > 0)
-    val hasQueued = RegNext(c1.queued > 0)
-    val resendBig = RegNext(c1.resend.resize(W + 1) >= mssS)
-    val queuedBig = RegNext(c1.queued.resize(W + 1) >= mssS)
-    val resendLow = RegNext(c1.resend.asUInt.resize(NicCcFlows.bytesBits))
-    val queuedLow = RegNext(c1.queued.asUInt.resize(NicCcFlows.bytesBits))
+    val hasResend = RegNext(c1.resend.asSInt > 0)
+    val hasQueued = RegNext(c1.queued.asSInt > 0)
+    val resendBig = RegNext(c1.resend.asSInt.resize(W + 1) >= mssS)
+    val queuedBig = RegNext(c1.queued.asSInt.resize(W + 1) >= mssS)
+    val resendLow = RegNext(c1.resend(NicCcFlows.bytesBits - 1 downto 0))
+    val queuedLow = RegNext(c1.queued(NicCcFlows.bytesBits - 1 downto 0))
     // a negative in-flight count (more retired than sent) counts as none
-    private val inFlight = Mux(c1.inFlight.msb, S(0, W bits), c1.inFlight)
-    val room = RegNext(c1.windowLessOverhead.resize(W + 2) - inFlight.resize(W + 2))
-    val creditPositive = RegNext(c1.credit > 0)
+    private val inFlight = Mux(c1.inFlight.msb, U(0, W bits), c1.inFlight)
+    val room = RegNext(c1.windowLessOverhead.resize(W + 2) - inFlight.resize(W + 2).asSInt)
+    val creditPositive = if (cfg.credit) RegNext(c1.creditPositive) else null
   }
   val c3 = new Area {
     private val bytesNow = Mux(c2.hasResend, Mux(c2.resendBig, mss, c2.resendLow), Mux(c2.queuedBig, mss, c2.queuedLow))
@@ -145,11 +154,10 @@ class NicCcAdmit(cfg: NicCcFlowsConfig, validIn: Bool, flowIn: UInt, own: NicCcF
       (if (cfg.credit) c2.creditPositive else True)
     val valid = RegNext(c2.valid) init (False)
     val flow = RegNext(c2.flow)
-    val sent = RegNext(c2.sent)
-    val sentPlusOverhead = RegNext(c2.sentPlusOverhead)
+    val sent: Carried = carried(c2.sent)
     val admit = RegNext(admitNow)
-    val bytes = RegNext(bytesNow)
-    val resend = RegNext(c2.hasResend)
+    val bytes = if (carry) RegNext(bytesNow) else null
+    val resend = if (carry) RegNext(c2.hasResend) else null
   }
 }
 
@@ -164,8 +172,8 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
   val io = new NicCcFlowsIo(cfg)
   private val N = cfg.flows
   private val A = cfg.flowIdWidth
-  private def zeroOwn: NicCcFlowOwn = { val z = NicCcFlowOwn(); z.assignFromBits(B(0, z.getBitsWidth bits)); z }
-  private def zeroSent: NicCcFlowSent = { val z = NicCcFlowSent(); z.assignFromBits(B(0, z.getBitsWidth bits)); z }
+  private def zeroOwn: NicCcFlowOwn = { val z = NicCcFlowOwn(cfg.credit); z.assignFromBits(B(0, z.getBitsWidth bits)); z }
+  private def zeroSent(withPsn: Boolean): NicCcFlowSent = { val z = NicCcFlowSent(withPsn); z.assignFromBits(B(0, z.getBitsWidth bits)); z }
 
   val sweep = new ResetSweep(N, A)
   io.ready := !sweep.active
@@ -181,19 +189,19 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
       val valid = RegNext(s1.valid) init (False)
       val op = RegNext(s1.op)
     }
-    val loop = new KeyedStateLoop(NicCcFlowOwn(), N, A, 3, 1, sweep,
+    val loop = new KeyedStateLoop(NicCcFlowOwn(cfg.credit), N, A, 3, 1, sweep,
       key = io.op.flow, twoBeforeW = KeyedOp(s1.valid, s1.op.flow))
     private val now = loop.read.state
-    private val next = NicCcFlowOwn()
+    private val next = NicCcFlowOwn(cfg.credit)
     next.queued := now.queued + s2.op.queued
     next.retired := now.retired + s2.op.retired
     next.resend := now.resend + s2.op.resend
-    next.credit := now.credit + s2.op.credit
+    if (cfg.credit) next.credit := now.credit + s2.op.credit
     next.window := Mux(s2.op.setWindow, s2.op.window, now.window)
     loop.write(s2.valid, s2.op.flow, next, zeroOwn)
     /** The copy of the op port's state each reader has (one read port a RAM). */
     def mirror(name: String): Mem[NicCcFlowOwn] = {
-      val m = Mem(NicCcFlowOwn(), N).setName(name)
+      val m = Mem(NicCcFlowOwn(cfg.credit), N).setName(name)
       m.write(loop.ramWrite.addr, loop.ramWrite.state, loop.ramWrite.enable)
       m
     }
@@ -206,23 +214,28 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
     val fifo = StreamFifo(NicCcGrant(cfg), cfg.grantFifo, latency = 1)
     io.grant << fifo.io.pop
     private val ownRam = ops.mirror("grantOwnRam")
-    val sentRams = Seq("grantSentRam", "opCheckSentRam", "grantCheckSentRam").map(n => Mem(NicCcFlowSent(), N).setName(n))
+    val sentRam = Mem(NicCcFlowSent(), N).setName("grantSentRam")
+    /** The checks' copies: without the PSN, which only the grant needs. */
+    val checkSentRams = Seq("opCheckSentRam", "grantCheckSentRam").map(n => Mem(NicCcFlowSent(withPsn = false), N).setName(n))
     // the pick registered first (the picker's offer is combinational from its head), then the RAM reads
     private val p0Valid = RegNext(picker.io.grant.fire) init (False)
     private val p0Flow = RegNext(picker.io.grant.payload)
     private val d0Valid = RegNext(p0Valid) init (False)
     private val d0Flow = RegNext(p0Flow)
     val check = new NicCcAdmit(cfg, d0Valid, d0Flow, ownRam.readSync(p0Flow, p0Valid),
-      sentRams.head.readSync(p0Flow, p0Valid), io.mss, io.overhead)
+      sentRam.readSync(p0Flow, p0Valid), io.mss, io.overhead, carry = true)
     private val c3 = check.c3
     val writes = c3.valid && c3.admit
     io.refused := c3.valid && !c3.admit
     val next = NicCcFlowSent()
     next.granted := c3.sent.granted + Mux(c3.resend, U(0, NicCcFlows.bytesBits bits), c3.bytes).resize(NicCcFlows.counterBits)
     next.resent := c3.sent.resent + Mux(c3.resend, c3.bytes, U(0, NicCcFlows.bytesBits bits)).resize(NicCcFlows.counterBits)
-    next.sent := c3.sentPlusOverhead + c3.bytes
+    next.sent := c3.sent.sentPlusOverhead + c3.bytes
     next.psn := c3.sent.psn + (!c3.resend).asUInt.resize(NicCcFlows.counterBits)
-    sentRams.foreach(m => sweep.write(m, c3.flow, next, writes, zeroSent))
+    sweep.write(sentRam, c3.flow, next, writes, zeroSent(true))
+    private val nextSeen = NicCcFlowSent(withPsn = false)
+    nextSeen.granted := next.granted; nextSeen.resent := next.resent; nextSeen.sent := next.sent
+    checkSentRams.foreach(m => sweep.write(m, c3.flow, nextSeen, writes, zeroSent(false)))
     fifo.io.push.valid := writes
     fifo.io.push.flow := c3.flow
     fifo.io.push.psn := c3.sent.psn
@@ -254,12 +267,12 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
     val d0Valid = RegNext(r0Valid) init (False)
     val d0Flow = RegNext(r0Flow)
     val check = new NicCcAdmit(cfg, d0Valid, d0Flow, ownRam.readSync(r0Flow, r0Valid), sentRam.readSync(r0Flow, r0Valid),
-      io.mss, io.overhead)
+      io.mss, io.overhead, carry = false)
     picker.io.updates(port).valid := check.c3.valid
     picker.io.updates(port).flow := check.c3.flow
     picker.io.updates(port).eligible := check.c3.admit
   }.setName(label)
 
-  val opCheck = recheck("opCheck", 0, ops.loop.written.write && !sweep.active, ops.loop.written.addr, grants.sentRams(1))
-  val grantCheck = recheck("grantCheck", 1, grants.writes, grants.check.c3.flow, grants.sentRams(2))
+  val opCheck = recheck("opCheck", 0, ops.loop.written.write && !sweep.active, ops.loop.written.addr, grants.checkSentRams(0))
+  val grantCheck = recheck("grantCheck", 1, grants.writes, grants.check.c3.flow, grants.checkSentRams(1))
 }
