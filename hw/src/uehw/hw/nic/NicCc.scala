@@ -183,6 +183,7 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
 
   /** The law's events wait here (the law's same-flow spacing holds its input). */
   val lawFifo = StreamFifo(NicCcLawEntry(cfg), cfg.lawFifo)
+  require(Nscc.latency < 64, "the law's pairing FIFO (64) must hold the events in the law")
 
   /** Per flow: the last cumulative received bytes (ACK) and the latest pull number (PULL). */
   case class AckState() extends Bundle {
@@ -309,12 +310,16 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
 
 
     // into the law, the side part into the pairing FIFO (one update per event, in order: WindowUnit)
+    // A register slice (s2mPipe) between the FIFO and the law: the law's ready comes from its
+    // same-flow wait and must not reach the FIFO's pointers in the same clock. The pairing FIFO
+    // holds the events in the law (at most its latency, Nscc.latency < 64), so it always has room.
     val side = StreamFifo(NicCcSide(), 64)
-    law.io.event.valid := fifo.io.pop.valid && side.io.push.ready
-    law.io.event.payload := fifo.io.pop.event
-    fifo.io.pop.ready := law.io.event.ready && side.io.push.ready
+    val toLaw = fifo.io.pop.s2mPipe()
+    law.io.event.valid := toLaw.valid
+    law.io.event.payload := toLaw.event
+    toLaw.ready := law.io.event.ready
     side.io.push.valid := law.io.event.fire
-    side.io.push.payload := fifo.io.pop.side
+    side.io.push.payload := toLaw.side
     side.io.pop.ready := law.io.update.valid
   }
 
