@@ -36,13 +36,14 @@ import uehw.model.nic.FlowGrants;
  * echoed) or, trimmed, as a NACK, after a random round trip. Checked at every edge: the grants
  * equal FlowGrants' fed with the ops the flow state took; the law's events (ACK and NACK) are the
  * ones the test derives from the frames it sent, in order (newly acknowledged bytes, RTT, ECN,
- * last hop, packet bytes). At the end: every queued byte granted, every NACKed packet's payload
- * resent, a retransmit request for every NACK, no event dropped.
+ * last hop, packet bytes). Bad, foreign and out-of-range frames and doorbells for ids >= N come
+ * in between. At the end: every queued byte granted, every NACKed packet's payload resent, a
+ * retransmit request for every NACK, every counter what the test saw.
  */
 @Tag("rtl")
 @ExtendWith(BenchExtension.class)
 class NicCcTest {
-    static final NicCcConfig CFG = new NicCcConfig(64, 64, "nscc", false, 64, 256, 100, 4150, 14022720L);
+    static final NicCcConfig CFG = new NicCcConfig(64, 64, 16, "nscc", false, 64, 256, 100, 4150, 14022720L);
     static final int MSS = 4086;
     static final int OVERHEAD = 64;
     /** Edges from a frame's last beat to the edge whose `now` its RTT is measured at: the receiver's 6, 2 stages. */
@@ -77,7 +78,7 @@ class NicCcTest {
     @Test
     void benchmarkOneFrameAndOneGrantAClockAt1024Flows() {
         long seed = BenchExtension.seed();
-        NicCcConfig cfg = new NicCcConfig(64, 1024, "nscc", false, 64, 256, 100, 4150, 14022720L);
+        NicCcConfig cfg = new NicCcConfig(64, 1024, 16, "nscc", false, 64, 256, 100, 4150, 14022720L);
         Simulation<NicCc> build = Simulation.compile(NicCcTest.class, "f1024_nscc", () -> new NicCc(cfg));
         build.run("benchmark", seed, sim -> {
             NicCcIo io = sim.dut().io();
@@ -167,6 +168,8 @@ class NicCcTest {
         int acksBypassed = 0;
         int nacksBypassed = 0;
         int doorbellsTaken = 0;
+        int doorbellsOutOfRange = 0;
+        long[] junkFrames = new long[3];   // bad, foreign, out of range
         Deque<long[]> nacks = new ArrayDeque<>();       // {flow, psn} in frame order
         Deque<long[]> doorbells = new ArrayDeque<>();   // {flow, bytes, start}
         List<Integer> pending = new ArrayList<>();
@@ -185,14 +188,26 @@ class NicCcTest {
             long edge = sim.cycle() + 1;   // the edge this iteration makes
             // a frame due: its one beat (64 B at 512 bits)
             Frame due = network.peek() != null && network.peek().due() <= edge ? network.poll() : null;
-            sim.poke(io.s_axis().valid(), due != null);
+            // now and then, on a free clock, a frame the engine must count and drop: bad (tuser), foreign (another port), a flow >= N
+            int junk = traffic && due == null && r.nextInt(40) == 0 ? 1 + r.nextInt(3) : 0;
+            sim.poke(io.s_axis().valid(), due != null || junk > 0);
             if (due != null) {
                 Axi4StreamPackets.poke(sim, io.s_axis().payload(), Axi4StreamPackets.beats(new Axi4StreamPackets.Packet(due.bytes(), 0), 64).get(0));
                 frames++;
+            } else if (junk > 0) {
+                ControlFrames.Control ctl = new ControlFrames.Control(ControlFrames.ACK, junk == 3 ? n + r.nextInt(1000) : r.nextInt(n), 0, false, 0,
+                        edge, 1L << 20, 255, false);
+                byte[] bytes = ControlFrames.build(ctl, false, 4000, 0);
+                if (junk == 2) {
+                    bytes[PacketFormat.Ipv4UdpOffset() + PacketFormat.UdpDstPort() + 1] ^= 1;   // another UDP port (only IPv4's header checksum is checked)
+                }
+                Axi4StreamPackets.poke(sim, io.s_axis().payload(), Axi4StreamPackets.beats(new Axi4StreamPackets.Packet(bytes, junk == 1 ? 1 : 0), 64).get(0));
+                junkFrames[junk - 1]++;
             }
             // a doorbell: the start of every flow, then more bytes now and then
             if (traffic && doorbells.isEmpty() && r.nextInt(200) == 0) {
-                doorbells.add(new long[] {r.nextInt(n), 1 + r.nextInt(30_000), 0});
+                // one in five for a flow id >= N: taken, counted, no effect
+                doorbells.add(new long[] {r.nextInt(5) == 0 ? n + r.nextInt(65536 - n) : r.nextInt(n), 1 + r.nextInt(30_000), 0});
             }
             long[] db = doorbells.peek();
             sim.poke(io.doorbell().valid(), db != null);
@@ -264,10 +279,14 @@ class NicCcTest {
             }
             if (db != null && sim.peekBool(io.doorbell().ready())) {
                 doorbells.poll();
-                doorbellsTaken++;
-                queued[(int) db[0]] += db[1];
-                if (db[2] == 1) {
-                    started[(int) db[0]] = true;
+                if (db[0] >= n) {
+                    doorbellsOutOfRange++;
+                } else {
+                    doorbellsTaken++;
+                    queued[(int) db[0]] += db[1];
+                    if (db[2] == 1) {
+                        started[(int) db[0]] = true;
+                    }
                 }
             }
             // the law's event taken at this edge
@@ -314,9 +333,15 @@ class NicCcTest {
         assertEquals(n, inits, "an INIT per started flow");
         // the counters (read after the traffic)
         assertEquals(frames, csr.read(NicCcCsr.FRAMES), "FRAMES: every frame taken");
-        for (int a = NicCcCsr.FRAMES_BAD; a <= NicCcCsr.FRAMES_OUT_OF_RANGE; a += 4) {
+        assertEquals(junkFrames[0], csr.read(NicCcCsr.FRAMES_BAD), "FRAMES_BAD");
+        assertEquals(junkFrames[1], csr.read(NicCcCsr.FRAMES_FOREIGN), "FRAMES_FOREIGN");
+        assertEquals(junkFrames[2], csr.read(NicCcCsr.FRAMES_OUT_OF_RANGE), "FRAMES_OUT_OF_RANGE");
+        for (int a : new int[] {NicCcCsr.FRAMES_MALFORMED, NicCcCsr.FRAMES_OVERSIZE, NicCcCsr.FRAMES_RUNT, NicCcCsr.FRAMES_CHECKSUM,
+                NicCcCsr.FRAMES_NOT_CONTROL, NicCcCsr.FRAMES_BAD_FLAGS}) {
             assertEquals(0, csr.read(a), "a dropped-frame counter at " + a);
         }
+        assertEquals(64L * (frames + junkFrames[0] + junkFrames[1] + junkFrames[2]), csr.read(NicCcCsr.BYTES), "BYTES");
+        assertEquals(doorbellsOutOfRange, csr.read(NicCcCsr.DOORBELLS_OUT_OF_RANGE), "DOORBELLS_OUT_OF_RANGE");
         assertEquals(retransmits, csr.read(NicCcCsr.NACKS), "NACKS");
         assertEquals(frames - retransmits, csr.read(NicCcCsr.ACKS), "ACKS");
         assertEquals(acksBypassed, csr.read(NicCcCsr.ACKS_BYPASSED), "ACKS_BYPASSED");
@@ -325,8 +350,9 @@ class NicCcTest {
         assertEquals(grants, csr.read(NicCcCsr.GRANTS), "GRANTS");
         assertEquals(doorbellsTaken, csr.read(NicCcCsr.DOORBELLS), "DOORBELLS");
         assertEquals(model.refusals(), csr.read(NicCcCsr.REFUSED), "REFUSED");
-        System.out.printf("nic-cc: %d frames, %d law events, %d ACKs and %d NACKs past the law, %d retransmit requests, %d grants%n", frames, events, acksBypassed,
-                nacksBypassed, retransmits, grants);
+        System.out.printf("nic-cc: %d frames, %d law events, %d ACKs and %d NACKs past the law, %d retransmit requests, %d grants;"
+                + " dropped: %d bad, %d foreign, %d out-of-range frames, %d out-of-range doorbells%n", frames, events, acksBypassed,
+                nacksBypassed, retransmits, grants, junkFrames[0], junkFrames[1], junkFrames[2], doorbellsOutOfRange);
         assertTrue(retransmits > 10 && events > 500, "too little traffic");
     }
 }

@@ -22,7 +22,7 @@ import uehw.hw.window.WindowEvent
  * @param pullBytes bytes one unit of a PULL's cumulative number is worth: the reference counts pulls
  *                  in quanta of 256 B (uec.cpp:33-36, 3044-3059)
  */
-case class NicCcConfig(dataBytes: Int = 64, flows: Int = 1024, law: String = "nscc", credit: Boolean = false, lawFifo: Int = 64,
+case class NicCcConfig(dataBytes: Int = 64, flows: Int = 1024, flowIdWidth: Int = 16, law: String = "nscc", credit: Boolean = false, lawFifo: Int = 64,
                        pullBytes: Int = 256, linkGbps: Int = 100, mtu: Int = 4150, networkRttPs: Long = 14022720L) {
   ParamCheck(law == "nscc", "law", s"'$law': the engine runs nscc so far (smartt and swift are to come)")
   ParamCheck(lawFifo >= 16 && lawFifo <= 1024 && isPow2(lawFifo), "law-fifo", s"$lawFifo must be a power of two in 16..1024")
@@ -31,13 +31,16 @@ case class NicCcConfig(dataBytes: Int = 64, flows: Int = 1024, law: String = "ns
   val rx: NicCcRxConfig = NicCcRxConfig(dataBytes, flows)
   val flowState: NicCcFlowsConfig = NicCcFlowsConfig(flows, credit)
   val nscc: NsccConfig = NsccConfig(flows, log2Up(flows), linkGbps, mtu, networkRttPs)
-  val flowIdWidth: Int = log2Up(flows)
+  ParamCheck(flowIdWidth >= log2Up(flows) && flowIdWidth <= 24, "flow-id-width", s"$flowIdWidth must be in ${log2Up(flows)}..24 for $flows flows")
+  /** The width of the flow ids inside the engine and on its outputs. */
+  val flowBits: Int = log2Up(flows)
 }
 
 object NicCcConfig {
   val params: Seq[ParamSpec] = Seq(
     ParamSpec("data-bytes", "64", "bytes per beat of the control-frame AXI4-Stream: 64, 128, 256 or 512 bits", 8, 64, powerOfTwo = true),
     ParamSpec("flows", "1024", "flows (a multiple of 32)", 64, 1024),
+    ParamSpec("flow-id-width", "16", "width of the doorbell's flow id (ids >= flows are counted and dropped)", 6, 24, rangeText = "log2(flows)..24"),
     ParamSpec("law", "nscc", "the window law (smartt and swift are to come)", choices = Seq("nscc")),
     ParamSpec("credit", "false", "grants need credit (RCCC): PULLs give it", choices = Seq("false", "true")),
     ParamSpec("law-fifo", "64", "control events waiting for the law; an ACK without room bypasses it", 16, 1024, powerOfTwo = true),
@@ -46,7 +49,8 @@ object NicCcConfig {
     ParamSpec("mtu", "4150", "wire MTU, header included (bytes): the law's MTU and MSS's reset value (MTU - 64)", 66, 65535),
     ParamSpec("network-rtt-ps", "14022720", "network RTT the law's reset values are derived for (ps)", 1000, 16000000000L))
 
-  def fromParams(p: ParamValues): NicCcConfig = NicCcConfig(dataBytes = p.int("data-bytes"), flows = p.int("flows"), law = p.string("law"),
+  def fromParams(p: ParamValues): NicCcConfig = NicCcConfig(dataBytes = p.int("data-bytes"), flows = p.int("flows"),
+    flowIdWidth = p.int("flow-id-width"), law = p.string("law"),
     credit = p.string("credit") == "true", lawFifo = p.int("law-fifo"), pullBytes = p.int("pull-bytes"),
     linkGbps = p.int("link-gbps"), mtu = p.int("mtu"), networkRttPs = p.long("network-rtt-ps"))
 }
@@ -65,7 +69,7 @@ case class NicCcDoorbell(cfg: NicCcConfig) extends Bundle {
 
 /** A packet for the transport to send again: the NACKed packet's PSN. */
 case class NicCcRetransmit(cfg: NicCcConfig) extends Bundle {
-  val flow = UInt(cfg.flowIdWidth bits)
+  val flow = UInt(cfg.flowBits bits)
   val psn = UInt(32 bits)
 }
 
@@ -82,7 +86,7 @@ case class NicCcLawEntry(cfg: NicCcConfig) extends Bundle {
 
 /** An op that does not wait for the law: a PULL's credit, or what a bypassing ACK or NACK retires and resends. */
 case class NicCcDirect(cfg: NicCcConfig) extends Bundle {
-  val flow = UInt(cfg.flowIdWidth bits)
+  val flow = UInt(cfg.flowBits bits)
   val credit = if (cfg.credit) UInt(NicCcFlows.counterBits bits) else null
   val retired = UInt(NicCcFlows.counterBits bits)
   val resend = UInt(NicCcFlows.counterBits bits)
@@ -117,7 +121,7 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
   io.s_axis.payload.data.setName("s_axis_tdata"); io.s_axis.payload.keep.setName("s_axis_tkeep")
   io.s_axis.payload.last.setName("s_axis_tlast"); io.s_axis.payload.user.setName("s_axis_tuser")
   private val N = cfg.flows
-  private val A = cfg.flowIdWidth
+  private val A = cfg.flowBits
   private val W = NicCcFlows.counterBits
 
   /** The engine's map (0x000) and the law's (0x100) behind one port. */
@@ -128,7 +132,7 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
   val csr = new Area {
     // INFO (0x00) and VERSION (0xFC) from the shared prologue; the engine's registers at fixed addresses.
     val busif = CsrBank(engineBus, "NICCC", 0x45, "Block id 0x45 ('E', engine)",
-      InfoField("FLOW_ID_BITS", 8, cfg.flowIdWidth, "Flow id bits"),
+      InfoField("FLOW_ID_BITS", 8, cfg.flowIdWidth, "Doorbell flow id bits"),
       InfoField("DATA_BYTES", 8, cfg.dataBytes, "Bytes per beat of s_axis"))
     private def reg(name: String, address: Int, doc: String) = CsrBank.reg(busif, name, address, doc)
     RegisterDocs.constField(reg("FLOWS", 0x04, "Flows (read-only)"), Bits(11 bits), BigInt(N), "Flows", "VALUE")
@@ -161,6 +165,7 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     val DOORBELLS = counter("Doorbells taken")
     val GRANTS = counter("Grants taken on the grant port")
     val REFUSED = counter("Picks the grant path refused (a flow's state changed after its bit was set)")
+    val DOORBELLS_OUT_OF_RANGE = counter("Doorbells for a flow id >= N (taken, no effect)")
     val BYTES = counter("Bytes of every frame on s_axis (tkeep's ones), taken or dropped; wraps at 2^32")
   }
   io.initDone := csr.statusInitDone
@@ -302,7 +307,7 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     private val initEntry = NicCcLawEntry(cfg)
     initEntry.assignFromBits(B(0, initEntry.getBitsWidth bits))
     initEntry.event.allowOverride()
-    initEntry.event.flow := io.doorbell.flow.resized
+    initEntry.event.flow := io.doorbell.flow.resize(A)
     initEntry.event.kind := WindowEvent.INIT
     initEntry.event.rcvWndPen := 255
     val initEntryValue = initEntry
@@ -348,12 +353,14 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     // a doorbell's INIT goes into the law's FIFO at a clock the frames leave
     // and leaves the 8 + 2 entries a frame may still need (stages 2 and 3)
     private val initOk = !io.doorbell.start || (!lawQueue.fromFrame && lawQueue.fifo.io.occupancy < cfg.lawFifo - 10)
-    io.doorbell.ready := doorbellTurn && op.ready && law.io.initDone && initOk
-    val doorbellFire = io.doorbell.fire
+    // a doorbell for a flow id >= flows is taken at once, counted and has no effect
+    val doorbellInRange: Bool = if (isPow2(N) && cfg.flowIdWidth == A) True else io.doorbell.flow < N
+    io.doorbell.ready := law.io.initDone && (!doorbellInRange || (doorbellTurn && op.ready && initOk))
+    val doorbellFire = io.doorbell.fire && doorbellInRange
     lawQueue.fifo.io.push.valid := lawQueue.fromFrame || (doorbellFire && io.doorbell.start)
     lawQueue.fifo.io.push.payload := Mux(lawQueue.fromFrame, lawQueue.frameEntryValue, lawQueue.initEntryValue)
     op.valid := upd.valid || credits.fifo.io.pop.valid || doorbellFire
-    op.flow := Mux(upd.valid, upd.flow.resize(A), Mux(creditTurn, credits.fifo.io.pop.flow, io.doorbell.flow))
+    op.flow := Mux(upd.valid, upd.flow.resize(A), Mux(creditTurn, credits.fifo.io.pop.flow, io.doorbell.flow.resize(A)))
     op.queued := Mux(doorbellTurn, io.doorbell.bytes, U(0, W bits))
     op.retired := Mux(upd.valid, side.retired, Mux(creditTurn, credits.fifo.io.pop.retired, U(0, W bits)))
     op.resend := Mux(upd.valid, side.resend, Mux(creditTurn, credits.fifo.io.pop.resend, U(0, W bits)))
@@ -384,7 +391,8 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     count(csr.ACKS_BYPASSED, acks.s3.bypass && acks.s3.c.kind === NicCcRx.Kind.Ack)
     count(csr.NACKS_BYPASSED, acks.s3.bypass && acks.s3.c.kind === NicCcRx.Kind.Nack)
     count(csr.DIRECT_DROPS, RegNext(credits.dropped) init (False))
-    count(csr.DOORBELLS, RegNext(io.doorbell.fire) init (False))
+    count(csr.DOORBELLS, RegNext(opMerge.doorbellFire) init (False))
+    count(csr.DOORBELLS_OUT_OF_RANGE, RegNext(io.doorbell.fire && !opMerge.doorbellInRange) init (False))
     count(csr.GRANTS, RegNext(io.grant.fire) init (False))
     count(csr.REFUSED, RegNext(flows.io.refused) init (False))
     when(r) { CsrCounters.add(csr.BYTES, RegNext(rx.io.result.wireBytes)) }
