@@ -20,6 +20,7 @@ import uehw.bench.VerilogBench;
 import uehw.bench.csr.DartDasrCsr;
 import uehw.bench.csr.DartDftCsr;
 import uehw.bench.csr.DasrLimiterCsr;
+import uehw.bench.csr.NicCcCsr;
 import uehw.bench.csr.RepsCsr;
 import uehw.bench.csr.SmarttCsr;
 import uehw.bench.csr.SwiftCsr;
@@ -37,6 +38,7 @@ import uehw.model.dart.DartDftModel.Packet;
 import uehw.model.dart.DasrEvent;
 import uehw.model.dart.DasrLimiterModel;
 import uehw.model.dart.DasrModel;
+import uehw.model.nic.ControlFrames;
 import uehw.model.reps.RepsModel;
 import uehw.model.smartt.SmarttFixedModel;
 import uehw.model.smartt.SmarttFixedModel.Event;
@@ -131,6 +133,69 @@ class SecondSimulatorTest {
 
     private static long bit(boolean b) {
         return b ? 1 : 0;
+    }
+
+    /**
+     * The integration example (docs/nic-engine.md, "Integration example"): the engine generated
+     * with a fixed module name inside the plain-Verilog shell docs/examples/nic-cc/nic_cc_shell.v,
+     * which gives it its ns clock. Two flows start with 10,000 and 5,000 queued bytes; after 300
+     * foreign frames (counted, dropped) a NACK of flow 3's second packet comes. Expected from the
+     * rule alone (the law's first window is far above 15 kB): flow 3 gets packets of 4086, 4086 and
+     * 1828 bytes (PSN 0, 1, 2), flow 7 of 4086 and 914 (PSN 0, 1), then flow 3 a resend of 4086
+     * bytes (its next PSN, 3) and a retransmit request for PSN 1. Icarus and Verilator must agree
+     * clock for clock; the registers read first: both maps' block ids.
+     */
+    @Test
+    void nicEngineInAPlainVerilogShell() throws Exception {
+        Path dir = Path.of("build", "second-simulator", "nic-cc-shell");
+        if (Files.exists(dir)) {
+            try (var files = Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+        assertEquals(0, Hwgen.commandLine().execute("generate", "nic-cc", "--flows", "64", "--prefix", "nic_cc_core", "--out", dir.toString()));
+        Files.writeString(dir.resolve("shell_all.v"), Files.readString(Path.of("docs/examples/nic-cc/nic_cc_shell.v"))
+                + Files.readString(dir.resolve("uehw_nic_cc.v")));
+        // the shell's manifest for the bench: the engine's ports but io_now, which the shell drives
+        ObjectMapper json = new ObjectMapper();
+        JsonNode engine = json.readTree(dir.resolve("uehw_nic_cc.manifest.json").toFile());
+        var shell = json.createObjectNode().put("topModule", "nic_cc_shell").put("verilog", "shell_all.v");
+        var ports = shell.putArray("ports");
+        engine.get("ports").forEach(p -> {
+            if (!p.get("name").asText().equals("io_now")) {
+                ports.add(p);
+            }
+        });
+        json.writeValue(dir.resolve("nic_cc_shell.manifest.json").toFile(), shell);
+        VerilogBench bench = new VerilogBench(dir.resolve("nic_cc_shell.manifest.json"))
+                .csrRead(NicCcCsr.INFO).csrRead(0x100).startAfter("s_axis", "io_doorbell").drainClocks(600);
+        assertEquals(List.of("io_doorbell_payload_flow", "io_doorbell_payload_bytes", "io_doorbell_payload_start"), bench.fields("io_doorbell"));
+        bench.send("io_doorbell", 3, 10_000, 1).send("io_doorbell", 7, 5_000, 1);
+        for (int i = 0; i < 301; i++) {
+            ControlFrames.Control c = i < 300
+                    ? new ControlFrames.Control(ControlFrames.ACK, 3, 0, false, 0, 0, 0, 255, false)
+                    : new ControlFrames.Control(ControlFrames.NACK, 3, 1, false, 0, 0, 4150, 255, false);
+            byte[] f = ControlFrames.build(c, false, 4000, 0);
+            if (i < 300) {
+                f[uehw.hw.common.PacketFormat.Ipv4UdpOffset() + uehw.hw.common.PacketFormat.UdpDstPort() + 1] ^= 1; // another UDP port
+            }
+            Axi4StreamPackets.Beat b = Axi4StreamPackets.beats(new Axi4StreamPackets.Packet(f, 0), 64).get(0);
+            bench.send("s_axis", b.data(), b.keep(), BigInteger.valueOf(bit(b.last())), BigInteger.valueOf(b.user()));
+        }
+        bench.write(dir);
+        runBoth(bench, dir);
+        List<String> log = Files.readAllLines(dir.resolve("icarus.log"));
+        List<List<BigInteger>> reads = lines(log, "csr");
+        assertEquals(0x45, reads.get(0).get(1).longValue() & 0xFF, "the engine's INFO: 'E'");
+        assertEquals(0x4E, reads.get(1).get(1).longValue() & 0xFF, "the law's INFO at 0x100: 'N' (NSCC)");
+        // grants: flow, psn, bytes, resend; per flow in order
+        List<List<BigInteger>> grants = lines(log, "io_grant");
+        assertEquals(List.of(values(3, 0, 4086, 0), values(3, 1, 4086, 0), values(3, 2, 1828, 0), values(3, 3, 4086, 1)),
+                grants.stream().filter(g -> g.get(0).intValue() == 3).toList(), "flow 3's grants");
+        assertEquals(List.of(values(7, 0, 4086, 0), values(7, 1, 914, 0)),
+                grants.stream().filter(g -> g.get(0).intValue() == 7).toList(), "flow 7's grants");
+        assertEquals(6, grants.size(), "no other grant");
+        assertEquals(List.of(values(3, 1)), lines(log, "io_retransmit"), "the NACK's retransmit request");
     }
 
     /**

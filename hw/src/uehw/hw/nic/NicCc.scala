@@ -171,7 +171,13 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
   io.initDone := csr.statusInitDone
 
   val rx = new NicCcRx(cfg.rx)
-  rx.io.input << io.s_axis
+  // field by field: Axi4StreamBundle's `<<` assigns tuser bit by bit in an always @(*) block, which
+  // Icarus never runs while tuser keeps its power-up value (the lanes stay X)
+  rx.io.input.valid := io.s_axis.valid
+  rx.io.input.payload.data := io.s_axis.payload.data
+  rx.io.input.payload.keep := io.s_axis.payload.keep
+  rx.io.input.payload.last := io.s_axis.payload.last
+  rx.io.input.payload.user := io.s_axis.payload.user
   rx.io.udpPort := csr.udpPort
 
   val flows = new NicCcFlows(cfg.flowState)
@@ -188,7 +194,7 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
 
   /** The law's events wait here (the law's same-flow spacing holds its input). */
   val lawFifo = StreamFifo(NicCcLawEntry(cfg), cfg.lawFifo)
-  require(Nscc.latency < 64, "the law's pairing FIFO (64) must hold the events in the law")
+  require(Nscc.latency + 1 < 64, "the law's pairing FIFO (64) must hold the events in the law and its input slice")
 
   /** Per flow: the last cumulative received bytes (ACK) and the latest pull number (PULL). */
   case class AckState() extends Bundle {
@@ -316,15 +322,16 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
 
     // into the law, the side part into the pairing FIFO (one update per event, in order: WindowUnit)
     // A register slice (s2mPipe) between the FIFO and the law: the law's ready comes from its
-    // same-flow wait and must not reach the FIFO's pointers in the same clock. The pairing FIFO
-    // holds the events in the law (at most its latency, Nscc.latency < 64), so it always has room.
+    // same-flow wait and reaches only the slice's valid register. The pairing FIFO takes each
+    // event's side part as it leaves the FIFO into the slice (every one then enters the law, in
+    // order); it holds those in the slice and in the law (Nscc.latency + 1 < 64): always room.
     val side = StreamFifo(NicCcSide(), 64)
     val toLaw = fifo.io.pop.s2mPipe()
     law.io.event.valid := toLaw.valid
     law.io.event.payload := toLaw.event
     toLaw.ready := law.io.event.ready
-    side.io.push.valid := law.io.event.fire
-    side.io.push.payload := toLaw.side
+    side.io.push.valid := fifo.io.pop.fire
+    side.io.push.payload := fifo.io.pop.side
     side.io.pop.ready := law.io.update.valid
   }
 

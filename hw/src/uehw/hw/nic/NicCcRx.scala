@@ -103,7 +103,12 @@ class NicCcRx(val cfg: NicCcRxConfig) extends Component {
   // Its RAM beats, queue rooms and CE checksum are not used here (hw/lint/spinal-waivers.vlt: sharedIngress).
   val sharedIngress = new TrimIngress(cfg.ingress)
   private val ingress = sharedIngress
-  ingress.io.input << io.input
+  // field by field (NicCc says why: Axi4StreamBundle's `<<` drives tuser bit by bit in an always @(*))
+  ingress.io.input.valid := io.input.valid
+  ingress.io.input.payload.data := io.input.payload.data
+  ingress.io.input.payload.keep := io.input.payload.keep
+  ingress.io.input.payload.last := io.input.payload.last
+  ingress.io.input.payload.user := io.input.payload.user
   ingress.io.udpPort := io.udpPort
 
   /** The fields, from the header window as the last beat sits in s1, two clocks later beside the verdict. */
