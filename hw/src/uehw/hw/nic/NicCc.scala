@@ -326,10 +326,8 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     // event's side part as it leaves the FIFO into the slice (every one then enters the law, in
     // order); it holds those in the slice and in the law (Nscc.latency + 1 < 64): always room.
     val side = StreamFifo(NicCcSide(), 64)
-    val toLaw = fifo.io.pop.s2mPipe()
-    law.io.event.valid := toLaw.valid
-    law.io.event.payload := toLaw.event
-    toLaw.ready := law.io.event.ready
+    val toLaw = fifo.io.pop.translateWith(fifo.io.pop.event).s2mPipe()
+    law.io.event << toLaw
     side.io.push.valid := fifo.io.pop.fire
     side.io.push.payload := fifo.io.pop.side
     side.io.pop.ready := law.io.update.valid
