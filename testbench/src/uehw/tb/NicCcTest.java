@@ -18,6 +18,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import uehw.bench.Axi4StreamPackets;
 import uehw.bench.AxiLite4Master;
 import uehw.bench.csr.NicCcCsr;
+import uehw.bench.nscc.NsccBench;
 import uehw.bench.Simulation;
 import uehw.bench.facade.Sim;
 import uehw.bench.facade.SpinalSimFacade;
@@ -29,6 +30,7 @@ import uehw.hw.nic.NicCcIo;
 import uehw.hw.nscc.NsccEvent;
 import uehw.model.nic.ControlFrames;
 import uehw.model.nic.FlowGrants;
+import uehw.model.nscc.NsccFixedModel;
 
 /**
  * The engine (docs/nic-engine.md, "The engine") with the test as its network: every grant is a
@@ -36,7 +38,7 @@ import uehw.model.nic.FlowGrants;
  * echoed) or, trimmed, as a NACK, after a random round trip. Checked at every edge: the grants
  * equal FlowGrants' fed with the ops the flow state took; the law's events (ACK and NACK) are the
  * ones the test derives from the frames it sent, in order (newly acknowledged bytes, RTT, ECN,
- * last hop, packet bytes). Bad, foreign and out-of-range frames and doorbells for ids >= N come
+ * last hop, packet bytes); the law's windows are NsccFixedModel's for the events it took. Bad, foreign and out-of-range frames and doorbells for ids >= N come
  * in between. At the end: every queued byte granted, every NACKed packet's payload resent, a
  * retransmit request for every NACK, every counter what the test saw.
  */
@@ -62,6 +64,7 @@ class NicCcTest {
             NicCc t = new NicCc(CFG);
             SpinalSimFacade.exposeToSim(t.flows().io().op());
             SpinalSimFacade.exposeToSim(t.law().io().event());
+            SpinalSimFacade.exposeToSim(t.law().io().update());
             SpinalSimFacade.exposeToSim(t.bypassNow());
             return t;
         });
@@ -152,6 +155,11 @@ class NicCcTest {
             assertTrue(c < 4 * n + 100, "ready never came");
             sim.step();
         }
+        // the law's model (its CSRs at reset), fed with the events the law takes; its updates in order
+        NsccBench.Csrs lawCsrs = NsccBench.resetCsrs(CFG.nscc());
+        NsccFixedModel law = new NsccFixedModel(n, lawCsrs.p(), lawCsrs.initBaseRtt(), lawCsrs.initCwnd());
+        Deque<long[]> windows = new ArrayDeque<>();   // {flow, cwnd} the model gives, in event order
+        int updates = 0;
         // the flow state's model, fed with the ops its port takes; its edge 0 is an edge after its sweep
         FlowGrants model = new FlowGrants(n, CFG.credit(), CFG.flowState().pickerDepth(), CFG.flowState().grantFifo(), MSS, OVERHEAD);
         long[] queued = new long[n];
@@ -293,6 +301,11 @@ class NicCcTest {
             NsccEvent ev = sim.dut().law().io().event().payload();
             if (sim.peekBool(sim.dut().law().io().event().valid()) && sim.peekBool(sim.dut().law().io().event().ready())) {
                 int kind = (int) sim.peek(ev.kind());
+                int lawFlow = (int) sim.peek(ev.flow());
+                law.apply(new NsccFixedModel.Event(lawFlow, NsccFixedModel.Kind.values()[kind], sim.peek(ev.bytes()), sim.peek(ev.rtt()),
+                        sim.peekBool(ev.ecn()), sim.peekBool(ev.lastHop()), (int) sim.peek(ev.rcvWndPen()), sim.peek(ev.inFlight()),
+                        edge & 0xFFFF_FFFFL));
+                windows.add(new long[] {lawFlow, law.state(lawFlow).cwnd});
                 if (kind == 3) {
                     inits++;
                 } else {
@@ -306,6 +319,13 @@ class NicCcTest {
                     assertEquals(x.lastHop(), sim.peekBool(ev.lastHop()), "event last hop at edge " + edge);
                     events++;
                 }
+            }
+            if (sim.peekBool(sim.dut().law().io().update().valid())) {
+                long[] w = windows.poll();
+                assertTrue(w != null, "a law update at edge " + edge + " for no event");
+                assertEquals(w[0], sim.peek(sim.dut().law().io().update().payload().flow()), "update flow at edge " + edge);
+                assertEquals(w[1], sim.peek(sim.dut().law().io().update().payload().cwnd()), "the window NsccFixedModel gives, edge " + edge);
+                updates++;
             }
             if (sim.peekBool(io.retransmit().valid())) {
                 long[] x = nacks.poll();
@@ -329,6 +349,8 @@ class NicCcTest {
             assertEquals(resendAsked[f], resent[f], "flow " + f + ": every NACKed payload resent");
         }
         assertTrue(expected.isEmpty(), expected.size() + " frames never became law events");
+        assertTrue(windows.isEmpty(), windows.size() + " law events without an update");
+        assertEquals(events + inits, updates, "an update for every event the law took");
         assertTrue(nacks.isEmpty(), nacks.size() + " NACKs without a retransmit request");
         assertEquals(n, inits, "an INIT per started flow");
         // the counters (read after the traffic)
