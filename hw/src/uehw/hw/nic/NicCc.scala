@@ -13,14 +13,17 @@ import uehw.hw.trim.TrimQueue
 import uehw.hw.window.WindowEvent
 
 /**
- * The NIC congestion-management engine, its first wiring with NSCC (docs/nic-engine.md, "The engine").
+ * The NIC congestion-management engine with NSCC as its law (docs/nic-engine.md, "The engine").
  *
- * @param dataBytes bytes of the control-frame bus (8..64)
- * @param flows     flows, a multiple of 32 in 64..1024
- * @param credit    grants need credit (RCCC on): PULLs give it
+ * @param dataBytes   bytes of the control-frame bus (8..64)
+ * @param flows       flows, a multiple of 32 in 64..1024
+ * @param flowIdWidth width of the doorbell's flow id (ids >= flows are counted and dropped)
+ * @param law         the window law: "nscc"
+ * @param credit      grants need credit (RCCC on): PULLs give it
  * @param lawFifo   control events held for the law (its same-flow spacing); an ACK without room bypasses it
  * @param pullBytes bytes one unit of a PULL's cumulative number is worth: the reference counts pulls
  *                  in quanta of 256 B (uec.cpp:33-36, 3044-3059)
+ * @param linkGbps, mtu, networkRttPs what the law's CSR reset values are derived for (NsccConfig)
  */
 case class NicCcConfig(dataBytes: Int = 64, flows: Int = 1024, flowIdWidth: Int = 16, law: String = "nscc", credit: Boolean = false, lawFifo: Int = 64,
                        pullBytes: Int = 256, linkGbps: Int = 100, mtu: Int = 4150, networkRttPs: Long = 14022720L) {
@@ -53,11 +56,6 @@ object NicCcConfig {
     flowIdWidth = p.int("flow-id-width"), law = p.string("law"),
     credit = p.string("credit") == "true", lawFifo = p.int("law-fifo"), pullBytes = p.int("pull-bytes"),
     linkGbps = p.int("link-gbps"), mtu = p.int("mtu"), networkRttPs = p.long("network-rtt-ps"))
-}
-
-object NicCc {
-  /** Edges from the edge that samples a receiver result to the edge that samples its law event push, credit push and retransmit request. */
-  val resultToEvent = 3
 }
 
 /** A doorbell: payload bytes queued on a flow; `start` starts the flow (the law's INIT gives its first window). */
@@ -138,7 +136,7 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     RegisterDocs.constField(reg("FLOWS", 0x04, "Flows (read-only)"), Bits(11 bits), BigInt(N), "Flows", "VALUE")
     val udpPort = reg("UDP_PORT", 0x08, "The transport's UDP destination port: other frames are foreign")
       .field(UInt(16 bits), AccessType.RW, PF.TransportUdpPort, doc = "Port")(SymbolName("VALUE"))
-    val mss = reg("MSS", 0x0C, "Payload bytes a packet carries at most (1..65535; change it with no flow eligible)")
+    val mss = reg("MSS", 0x0C, "Payload bytes a packet carries at most (0 acts as 1; change it with no flow eligible)")
       .field(UInt(16 bits), AccessType.RW, cfg.mtu - 64, doc = "Bytes")(SymbolName("VALUE"))
     val overhead = reg("OVERHEAD", 0x10, "Wire bytes a packet adds to its payload (change it with no flow eligible)")
       .field(UInt(8 bits), AccessType.RW, 64, doc = "Bytes")(SymbolName("VALUE"))
@@ -181,7 +179,8 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
   rx.io.udpPort := csr.udpPort
 
   val flows = new NicCcFlows(cfg.flowState)
-  flows.io.mss := csr.mss
+  // MSS 0 acts as 1 (a grant carries at least a byte), registered after the CSR
+  flows.io.mss := RegNext(Mux(csr.mss === 0, U(1, 16 bits), csr.mss)) init (cfg.mtu - 64)
   flows.io.overhead := csr.overhead
   io.grant << flows.io.grant
 
@@ -190,7 +189,6 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
   law.io.ctrl <> lawBus
   law.io.cwndQuery.valid := False
   law.io.cwndQuery.payload := 0
-  csr.statusInitDone := law.io.initDone && flows.io.ready
 
   /** The law's events wait here (the law's same-flow spacing holds its input). */
   val lawFifo = StreamFifo(NicCcLawEntry(cfg), cfg.lawFifo)
@@ -319,7 +317,6 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     val initEntryValue = initEntry
     val frameEntryValue = frameEntry
 
-
     // into the law, the side part into the pairing FIFO (one update per event, in order: WindowUnit)
     // A register slice (s2mPipe) between the FIFO and the law: the law's ready comes from its
     // same-flow wait and reaches only the slice's valid register. The pairing FIFO takes each
@@ -333,7 +330,7 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     side.io.pop.ready := law.io.update.valid
   }
 
-  /** PULLs' credit and bypassing ACKs' retired bytes, waiting for a clock the law's updates leave. */
+  /** Direct ops: PULLs' credit, and what a bypassing ACK or NACK retires and resends, waiting for a clock the law's updates leave. */
   val credits = new Area {
     val fifo = StreamFifo(NicCcDirect(cfg), cfg.lawFifo)
     private val s3 = acks.s3
@@ -374,6 +371,8 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     op.window := upd.cwnd.resize(W)
     credits.fifo.io.pop.ready := creditTurn && op.ready
   }
+
+  csr.statusInitDone := law.io.initDone && flows.io.ready && !acks.sweep.active
 
   /** A NACK's retransmit request, at stage 3. */
   io.retransmit.valid := acks.s3.valid && acks.s3.c.kind === NicCcRx.Kind.Nack
