@@ -169,13 +169,7 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
   io.initDone := csr.statusInitDone
 
   val rx = new NicCcRx(cfg.rx)
-  // field by field: Axi4StreamBundle's `<<` assigns tuser bit by bit in an always @(*) block, which
-  // Icarus never runs while tuser keeps its power-up value (the lanes stay X)
-  rx.io.input.valid := io.s_axis.valid
-  rx.io.input.payload.data := io.s_axis.payload.data
-  rx.io.input.payload.keep := io.s_axis.payload.keep
-  rx.io.input.payload.last := io.s_axis.payload.last
-  rx.io.input.payload.user := io.s_axis.payload.user
+  NicCcRx.connectBeats(rx.io.input, io.s_axis)
   rx.io.udpPort := csr.udpPort
 
   val flows = new NicCcFlows(cfg.flowState)

@@ -31,6 +31,19 @@ case class NicCcRxConfig(dataBytes: Int = 64, flows: Int = 1024, maxFrameBytes: 
 }
 
 object NicCcRx {
+  /**
+   * Drives `to` from `from` field by field: Axi4StreamBundle's `<<` writes tuser bit by bit in an
+   * always @(*) block, which Icarus never runs while tuser keeps its power-up value (its lanes
+   * stay X, and every frame's reason with them).
+   */
+  def connectBeats(to: Flow[Axi4StreamBundle], from: Flow[Axi4StreamBundle]): Unit = {
+    to.valid := from.valid
+    to.payload.data := from.payload.data
+    to.payload.keep := from.payload.keep
+    to.payload.last := from.payload.last
+    to.payload.user := from.payload.user
+  }
+
   /** Edges from the edge that took a frame's last beat to the edge after which its result is valid. */
   val latency = 6
 
@@ -103,12 +116,7 @@ class NicCcRx(val cfg: NicCcRxConfig) extends Component {
   // Its RAM beats, queue rooms and CE checksum are not used here (hw/lint/spinal-waivers.vlt: sharedIngress).
   val sharedIngress = new TrimIngress(cfg.ingress)
   private val ingress = sharedIngress
-  // field by field (NicCc says why: Axi4StreamBundle's `<<` drives tuser bit by bit in an always @(*))
-  ingress.io.input.valid := io.input.valid
-  ingress.io.input.payload.data := io.input.payload.data
-  ingress.io.input.payload.keep := io.input.payload.keep
-  ingress.io.input.payload.last := io.input.payload.last
-  ingress.io.input.payload.user := io.input.payload.user
+  connectBeats(ingress.io.input, io.input)
   ingress.io.udpPort := io.udpPort
 
   /** The fields, from the header window as the last beat sits in s1, two clocks later beside the verdict. */
