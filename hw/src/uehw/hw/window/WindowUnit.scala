@@ -206,14 +206,19 @@ class WindowUnit[E <: Bundle with WindowEvent, S <: Bundle, U <: Bundle](val spe
     val goneFlows = History(event.flow, L - 1).drop(1)  // flows of the events going 1 .. L - 2 clocks ago
     val goneValid = History(go, L - 1, init = False).drop(1)
     val met = Reg(Bits(L - 1 bits)) init (0)
+    // met === 0, registered from met's next value: go is then one LUT from flip-flops, not an OR over L - 1
+    // bits (37 for NSCC) in front of go's fanout (the engine's limiting path, docs/nic-engine.md).
+    val metZero = RegInit(True)
     // Events wait during the reset sweep and while the law is busy (registered: one clock after they start and end).
     val accepting = RegNext(!sweep.active && !lawBusy) init (False)
-    go := valid && met === 0 && accepting
-    met := met |<< 1
+    go := valid && metZero && accepting
+    val metNext = CombInit(met |<< 1)
     when(io.event.fire) {
       val incoming = io.event.flow
-      met := ((go && event.flow === incoming) +: goneValid.zip(goneFlows).map { case (v, f) => v && f === incoming }).asBits
+      metNext := ((go && event.flow === incoming) +: goneValid.zip(goneFlows).map { case (v, f) => v && f === incoming }).asBits
     }
+    met := metNext
+    metZero := metNext === 0
     io.event.ready := (!valid || go) && accepting
     when(go) { valid := False }
     when(io.event.fire) {
