@@ -120,7 +120,7 @@ class NicCcPickerTest {
         for (GrantPicker.Update u : updates) {
             eligible[u.flow()] = u.eligible();
         }
-        model.edge(taken, updates);
+        model.edge(ready, updates);
         return taken ? offer : -1;
     }
 

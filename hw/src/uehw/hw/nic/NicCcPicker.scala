@@ -107,8 +107,13 @@ class NicCcPicker(val cfg: NicCcPickerConfig) extends Component {
   val head = new Area {
     val valid = Reg(Bool()) init (False)
     val entry = Reg(Snapshot())
-    /** The head is zero: it leaves at this edge. */
-    val leaves = valid && !Kept.orTree(entry.mask.asBools.toSeq)
+    /**
+     * The head was zero at the last edge and stayed (a head's bits are only cleared): it leaves at
+     * this edge. A register, so that the head's OR over 32 bits is not in front of the refill's
+     * fan-out (a zero head leaves one edge after it became zero).
+     */
+    val zeroSeen = RegInit(False)
+    val leaves = valid && zeroSeen
   }
 
   /** Positions 1 .. depth - 1: a ring with one-hot read and write pointers. */
@@ -183,6 +188,12 @@ class NicCcPicker(val cfg: NicCcPickerConfig) extends Component {
     val word = Vec(Reg(Bits(32 bits)) init (0), M)
     /** A bit a word: the word was not zero at the previous edge. */
     val summary = Reg(Bits(M bits)) init (0)
+    /**
+     * Some summary bit is set: the OR of the words' ORs, registered beside the summary (the same
+     * value as the summary's OR, without a tree that synthesis shares with the scanner's prefix ORs
+     * in front of its enable).
+     */
+    val summaryAny = RegNext(Kept.orTree((0 until M).map(w => Kept.orTree(word(w).asBools.toSeq)))) init (False)
     for (w <- 0 until M) {
       summary(w) := word(w).orR
       val next = CombInit(word(w) & ~Mux(late.grant && late.grantWordOh(w), late.grantBit, B(0, 32 bits)))
@@ -211,7 +222,7 @@ class NicCcPicker(val cfg: NicCcPickerConfig) extends Component {
     // a zero head leaves at this edge: it does not count
     private val held = head.valid.asUInt +^ ring.count +^ picked.asUInt +^ stagedValid.asUInt
     private val room = held < cfg.depth + head.leaves.asUInt
-    private val go = room && Kept.orTree(s.asBools.toSeq)
+    private val go = room && bits.summaryAny
     picked := go
     when(go) {
       lastOh := Mux(anyAfter, after & ~belowAfter, s & ~belowAll)
@@ -258,6 +269,7 @@ class NicCcPicker(val cfg: NicCcPickerConfig) extends Component {
     private val firstCleared = MuxOH(ring.readOh, ringCleared) & ~Mux(ring.sameWordAsHead, offer.take, B(0, 32 bits))
     private val refill = (pop || !head.valid) && !ring.empty
     head.valid := refill || (head.valid && !pop)
+    head.zeroSeen := head.valid && !Kept.orTree(head.entry.mask.asBools.toSeq) && !pop
     head.entry.mask := Mux(refill, firstCleared, headCleared)
     head.entry.word := Mux(refill, ring.firstWord, head.entry.word)
     // after a take, two or more left when three or more were set

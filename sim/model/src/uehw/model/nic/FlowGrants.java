@@ -182,7 +182,7 @@ public final class FlowGrants {
         if (u1 != null) {
             updates.add(u1);
         }
-        picker.edge(take, updates);
+        picker.edge(open, updates);
         // the held count before this edge: picks in the path (taken at e-5 .. e-1) and the FIFO
         while (!takeEdges.isEmpty() && takeEdges.peek() < e - 5) {
             takeEdges.poll();

@@ -32,6 +32,8 @@ public final class GrantPicker {
     private int stagedWord;
     private int stagedMask;
     private boolean stagedLive;
+    /** The head was zero at the last edge and stayed: it leaves at the next (the RTL's head.zeroSeen). */
+    private boolean zeroSeen;
     private Snapshot head;
     private List<Snapshot> ring = new ArrayList<>();
     private int lateGrant = -1;
@@ -53,14 +55,17 @@ public final class GrantPicker {
         return head != null && head.mask() != 0 ? head.word() * 32 + Integer.numberOfTrailingZeros(head.mask()) : -1;
     }
 
-    /** One clock edge: the offer taken or not, and the updates of the ports in port order. */
-    public void edge(boolean taken, List<Update> updates) {
+    /**
+     * One clock edge: the grant output's ready (the offer, if any, is taken) and the updates of
+     * the ports in port order.
+     */
+    public void edge(boolean ready, List<Update> updates) {
+        boolean taken = ready && offer() >= 0;
         int grant = taken ? offer() : -1;
-        if (taken && grant < 0) {
-            throw new IllegalStateException("taken with nothing offered");
-        }
         int take = taken ? Integer.lowestOneBit(head.mask()) : 0;
-        boolean headLeaves = head != null && head.mask() == 0;
+        // a head that was zero at the last edge and stayed leaves (the RTL's zeroSeen register)
+        boolean headLeaves = head != null && zeroSeen;
+        boolean headZero = head != null && head.mask() == 0;
         // the scanner, from the registers before the edge (a zero head leaves: it does not count)
         int held = (head != null ? 1 : 0) + ring.size() + (picked ? 1 : 0) + (stagedValid ? 1 : 0);
         boolean room = held < depth + (headLeaves ? 1 : 0);
@@ -85,7 +90,9 @@ public final class GrantPicker {
         for (Snapshot r : ring) {
             ringCleared.add(new Snapshot(r.word(), r.mask() & ~updateClears(r.word(), updates) & ~lateGrantClear(r.word()), r.more()));
         }
-        boolean pop = headLeaves || head != null && taken && !head.more();
+        // ready with a one-bit flag pops the head even when its bits are zero (the RTL's lastTaken)
+        boolean pop = headLeaves || head != null && ready && !head.more();
+        zeroSeen = headZero && !pop;
         boolean refill = (pop || head == null) && !ring.isEmpty();
         if (refill) {
             Snapshot first = ringCleared.remove(0);
