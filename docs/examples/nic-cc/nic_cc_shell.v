@@ -32,6 +32,7 @@ module nic_cc_shell (
   output wire         io_retransmit_valid,
   output wire [5:0]   io_retransmit_payload_flow,
   output wire [31:0]  io_retransmit_payload_psn,
+  output wire         io_retransmit_payload_timeout,
   // the registers (the engine's at 0x000, the law's at 0x100)
   input  wire         ctrl_awvalid,
   output wire         ctrl_awready,
@@ -68,7 +69,7 @@ module nic_cc_shell (
     .io_grant_payload_flow(io_grant_payload_flow), .io_grant_payload_psn(io_grant_payload_psn),
     .io_grant_payload_bytes(io_grant_payload_bytes), .io_grant_payload_resend(io_grant_payload_resend),
     .io_retransmit_valid(io_retransmit_valid), .io_retransmit_payload_flow(io_retransmit_payload_flow),
-    .io_retransmit_payload_psn(io_retransmit_payload_psn),
+    .io_retransmit_payload_psn(io_retransmit_payload_psn), .io_retransmit_payload_timeout(io_retransmit_payload_timeout),
     .io_now(now_ns),
     .ctrl_awvalid(ctrl_awvalid), .ctrl_awready(ctrl_awready), .ctrl_awaddr(ctrl_awaddr), .ctrl_awprot(ctrl_awprot),
     .ctrl_wvalid(ctrl_wvalid), .ctrl_wready(ctrl_wready), .ctrl_wdata(ctrl_wdata), .ctrl_wstrb(ctrl_wstrb),

@@ -292,13 +292,21 @@ object Blocks {
     docPage = "nic-engine.md",
     sweep = Seq(SweepPoint("nic-cc N=1024 nscc (default)")),
     lintVariants = Seq(LintVariant("nic-cc-narrow", Map("data-bytes" -> "8", "flows" -> "96", "credit" -> "true"),
-      "the narrowest bus (64 bits), N not a power of two, credit on"))) {
+      "the narrowest bus (64 bits), N not a power of two, credit on"),
+      LintVariant("nic-cc-smartt", Map("law" -> "smartt"), "SMaRTT as the law"),
+      LintVariant("nic-cc-swift", Map("law" -> "swift", "flows" -> "96"), "Swift as the law (its acked and window multiplies), N not a power of two"))) {
     def config(values: ParamValues): NicCcConfig = NicCcConfig.fromParams(values)
     def build(cfg: NicCcConfig) = new NicCc(cfg)
     def factsOf(cfg: NicCcConfig): Map[String, String] = Map(
-      "stateBitsPerConnection" -> (5 * 32 + 4 * 32 + 64).toString,
+      // the flow state's counters (op port: queued, retired, resend, window and, with credit, credit;
+      // grant path: granted, resent, sent, PSN) and the ACK state (received, pulls)
+      "stateBitsPerConnection" -> ((if (cfg.credit) 5 else 4) * 32 + 4 * 32 + 64).toString,
       "paperStateBitsPerConnection" -> "-",
-      "lawStateBitsPerConnection" -> cfg.nscc.stateBitsPerFlow.toString)
+      "lawStateBitsPerConnection" -> (cfg.law match {
+        case "nscc" => cfg.nscc.stateBitsPerFlow
+        case "smartt" => cfg.smartt.stateBitsPerFlow
+        case _ => cfg.swift.stateBitsPerFlow
+      }).toString)
   }
 
   val all: Seq[BlockSpec] = Seq(reps, dartDft, dartDasr, dasrLimiter, smartt, swift, nscc, rcccPacer, trimQueue, nicCc)

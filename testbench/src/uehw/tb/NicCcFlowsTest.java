@@ -50,6 +50,9 @@ class NicCcFlowsTest {
         private final boolean credit;
         private final long[] inFlightAsked = new long[3];
         private int queries;
+        /** Timeouts applied (the op port's timedOut), and the timeout ops the bench gave (as the engine does on a free clock). */
+        final List<FlowGrants.TimedOut> timeouts = new ArrayList<>();
+        int timeoutOps;
 
         Bench(Sim<NicCcFlows> sim, NicCcFlowsConfig cfg) {
             this.sim = sim;
@@ -67,19 +70,42 @@ class NicCcFlowsTest {
             sim.poke(io.grant().ready(), false);
             sim.poke(io.mss(), MSS);
             sim.poke(io.overhead(), OVERHEAD);
+            sim.poke(io.rto(), 0);
+            sim.poke(io.now(), 0);
+            sim.poke(io.timeoutHold(), false);
+            sim.poke(io.timeout().ready(), false);
             sim.reset(4);
             // the post-reset sweep: the model's edge 0 is the first that samples ready
             for (int c = 0; !sim.peekBool(io.ready()); c++) {
                 assertTrue(c <= n + 2, "the sweep took more than flows + 2 clocks");
                 sim.step();
             }
-            model.edge(null, false);
+            model.edge(null, false, 0, false);
         }
 
-        /** One edge: the op (or null) and the grant output's ready; checks the outputs against the model. */
+        /** The retransmission timeout from the next edge on (ns; the bench's time is one ns a clock). */
+        void rto(long ns) {
+            sim.poke(io.rto(), ns);
+            model.setRto(ns);
+        }
+
+        /**
+         * One edge: the op (or null: the timeout scan's candidate, if any, as the engine gives it) and
+         * the grant output's ready; checks the outputs against the model.
+         */
         void edge(FlowGrants.Op op, boolean ready) {
             FlowGrants.Grant expected = model.grant();
             boolean refused = model.refused();
+            FlowGrants.Candidate candidate = model.timeoutCandidate();
+            FlowGrants.TimedOut timedOut = model.timedOut();
+            int scan = model.timeoutScan();
+            if (op == null && candidate != null) {
+                op = FlowGrants.Op.timeout(candidate);
+                timeoutOps++;
+            }
+            long now = (sim.cycle() + 1) & 0xFFFF_FFFFL;
+            sim.poke(io.now(), now);
+            sim.poke(io.timeout().ready(), op != null && op.timeout());
             // the in-flight query sampled at this edge (edge c0 + 1), answered at edge c0 + 3
             long c0 = sim.cycle();
             int query = (int) (c0 * 37 % model.flows());
@@ -96,6 +122,8 @@ class NicCcFlowsTest {
                 }
                 sim.poke(io.op().payload().setWindow(), op.setWindow());
                 sim.poke(io.op().payload().window(), op.window());
+                sim.poke(io.op().payload().timeout(), op.timeout());
+                sim.poke(io.op().payload().expect(), op.expect());
             }
             sim.poke(io.grant().ready(), ready);
             sim.step();
@@ -105,6 +133,21 @@ class NicCcFlowsTest {
                 assertEquals(inFlightAsked[(int) ((c - 3) % 3)], sim.peek(io.inFlight()), "in flight asked two edges before edge " + c);
             }
             assertEquals(refused, sim.peekBool(io.refused()), "refused at edge " + c);
+            assertEquals(scan, sim.peek(io.timeoutScan()), "the timeout scan's flow at edge " + c);
+            assertEquals(candidate != null, sim.peekBool(io.timeout().valid()), "timeout candidate at edge " + c);
+            if (candidate != null) {
+                var p = io.timeout().payload();
+                assertEquals(candidate, new FlowGrants.Candidate((int) sim.peek(p.flow()), (int) sim.peek(p.bytes()), (int) sim.peek(p.resend()),
+                        sim.peek(p.expect())), "timeout candidate at edge " + c);
+            }
+            assertEquals(timedOut != null, sim.peekBool(io.timedOut().valid()), "timed out at edge " + c);
+            if (timedOut != null) {
+                assertEquals(timedOut, new FlowGrants.TimedOut((int) sim.peek(io.timedOut().payload().flow()),
+                        (int) sim.peek(io.timedOut().payload().bytes())), "timed out at edge " + c);
+                timeouts.add(timedOut);
+                // what the timeout asks to resend (its op's resend, applied)
+                resend[timedOut.flow()] += Math.max(0, timedOut.bytes() - OVERHEAD);
+            }
             assertEquals(expected != null, sim.peekBool(io.grant().valid()), "grant valid at edge " + c);
             if (expected != null) {
                 FlowGrants.Grant got = new FlowGrants.Grant((int) sim.peek(io.grant().payload().flow()),
@@ -117,9 +160,11 @@ class NicCcFlowsTest {
             }
             if (op != null) {
                 queued[op.flow()] += op.queued();
-                resend[op.flow()] += op.resend();
+                if (!op.timeout()) {
+                    resend[op.flow()] += op.resend();   // a timeout's when it applies (timedOut)
+                }
             }
-            model.edge(op, ready);
+            model.edge(op, ready, now, false);
         }
 
         /** The test's own bookkeeping of a taken grant. */
@@ -149,6 +194,7 @@ class NicCcFlowsTest {
             int n = CFG.flows();
             long[] retired = new long[n];
             int clocks = 12000 * Seeds.scale();
+            b.rto(1500);   // flows whose ACKs stop time out
             for (int c = 0; c < clocks; c++) {
                 int phase = c / 2000 % 3;      // dense ops; sparse ops; ops on 4 flows only
                 FlowGrants.Op op = null;
@@ -175,6 +221,7 @@ class NicCcFlowsTest {
                 b.edge(op, ready);
             }
             // windows and credit wide open, the output ready: everything queued or to resend goes
+            b.rto(0);
             for (int f = 0; f < n; f++) {
                 b.edge(new FlowGrants.Op(f, 0, 0, 0, 1L << 30, true, 0x7FFF_FFFFL), true);
             }
@@ -189,8 +236,10 @@ class NicCcFlowsTest {
                 assertEquals(b.queued[f] & 0xFFFF_FFFFL, b.newGranted[f] & 0xFFFF_FFFFL, "flow " + f + ": every queued byte granted");
                 assertEquals(b.resend[f], b.resent[f], "flow " + f + ": every resend granted");
             }
-            System.out.printf("nic-cc flows: %d grants, %d refused picks over %d clocks%n", b.grants.size(), refusals, clocks);
+            System.out.printf("nic-cc flows: %d grants, %d refused picks, %d timeouts (%d timeout ops) over %d clocks%n", b.grants.size(),
+                    refusals, b.timeouts.size(), b.timeoutOps, clocks);
             assertTrue(b.grants.size() > clocks / 10, "grants " + b.grants.size());
+            assertTrue(b.timeouts.size() > 10, "timeouts " + b.timeouts.size());
         });
     }
 
@@ -229,6 +278,63 @@ class NicCcFlowsTest {
                 b.edge(null, true);
             }
             assertEquals(7, b.grants.size(), "one grant for one byte of credit");
+        });
+    }
+
+    /**
+     * uec.cpp:1297-1304, 2319-2430 (docs/nic-engine.md, "Timeouts"): a flow with packets in flight
+     * and no progress times out RTO after its first packet, one packet (MSS + overhead wire bytes)
+     * retired and its payload resent; the timer then runs from that timeout. An ACK before RTO
+     * restarts it (no timeout).
+     */
+    @Test
+    void aFlowWithoutProgressTimesOutOnePacketAnRto() {
+        long seed = BenchExtension.seed();
+        Simulation<NicCcFlows> build = Simulation.compile(NicCcFlowsTest.class, "f64_credit", () -> new NicCcFlows(CFG));
+        build.run("timeout", seed, sim -> {
+            Bench b = new Bench(sim, CFG);
+            int packet = MSS + OVERHEAD;
+            long rto = 700;
+            b.rto(rto);
+            b.edge(new FlowGrants.Op(9, 3L * MSS, 0, 0, 1_000_000, true, 100L * packet), true);
+            while (b.grants.size() < 3) {
+                b.edge(null, true);
+            }
+            long sent = sim.cycle();
+            // an ACK of one packet half an RTO later: the timer restarts
+            while (sim.cycle() < sent + rto / 2) {
+                b.edge(null, true);
+            }
+            long acked = sim.cycle();
+            b.edge(new FlowGrants.Op(9, 0, packet, 0, 0, false, 0), true);
+            while (b.timeouts.isEmpty()) {
+                assertTrue(sim.cycle() < acked + rto + 2L * CFG.flows() + 20, "no timeout within RTO and a scan after the ACK");
+                b.edge(null, true);
+            }
+            long first = sim.cycle();
+            assertTrue(first >= acked + rto, "timed out " + (first - acked) + " clocks after the ACK, before RTO");
+            assertEquals(new FlowGrants.TimedOut(9, packet), b.timeouts.get(0), "one packet's wire bytes");
+            // its payload is resent; the next timeout is an RTO after this one
+            while (b.timeouts.size() < 2) {
+                assertTrue(sim.cycle() < first + rto + 2L * CFG.flows() + 20, "no second timeout");
+                b.edge(null, true);
+            }
+            assertTrue(sim.cycle() - first >= rto, "the second timeout " + (sim.cycle() - first) + " clocks after the first");
+            assertTrue(b.grants.stream().filter(FlowGrants.Grant::resend).count() >= 1, "the timed-out payload resent");
+            assertEquals(MSS, b.grants.stream().filter(FlowGrants.Grant::resend).findFirst().get().bytes(), "a resend of one packet's payload");
+            // the next candidate meets an ACK of the flow at its edge: the timeout op after it changes nothing
+            while (b.model.timeoutCandidate() == null) {
+                assertTrue(sim.cycle() < first + 3 * rto + 4L * CFG.flows(), "no third candidate");
+                b.edge(null, true);
+            }
+            int before = b.timeouts.size();
+            int ops = b.timeoutOps;
+            b.edge(new FlowGrants.Op(9, 0, 100, 0, 0, false, 0), true);
+            for (int c = 0; c < 10; c++) {
+                b.edge(null, true);
+            }
+            assertEquals(ops + 1, b.timeoutOps, "the candidate was taken after the ACK");
+            assertEquals(before, b.timeouts.size(), "a timeout after progress does not apply");
         });
     }
 

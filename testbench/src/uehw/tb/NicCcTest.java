@@ -14,12 +14,16 @@ import java.util.Random;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import uehw.bench.Axi4StreamPackets;
 import uehw.bench.AxiLite4Master;
 import uehw.bench.csr.NicCcCsr;
 import uehw.bench.csr.NsccCsr;
 import uehw.bench.nscc.NsccBench;
+import uehw.bench.smartt.SmarttBench;
+import uehw.bench.swift.SwiftBench;
 import uehw.bench.Simulation;
 import uehw.bench.facade.Sim;
 import uehw.bench.facade.SpinalSimFacade;
@@ -28,10 +32,20 @@ import uehw.hw.nic.NicCc;
 import uehw.hw.nic.NicCcConfig;
 import uehw.hw.nic.NicCcFlowOp;
 import uehw.hw.nic.NicCcIo;
+import uehw.hw.nscc.Nscc;
 import uehw.hw.nscc.NsccEvent;
+import uehw.hw.nscc.NsccUpdate;
+import uehw.hw.smartt.SmarttEvent;
+import uehw.hw.smartt.SmarttUpdate;
+import uehw.hw.swift.Swift;
+import uehw.hw.swift.SwiftEvent;
+import uehw.hw.swift.SwiftUpdate;
 import uehw.model.nic.ControlFrames;
 import uehw.model.nic.FlowGrants;
 import uehw.model.nscc.NsccFixedModel;
+import uehw.model.smartt.SmarttFixedModel;
+import uehw.model.swift.SwiftFixedModel;
+import spinal.core.Bundle;
 
 /**
  * The engine (docs/nic-engine.md, "The engine") with the test as its network: every grant is a
@@ -39,8 +53,10 @@ import uehw.model.nscc.NsccFixedModel;
  * echoed) or, trimmed, as a NACK, after a random round trip. Checked at every edge: the grants
  * equal FlowGrants' fed with the ops the flow state took; the law's events (ACK and NACK) are the
  * ones the test derives from the frames it sent, in order (newly acknowledged bytes, RTT, ECN,
- * last hop, packet bytes); the law's windows are NsccFixedModel's for the events it took. Bad, foreign and out-of-range frames and doorbells for ids >= N come
- * in between. At the end: every queued byte granted, every NACKed packet's payload resent, a
+ * last hop, packet bytes, each in the law's own format); the law's windows are its fixed model's
+ * (NsccFixedModel, SmarttFixedModel, SwiftFixedModel) for the events it took, and each window the
+ * flow state is given is that window in bytes. Bad, foreign and out-of-range frames and doorbells
+ * for ids >= N come in between. At the end: every queued byte granted, every NACKed packet's payload resent, a
  * retransmit request for every NACK, every counter what the test saw.
  */
 @Tag("rtl")
@@ -58,11 +74,60 @@ class NicCcTest {
     private record Expected(int flow, int kind, long bytes, long rttFromTimestamp, boolean ecn, boolean lastHop) {
     }
 
-    @Test
-    void trafficThroughTheEngineMatchesItsParts() {
+    @ParameterizedTest
+    @ValueSource(strings = {"nscc", "smartt", "swift"})
+    void trafficThroughTheEngineMatchesItsParts(String law) {
         long seed = BenchExtension.seed();
-        Simulation<NicCc> build = Simulation.compile(NicCcTest.class, "f64_nscc", NicCcTest::exposed);
-        build.run("traffic", seed, sim -> traffic(sim, new Random(seed), 20000 * Seeds.scale()));
+        NicCcConfig cfg = law.equals("nscc") ? CFG : new NicCcConfig(64, 64, 16, law, false, 64, 256, 100, 4150, 14022720L);
+        Simulation<NicCc> build = Simulation.compile(NicCcTest.class, "f64_" + law, () -> exposed(cfg));
+        build.run("traffic", seed, sim -> traffic(sim, cfg, new Random(seed), 20000 * Seeds.scale()));
+    }
+
+    /**
+     * docs/nic-engine.md, "The engine", step 4: a burst of NACKs for one flow, one a clock, fills the
+     * law's FIFO (NSCC takes the flow's next event 37 clocks after its last) while stages 3 and 4
+     * push: each NACK reaches the law or bypasses it and is counted (NACKS_BYPASSED); none is lost,
+     * and each gives a retransmit request.
+     */
+    @Test
+    void aBurstOfNacksFillsTheLawFifoAndLosesNone() {
+        long seed = BenchExtension.seed();
+        Simulation<NicCc> build = Simulation.compile(NicCcTest.class, "f64_nscc", () -> exposed(CFG));
+        build.run("nack_burst", seed, sim -> {
+            NicCcIo io = sim.dut().io();
+            AxiLite4Master csr = start(sim, true);
+            while (!sim.peekBool(io.initDone())) {
+                sim.step();
+            }
+            int burst = 150;
+            int flow = new Random(seed).nextInt(CFG.flows());
+            long lawNacks = 0, retransmits = 0;
+            var lawIo = sim.dut().law().io();
+            for (int c = 0; c < burst + 6000; c++) {
+                long now = sim.cycle() + 1;
+                sim.poke(io.now(), now);
+                sim.poke(io.s_axis().valid(), c < burst);
+                if (c < burst) {
+                    ControlFrames.Control ctl = new ControlFrames.Control(ControlFrames.NACK, flow, c, false, 0, now, 4150, 255, false);
+                    Axi4StreamPackets.poke(sim, io.s_axis().payload(),
+                            Axi4StreamPackets.beats(new Axi4StreamPackets.Packet(ControlFrames.build(ctl, false, 4000, 0), 0), 64).get(0));
+                }
+                sim.step();
+                if (sim.peekBool(lawIo.event().valid()) && sim.peekBool(lawIo.event().ready())
+                        && sim.peek(((uehw.hw.window.WindowEvent) lawIo.event().payload()).kind()) == 1) {
+                    lawNacks++;
+                }
+                if (sim.peekBool(io.retransmit().valid())) {
+                    retransmits++;
+                }
+            }
+            long bypassed = csr.read(NicCcCsr.NACKS_BYPASSED);
+            System.out.printf("nic-cc: a burst of %d NACKs for flow %d: %d to the law, %d bypassed it%n", burst, flow, lawNacks, bypassed);
+            assertEquals(burst, csr.read(NicCcCsr.NACKS), "NACKS");
+            assertTrue(bypassed > 0, "the burst filled the law's FIFO");
+            assertEquals(burst, lawNacks + bypassed, "every NACK reaches the law or bypasses it, counted");
+            assertEquals(burst, retransmits, "a retransmit request for every NACK");
+        });
     }
 
     /**
@@ -74,7 +139,7 @@ class NicCcTest {
     @Test
     void registersAreOneEdgeBehindThePort() {
         long seed = BenchExtension.seed();
-        Simulation<NicCc> build = Simulation.compile(NicCcTest.class, "f64_nscc", NicCcTest::exposed);
+        Simulation<NicCc> build = Simulation.compile(NicCcTest.class, "f64_nscc", () -> exposed(CFG));
         build.run("csr_timing", seed, sim -> {
             NicCcIo io = sim.dut().io();
             start(sim, true);
@@ -179,13 +244,16 @@ class NicCcTest {
         });
     }
 
-    /** The engine at CFG with the inner signals the checks read. */
-    private static NicCc exposed() {
-        NicCc t = new NicCc(CFG);
+    /** The engine at cfg with the inner signals the checks read. */
+    private static NicCc exposed(NicCcConfig cfg) {
+        NicCc t = new NicCc(cfg);
         SpinalSimFacade.exposeToSim(t.flows().io().op());
         SpinalSimFacade.exposeToSim(t.law().io().event());
         SpinalSimFacade.exposeToSim(t.law().io().update());
         SpinalSimFacade.exposeToSim(t.bypassNow());
+        SpinalSimFacade.exposeToSim(t.flows().io().timeoutHold());
+        SpinalSimFacade.exposeToSim(t.flows().io().timedOut());
+        SpinalSimFacade.exposeToSim(t.flows().io().timeoutScan());
         return t;
     }
 
@@ -201,25 +269,152 @@ class NicCcTest {
         return csr;
     }
 
-    private static void traffic(Sim<NicCc> sim, Random r, int clocks) {
+    /**
+     * The engine's law as the test checks it: the event at the law's port against the one the
+     * test derived from a frame (null: a doorbell's INIT), then into the law's fixed model; the
+     * window the model gives; that window in bytes, as the flow state gets it.
+     */
+    private interface LawCheck {
+        /** The event the law took at `edge`, checked against x; returns the window the model gives. */
+        long taken(Sim<NicCc> sim, Bundle event, Expected x, long edge);
+        long window(Sim<NicCc> sim, Bundle update);
+        long bytes(long window);
+    }
+
+    private static LawCheck lawCheck(NicCcConfig cfg) {
+        int n = cfg.flows();
+        long now32 = 0xFFFF_FFFFL;
+        switch (cfg.law()) {
+            case "nscc": {
+                NsccBench.Csrs csrs = NsccBench.resetCsrs(cfg.nscc());
+                NsccFixedModel model = new NsccFixedModel(n, csrs.p(), csrs.initBaseRtt(), csrs.initCwnd());
+                long max = (1L << Nscc.windowBits()) - 1;
+                return new LawCheck() {
+                    public long taken(Sim<NicCc> sim, Bundle b, Expected x, long edge) {
+                        NsccEvent ev = (NsccEvent) b;
+                        int flow = (int) sim.peek(ev.flow());
+                        if (x != null) {
+                            assertEquals(Math.min(max, x.bytes()), sim.peek(ev.bytes()), "NSCC event bytes at edge " + edge);
+                            assertEquals(Math.min(max, x.rttFromTimestamp()), sim.peek(ev.rtt()), "NSCC event RTT at edge " + edge);
+                            assertEquals(x.ecn(), sim.peekBool(ev.ecn()), "NSCC event ECN at edge " + edge);
+                            assertEquals(x.lastHop(), sim.peekBool(ev.lastHop()), "NSCC event last hop at edge " + edge);
+                        }
+                        model.apply(new NsccFixedModel.Event(flow, NsccFixedModel.Kind.values()[(int) sim.peek(ev.kind())], sim.peek(ev.bytes()),
+                                sim.peek(ev.rtt()), sim.peekBool(ev.ecn()), sim.peekBool(ev.lastHop()), (int) sim.peek(ev.rcvWndPen()),
+                                sim.peek(ev.inFlight()), edge & now32));
+                        return model.state(flow).cwnd;
+                    }
+                    public long window(Sim<NicCc> sim, Bundle u) {
+                        return sim.peek(((NsccUpdate) u).cwnd());
+                    }
+                    public long bytes(long window) {
+                        return window;
+                    }
+                };
+            }
+            case "smartt": {
+                SmarttFixedModel model = SmarttBench.modelOf(cfg.smartt());
+                long rttMax = (1L << cfg.smartt().rttWidth()) - 1;
+                return new LawCheck() {
+                    public long taken(Sim<NicCc> sim, Bundle b, Expected x, long edge) {
+                        SmarttEvent ev = (SmarttEvent) b;
+                        if (x != null) {
+                            assertEquals(Math.min(65535, x.bytes()), sim.peek(ev.size()), "SMaRTT event size at edge " + edge);
+                            assertEquals(Math.min(rttMax, x.rttFromTimestamp()), sim.peek(ev.rtt()), "SMaRTT event RTT at edge " + edge);
+                            assertEquals(x.ecn(), sim.peekBool(ev.ecn()), "SMaRTT event ECN at edge " + edge);
+                        }
+                        SmarttFixedModel.Update u = model.apply(new SmarttFixedModel.Event((int) sim.peek(ev.flow()),
+                                SmarttFixedModel.Kind.values()[(int) sim.peek(ev.kind())], (int) sim.peek(ev.size()), sim.peek(ev.rtt()),
+                                sim.peekBool(ev.ecn()), sim.peek(ev.unacked()), edge & now32));
+                        return u.cwnd();
+                    }
+                    public long window(Sim<NicCc> sim, Bundle u) {
+                        return sim.peek(((SmarttUpdate) u).cwnd());
+                    }
+                    public long bytes(long window) {
+                        return window;
+                    }
+                };
+            }
+            default: {
+                SwiftFixedModel model = new SwiftFixedModel(n, SwiftBench.resetParams());
+                long rttMax = (1L << cfg.swift().delayWidth()) - 1;
+                long one = 1L << Swift.cwndFrac();
+                return new LawCheck() {
+                    public long taken(Sim<NicCc> sim, Bundle b, Expected x, long edge) {
+                        SwiftEvent ev = (SwiftEvent) b;
+                        if (x != null) {
+                            assertEquals(Math.min(rttMax, x.rttFromTimestamp()), sim.peek(ev.rtt()), "Swift event RTT at edge " + edge);
+                            // acked: the ACK's bytes over the MTU, u6.7, by the engine's reciprocal (docs/nic-engine.md); NACKs 0
+                            long bytes = x.kind() == 0 ? Math.min(x.bytes(), (1L << cfg.packetsCapBits()) - 1) : 0;
+                            assertEquals(bytes * cfg.packetsRecip() >> cfg.packetsShift(), sim.peek(ev.acked()), "Swift event acked at edge " + edge);
+                            assertEquals(0, sim.peek(ev.endpointDelay()), "Swift event endpoint delay");
+                            assertEquals(0, sim.peek(ev.hops()), "Swift event hops");
+                        }
+                        SwiftFixedModel.Update u = model.apply(new SwiftFixedModel.Event((int) sim.peek(ev.flow()),
+                                SwiftFixedModel.Kind.values()[(int) sim.peek(ev.kind())], sim.peek(ev.rtt()), sim.peek(ev.endpointDelay()),
+                                (int) sim.peek(ev.hops()), sim.peek(ev.acked()), edge & now32));
+                        return u.cwnd();
+                    }
+                    public long window(Sim<NicCc> sim, Bundle u) {
+                        return sim.peek(((SwiftUpdate) u).cwnd());
+                    }
+                    public long bytes(long window) {
+                        return Math.max(window, one) * cfg.mtu() >> Swift.cwndFrac();
+                    }
+                };
+            }
+        }
+    }
+
+    /** Some flow has bytes in flight (the flow state's counters as its model holds them). */
+    private static boolean anyInFlight(FlowGrants model) {
+        for (int f = 0; f < model.flows(); f++) {
+            if (model.inFlight(f) > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Some flow has bytes asked to resend that are not resent yet. */
+    private static boolean owed(long[] asked, long[] done) {
+        for (int f = 0; f < asked.length; f++) {
+            if (asked[f] != done[f]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void traffic(Sim<NicCc> sim, NicCcConfig cfg, Random r, int clocks) {
         NicCcIo io = sim.dut().io();
-        int n = CFG.flows();
+        int n = cfg.flows();
         AxiLite4Master csr = start(sim, false);
         // the settings' reset values are the test's (UDP_PORT the transport's, MSS = MTU - 64, OVERHEAD 64)
         assertEquals(PacketFormat.TransportUdpPort(), csr.read(NicCcCsr.UDP_PORT));
         assertEquals(MSS, csr.read(NicCcCsr.MSS));
         assertEquals(OVERHEAD, csr.read(NicCcCsr.OVERHEAD));
+        // packets lost one in 40 (no ACK, no NACK): the flow times out RTO after its last progress
+        long rto = 3000;
+        csr.write(NicCcCsr.RTO, rto);
         for (int c = 0; !sim.peekBool(io.initDone()); c++) {
             assertTrue(c < 4 * n + 100, "ready never came");
             sim.step();
         }
         // the law's model (its CSRs at reset), fed with the events the law takes; its updates in order
-        NsccBench.Csrs lawCsrs = NsccBench.resetCsrs(CFG.nscc());
-        NsccFixedModel law = new NsccFixedModel(n, lawCsrs.p(), lawCsrs.initBaseRtt(), lawCsrs.initCwnd());
+        LawCheck law = lawCheck(cfg);
         Deque<long[]> windows = new ArrayDeque<>();   // {flow, cwnd} the model gives, in event order
+        Deque<long[]> windowBytes = new ArrayDeque<>();   // {flow, bytes}: the updates' windows, for the flow state
         int updates = 0;
         // the flow state's model, fed with the ops its port takes; its edge 0 is an edge after its sweep
-        FlowGrants model = new FlowGrants(n, CFG.credit(), CFG.flowState().pickerDepth(), CFG.flowState().grantFifo(), MSS, OVERHEAD);
+        FlowGrants model = new FlowGrants(n, cfg.credit(), cfg.flowState().pickerDepth(), cfg.flowState().grantFifo(), MSS, OVERHEAD);
+        model.setRto(rto);
+        // the flow state's timeout scan runs from its sweep's end: the flow read at the edge sampled last, and one more
+        model.setTimeoutScan((int) ((sim.peek(sim.dut().flows().io().timeoutScan()) + 1) % n));
+        Deque<Expected> timeoutEvents = new ArrayDeque<>();   // the law's TIMEOUT events, from the timeouts applied
+        Deque<Integer> timeoutRequests = new ArrayDeque<>();  // the flows of the timeouts' retransmit requests
+        int timeouts = 0, timeoutRetransmits = 0, lost = 0;
         long[] queued = new long[n];
         long[] granted = new long[n];
         long[] resendAsked = new long[n];
@@ -246,7 +441,8 @@ class NicCcTest {
             doorbells.add(new long[] {f, 20_000 + r.nextInt(60_000), 1});
         }
         boolean traffic = true;
-        for (long c = 0; traffic || c - lastGrant < 3000 || !network.isEmpty() || !inStages.isEmpty(); c++) {
+        for (long c = 0; traffic || c - lastGrant < 3000 || !network.isEmpty() || !inStages.isEmpty() || anyInFlight(model)
+                || owed(resendAsked, resent); c++) {
             assertTrue(c < 40L * clocks, "the traffic never drained");
             if (c == clocks) {
                 traffic = false;
@@ -307,14 +503,19 @@ class NicCcTest {
                     long wire = got.bytes() + OVERHEAD;
                     long back = edge + 100 + r.nextInt(300);
                     ControlFrames.Control ctl;
-                    if (r.nextInt(8) == 0) {
+                    if (r.nextInt(40) == 0) {
+                        lost++;                 // lost: its bytes stay in flight until a timeout
+                        ctl = null;
+                    } else if (r.nextInt(8) == 0) {
                         ctl = new ControlFrames.Control(ControlFrames.NACK, f, got.psn(), false, 0, edge, wire, 255, r.nextBoolean());
                         resendAsked[f] += got.bytes();
                     } else {
                         received[f] += wire;
                         ctl = new ControlFrames.Control(ControlFrames.ACK, f, got.psn(), r.nextInt(10) == 0, 0, edge, received[f], 255, false);
                     }
-                    network.add(new Frame(back, order++, ControlFrames.build(ctl, false, 4000, 0)));
+                    if (ctl != null) {
+                        network.add(new Frame(back, order++, ControlFrames.build(ctl, false, 4000, 0)));
+                    }
                 }
             }
             if (due != null) {
@@ -356,36 +557,53 @@ class NicCcTest {
                 }
             }
             // the law's event taken at this edge
-            NsccEvent ev = sim.dut().law().io().event().payload();
-            if (sim.peekBool(sim.dut().law().io().event().valid()) && sim.peekBool(sim.dut().law().io().event().ready())) {
-                int kind = (int) sim.peek(ev.kind());
-                int lawFlow = (int) sim.peek(ev.flow());
-                law.apply(new NsccFixedModel.Event(lawFlow, NsccFixedModel.Kind.values()[kind], sim.peek(ev.bytes()), sim.peek(ev.rtt()),
-                        sim.peekBool(ev.ecn()), sim.peekBool(ev.lastHop()), (int) sim.peek(ev.rcvWndPen()), sim.peek(ev.inFlight()),
-                        edge & 0xFFFF_FFFFL));
-                windows.add(new long[] {lawFlow, law.state(lawFlow).cwnd});
+            var lawIo = sim.dut().law().io();
+            if (sim.peekBool(lawIo.event().valid()) && sim.peekBool(lawIo.event().ready())) {
+                Bundle ev = (Bundle) lawIo.event().payload();
+                int kind = (int) sim.peek(((uehw.hw.window.WindowEvent) ev).kind());
+                int lawFlow = (int) sim.peek(((uehw.hw.window.WindowEvent) ev).flow());
+                Expected x = null;
                 if (kind == 3) {
                     inits++;
+                } else if (kind == 2) {
+                    x = timeoutEvents.poll();
+                    assertTrue(x != null, "a TIMEOUT law event at edge " + edge + " for no timeout");
+                    assertEquals(x.flow(), lawFlow, "TIMEOUT event flow at edge " + edge);
                 } else {
-                    Expected x = expected.poll();
+                    x = expected.poll();
                     assertTrue(x != null, "a law event at edge " + edge + " for no frame");
-                    assertEquals(x.flow(), (int) sim.peek(ev.flow()), "event flow at edge " + edge);
+                    assertEquals(x.flow(), lawFlow, "event flow at edge " + edge);
                     assertEquals(x.kind(), kind, "event kind at edge " + edge);
-                    assertEquals(x.bytes(), sim.peek(ev.bytes()), "event bytes at edge " + edge);
-                    assertEquals(x.rttFromTimestamp(), sim.peek(ev.rtt()), "event RTT at edge " + edge);
-                    assertEquals(x.ecn(), sim.peekBool(ev.ecn()), "event ECN at edge " + edge);
-                    assertEquals(x.lastHop(), sim.peekBool(ev.lastHop()), "event last hop at edge " + edge);
                     events++;
                 }
+                windows.add(new long[] {lawFlow, law.taken(sim, ev, x, edge)});
             }
-            if (sim.peekBool(sim.dut().law().io().update().valid())) {
+            if (sim.peekBool(lawIo.update().valid())) {
                 long[] w = windows.poll();
                 assertTrue(w != null, "a law update at edge " + edge + " for no event");
-                assertEquals(w[0], sim.peek(sim.dut().law().io().update().payload().flow()), "update flow at edge " + edge);
-                assertEquals(w[1], sim.peek(sim.dut().law().io().update().payload().cwnd()), "the window NsccFixedModel gives, edge " + edge);
+                Bundle u = (Bundle) lawIo.update().payload();
+                assertEquals(w[1], law.window(sim, u), "the window the law's fixed model gives, edge " + edge);
+                windowBytes.add(new long[] {w[0], law.bytes(w[1])});
                 updates++;
             }
-            if (sim.peekBool(io.retransmit().valid())) {
+            FlowGrants.TimedOut timedOut = model.timedOut();
+            var rtlTimedOut = sim.dut().flows().io().timedOut();
+            assertEquals(timedOut != null, sim.peekBool(rtlTimedOut.valid()), "a timeout applied at edge " + edge);
+            if (timedOut != null) {
+                assertEquals(timedOut.flow(), sim.peek(rtlTimedOut.payload().flow()), "timed-out flow at edge " + edge);
+                assertEquals(timedOut.bytes(), sim.peek(rtlTimedOut.payload().bytes()), "timed-out bytes at edge " + edge);
+                timeouts++;
+                timeoutEvents.add(new Expected(timedOut.flow(), 2, timedOut.bytes(), 0, false, false));
+                timeoutRequests.add(timedOut.flow());
+                resendAsked[timedOut.flow()] += Math.max(0, timedOut.bytes() - OVERHEAD);
+            }
+            if (sim.peekBool(io.retransmit().valid()) && sim.peekBool(io.retransmit().payload().timeout())) {
+                Integer f = timeoutRequests.poll();
+                assertTrue(f != null, "a timeout's retransmit request at edge " + edge + " for no timeout");
+                assertEquals((long) f, sim.peek(io.retransmit().payload().flow()), "timeout retransmit flow");
+                assertEquals(0, sim.peek(io.retransmit().payload().psn()), "timeout retransmit PSN");
+                timeoutRetransmits++;
+            } else if (sim.peekBool(io.retransmit().valid())) {
                 long[] x = nacks.poll();
                 assertTrue(x != null, "a retransmit request at edge " + edge + " for no NACK");
                 assertEquals(x[0], sim.peek(io.retransmit().payload().flow()), "retransmit flow");
@@ -397,9 +615,16 @@ class NicCcTest {
             FlowGrants.Op taken = null;
             if (sim.peekBool(sim.dut().flows().io().op().valid()) && sim.peekBool(sim.dut().flows().io().op().ready())) {
                 taken = new FlowGrants.Op((int) sim.peek(op.flow()), sim.peek(op.queued()), sim.peek(op.retired()), sim.peek(op.resend()),
-                        CFG.credit() ? sim.peek(op.credit()) : 0, sim.peekBool(op.setWindow()), sim.peek(op.window()));
+                        cfg.credit() ? sim.peek(op.credit()) : 0, sim.peekBool(op.setWindow()), sim.peek(op.window()),
+                        sim.peekBool(op.timeout()), sim.peek(op.expect()));
+                if (taken.setWindow()) {
+                    long[] w = windowBytes.poll();
+                    assertTrue(w != null, "a window op at edge " + edge + " for no update");
+                    assertEquals(w[0], taken.flow(), "the window op's flow at edge " + edge);
+                    assertEquals(w[1], taken.window(), "the window in bytes at edge " + edge);
+                }
             }
-            model.edge(taken, ready);
+            model.edge(taken, ready, edge & 0xFFFF_FFFFL, sim.peekBool(sim.dut().flows().io().timeoutHold()));
         }
         for (int f = 0; f < n; f++) {
             assertTrue(started[f], "flow " + f + " started");
@@ -408,7 +633,10 @@ class NicCcTest {
         }
         assertTrue(expected.isEmpty(), expected.size() + " frames never became law events");
         assertTrue(windows.isEmpty(), windows.size() + " law events without an update");
-        assertEquals(events + inits, updates, "an update for every event the law took");
+        assertTrue(timeoutEvents.isEmpty() && timeoutRequests.isEmpty(), "timeouts without a law event or a retransmit request");
+        assertEquals(timeouts, csr.read(NicCcCsr.TIMEOUTS), "TIMEOUTS");
+        assertTrue(windowBytes.isEmpty(), windowBytes.size() + " law updates without a window op");
+        assertEquals(events + inits + timeouts, updates, "an update for every event the law took");
         assertTrue(nacks.isEmpty(), nacks.size() + " NACKs without a retransmit request");
         assertEquals(n, inits, "an INIT per started flow");
         // the counters (read after the traffic)
@@ -423,6 +651,7 @@ class NicCcTest {
         assertEquals(64L * (frames + junkFrames[0] + junkFrames[1] + junkFrames[2]), csr.read(NicCcCsr.BYTES), "BYTES");
         assertEquals(doorbellsOutOfRange, csr.read(NicCcCsr.DOORBELLS_OUT_OF_RANGE), "DOORBELLS_OUT_OF_RANGE");
         assertEquals(retransmits, csr.read(NicCcCsr.NACKS), "NACKS");
+        assertEquals(timeouts, timeoutRetransmits, "a retransmit request for every timeout");
         assertEquals(frames - retransmits, csr.read(NicCcCsr.ACKS), "ACKS");
         assertEquals(acksBypassed, csr.read(NicCcCsr.ACKS_BYPASSED), "ACKS_BYPASSED");
         assertEquals(nacksBypassed, csr.read(NicCcCsr.NACKS_BYPASSED), "NACKS_BYPASSED");
@@ -430,9 +659,10 @@ class NicCcTest {
         assertEquals(grants, csr.read(NicCcCsr.GRANTS), "GRANTS");
         assertEquals(doorbellsTaken, csr.read(NicCcCsr.DOORBELLS), "DOORBELLS");
         assertEquals(model.refusals(), csr.read(NicCcCsr.REFUSED), "REFUSED");
-        System.out.printf("nic-cc: %d frames, %d law events, %d ACKs and %d NACKs past the law, %d retransmit requests, %d grants;"
-                + " dropped: %d bad, %d foreign, %d out-of-range frames, %d out-of-range doorbells%n", frames, events, acksBypassed,
+        System.out.printf("nic-cc: %d packets lost, %d timeouts; %d frames, %d law events, %d ACKs and %d NACKs past the law, %d retransmit requests, %d grants;"
+                + " dropped: %d bad, %d foreign, %d out-of-range frames, %d out-of-range doorbells%n", lost, timeouts, frames, events, acksBypassed,
                 nacksBypassed, retransmits, grants, junkFrames[0], junkFrames[1], junkFrames[2], doorbellsOutOfRange);
+        assertTrue(lost > 5 && timeouts >= lost, lost + " packets lost, " + timeouts + " timeouts");
         assertTrue(retransmits > 10 && events > 500, "too little traffic");
     }
 }

@@ -195,7 +195,7 @@ class SecondSimulatorTest {
         assertEquals(List.of(values(7, 0, 4086, 0), values(7, 1, 914, 0)),
                 grants.stream().filter(g -> g.get(0).intValue() == 7).toList(), "flow 7's grants");
         assertEquals(6, grants.size(), "no other grant");
-        assertEquals(List.of(values(3, 1)), lines(log, "io_retransmit"), "the NACK's retransmit request");
+        assertEquals(List.of(values(3, 1, 0)), lines(log, "io_retransmit"), "the NACK's retransmit request (flow, PSN, not a timeout)");
     }
 
     /**

@@ -8,17 +8,19 @@ import spinal.lib.bus.amba4.axis.Axi4Stream.Axi4StreamBundle
 import spinal.lib.bus.regif.{AccessType, BusIf, SymbolName}
 import uehw.hw.common._
 import uehw.hw.common.{PacketFormat => PF}
-import uehw.hw.nscc.{Nscc, NsccConfig, NsccEvent}
+import uehw.hw.nscc.NsccConfig
+import uehw.hw.smartt.SmarttConfig
+import uehw.hw.swift.SwiftConfig
 import uehw.hw.trim.TrimQueue
 import uehw.hw.window.WindowEvent
 
 /**
- * The NIC congestion-management engine with NSCC as its law (docs/nic-engine.md, "The engine").
+ * The NIC congestion-management engine (docs/nic-engine.md, "The engine").
  *
  * @param dataBytes   bytes of the control-frame bus (8..64)
  * @param flows       flows, a multiple of 32 in 64..1024
  * @param flowIdWidth width of the doorbell's flow id (ids >= flows are counted and dropped)
- * @param law         the window law: "nscc"
+ * @param law         the window law: "nscc", "smartt" or "swift" (NicCcLaw)
  * @param credit      grants need credit (RCCC on): PULLs give it
  * @param lawFifo   control events held for the law (its same-flow spacing); an ACK without room bypasses it
  * @param pullBytes bytes one unit of a PULL's cumulative number is worth: the reference counts pulls
@@ -27,24 +29,35 @@ import uehw.hw.window.WindowEvent
  */
 case class NicCcConfig(dataBytes: Int = 64, flows: Int = 1024, flowIdWidth: Int = 16, law: String = "nscc", credit: Boolean = false, lawFifo: Int = 64,
                        pullBytes: Int = 256, linkGbps: Int = 100, mtu: Int = 4150, networkRttPs: Long = 14022720L) {
-  ParamCheck(law == "nscc", "law", s"'$law': the engine runs nscc so far (smartt and swift are to come)")
+  ParamCheck(NicCcConfig.laws.contains(law), "law", s"'$law' is not one of ${NicCcConfig.laws.mkString(", ")}")
   ParamCheck(lawFifo >= 16 && lawFifo <= 1024 && isPow2(lawFifo), "law-fifo", s"$lawFifo must be a power of two in 16..1024")
   ParamCheck(mtu > 64 + 1 && mtu - 64 <= 65535, "mtu", s"$mtu leaves no payload after the 64 header bytes, or more than 65535")
   ParamCheck(pullBytes >= 1 && pullBytes <= 65536 && isPow2(pullBytes), "pull-bytes", s"$pullBytes must be a power of two in 1..65536")
   val rx: NicCcRxConfig = NicCcRxConfig(dataBytes, flows)
   val flowState: NicCcFlowsConfig = NicCcFlowsConfig(flows, credit)
   val nscc: NsccConfig = NsccConfig(flows, log2Up(flows), linkGbps, mtu, networkRttPs)
+  /** SMaRTT's sizes at their defaults, its MTU and BDP from the engine's (base RTT: the network RTT). */
+  def smartt: SmarttConfig = SmarttConfig(flows, log2Up(flows), mtu = mtu, linkGbps = linkGbps, baseRttNs = scala.math.max(1L, networkRttPs / 1000))
+  def swift: SwiftConfig = SwiftConfig(flows, log2Up(flows))
+  if (law == "smartt") smartt   // its own parameter checks, at generation
+  /** Swift's acked (u6.7 packets) = floor(min(bytes, 2^packetsCapBits - 1) x packetsRecip / 2^packetsShift) < 2^13. */
+  val packetsCapBits: Int = log2Up(64L * mtu) - 1
+  val packetsShift: Int = log2Up(mtu + 1) - 1 + 9
+  val packetsRecip: Long = (1L << (packetsShift + 7)) / mtu
   ParamCheck(flowIdWidth >= log2Up(flows) && flowIdWidth <= 24, "flow-id-width", s"$flowIdWidth must be in ${log2Up(flows)}..24 for $flows flows")
   /** The width of the flow ids inside the engine and on its outputs. */
   val flowBits: Int = log2Up(flows)
 }
 
 object NicCcConfig {
+  val laws: Seq[String] = Seq("nscc", "smartt", "swift")
+  /** RTO's reset value: the reference's fixed RTO at 100 Gb/s, 100.656 us (main_uec.cpp:695; ../shared/references/uet-nscc-rccc.md). */
+  val rtoResetNs: Long = 100656L
   val params: Seq[ParamSpec] = Seq(
     ParamSpec("data-bytes", "64", "bytes per beat of the control-frame AXI4-Stream: 64, 128, 256 or 512 bits", 8, 64, powerOfTwo = true),
     ParamSpec("flows", "1024", "flows (a multiple of 32)", 64, 1024),
     ParamSpec("flow-id-width", "16", "width of the doorbell's flow id (ids >= flows are counted and dropped)", 6, 24, rangeText = "log2(flows)..24"),
-    ParamSpec("law", "nscc", "the window law (smartt and swift are to come)", choices = Seq("nscc")),
+    ParamSpec("law", "nscc", "the window law", choices = laws),
     ParamSpec("credit", "false", "grants need credit (RCCC): PULLs give it", choices = Seq("false", "true")),
     ParamSpec("law-fifo", "64", "control events waiting for the law; an ACK without room bypasses it", 16, 1024, powerOfTwo = true),
     ParamSpec("pull-bytes", "256", "bytes one unit of a PULL's cumulative number is worth (the reference's quantum)", 1, 65536, powerOfTwo = true),
@@ -65,10 +78,13 @@ case class NicCcDoorbell(cfg: NicCcConfig) extends Bundle {
   val start = Bool()
 }
 
-/** A packet for the transport to send again: the NACKed packet's PSN. */
+/** A packet for the transport to send again: the NACKed packet's PSN, or (timeout) the flow's oldest unacknowledged packet. */
 case class NicCcRetransmit(cfg: NicCcConfig) extends Bundle {
   val flow = UInt(cfg.flowBits bits)
+  /** The NACKed packet's PSN; 0 with timeout. */
   val psn = UInt(32 bits)
+  /** A retransmission timeout: the transport resends the flow's oldest unacknowledged packet. */
+  val timeout = Bool()
 }
 
 /** What the engine does with an accepted law event once the law has updated the window. */
@@ -77,8 +93,8 @@ case class NicCcSide() extends Bundle {
   val resend = UInt(NicCcFlows.counterBits bits)
 }
 
-case class NicCcLawEntry(cfg: NicCcConfig) extends Bundle {
-  val event = NsccEvent(cfg.nscc)
+case class NicCcLawEntry(cfg: NicCcConfig, withPackets: Boolean) extends Bundle {
+  val input = NicCcLawInput(cfg.flowBits, withPackets)
   val side = NicCcSide()
 }
 
@@ -142,6 +158,8 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
       .field(UInt(8 bits), AccessType.RW, 64, doc = "Bytes")(SymbolName("VALUE"))
     private val status = reg("STATUS", 0x14, "Status")
     val statusInitDone = status.field(Bool(), AccessType.RO, doc = "Post-reset sweeps finished")(SymbolName("INIT_DONE"))
+    val rto = reg("RTO", 0x18, "Retransmission timeout: a flow with bytes in flight and no progress for this long resends its oldest packet; 0: none")
+      .field(UInt(32 bits), AccessType.RW, NicCcConfig.rtoResetNs, doc = "ns")(SymbolName("VALUE"))
     private val counters = new CsrCounters(busif, 0x40, oneReadMux = true)
     import counters.counter
     val FRAMES = counter("Control frames taken (ACK, NACK or PULL for a flow < N)")
@@ -165,6 +183,7 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     val REFUSED = counter("Picks the grant path refused (a flow's state changed after its bit was set)")
     val DOORBELLS_OUT_OF_RANGE = counter("Doorbells for a flow id >= N (taken, no effect)")
     val BYTES = counter("Bytes of every frame on s_axis (tkeep's ones), taken or dropped; wraps at 2^32")
+    val TIMEOUTS = counter("Retransmission timeouts applied (a flow's oldest packet retired and resent)")
   }
   io.initDone := csr.statusInitDone
 
@@ -176,17 +195,21 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
   // MSS 0 acts as 1 (a grant carries at least a byte), registered after the CSR
   flows.io.mss := RegNext(Mux(csr.mss === 0, U(1, 16 bits), csr.mss)) init (cfg.mtu - 64)
   flows.io.overhead := csr.overhead
+  flows.io.now := io.now
+  flows.io.rto := RegNext(csr.rto) init (NicCcConfig.rtoResetNs)
   io.grant << flows.io.grant
 
-  val law = new Nscc(cfg.nscc)
+  /** The law (NicCcLaw): its unit, how its event is made and its window read. */
+  val lawPlug: NicCcLaw = NicCcLaw(cfg)
+  val law = lawPlug.unit
   law.io.now := io.now
   law.io.ctrl <> lawBus
   law.io.cwndQuery.valid := False
   law.io.cwndQuery.payload := 0
 
   /** The law's events wait here (the law's same-flow spacing holds its input). */
-  val lawFifo = StreamFifo(NicCcLawEntry(cfg), cfg.lawFifo)
-  require(Nscc.latency + 1 < 64, "the law's pairing FIFO (64) must hold the events in the law and its input slice")
+  val lawFifo = StreamFifo(NicCcLawEntry(cfg, lawPlug.withPackets), cfg.lawFifo)
+  require(lawPlug.latency + lawPlug.windowStages + 2 < 64, "the law's pairing FIFO (64) must hold the events in the law and its input slices")
 
   /** Per flow: the last cumulative received bytes (ACK) and the latest pull number (PULL). */
   case class AckState() extends Bundle {
@@ -221,7 +244,7 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
       val c = RegNext(s1.c)
     }
     private val writes1 = s1.valid && s1.c.kind =/= NicCcRx.Kind.Nack
-    private val s3Pushes = Bool()
+    private val pushesAhead = UInt(2 bits)
     val loop = new KeyedStateLoop(AckState(), N, A, 3, 1, sweep,
       key = r.control.flow, twoBeforeW = KeyedOp(writes1, s1.c.flow))
     flows.io.inFlightFlow := r.control.flow
@@ -239,11 +262,11 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     private val zero = AckState()
     zero.received := 0
     zero.pulls := 0
-    // Room in the law's FIFO for this event, counting the one stage 3 pushes at the next edge: an
-    // ACK leaves 8 entries to NACKs. An event without room bypasses the law: what it retires and
-    // resends goes at once to the flow state (a direct op); the law does not see it.
+    // Room in the law's FIFO for this event, counting the ones stages 3 and 4 push at the next two
+    // edges: an ACK leaves 8 entries to NACKs. An event without room bypasses the law: what it
+    // retires and resends goes at once to the flow state (a direct op); the law does not see it.
     private val isNack = s2.c.kind === NicCcRx.Kind.Nack
-    private val ahead = lawFifo.io.occupancy +^ U(s3Pushes)
+    private val ahead = lawFifo.io.occupancy +^ pushesAhead
     val ackRoom = ahead < cfg.lawFifo - 8
     val nackRoom = ahead < cfg.lawFifo
     val toBypass = s2.valid && ((isAck && !ackRoom) || (isNack && !nackRoom))
@@ -265,6 +288,8 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
       later.ecnEcho := s2.c.ecnEcho; later.lastHop := s2.c.lastHop; later.rcvWndPen := s2.c.rcvWndPen
       val c = RegNext(later)
       val newly = RegNext(Mux(isAck && newer, (s2.c.number - st.received), U(0, W bits)))
+      /** Swift: newly, saturated for the multiply into packets (a register of its own: nothing between it and the DSP). */
+      val newlyCapped = if (lawPlug.withPackets) RegNext(Mux(isAck && newer, sat(s2.c.number - st.received, cfg.packetsCapBits), U(0, cfg.packetsCapBits bits))) else null
       val pulls = RegNext(Mux(isPull && pullNewer, (s2.c.number - st.pulls), U(0, W bits)))
       val rtt = RegNext(io.now - s2.c.timestamp)
       val inFlight = RegNext(flows.io.inFlight)
@@ -276,7 +301,11 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
       val retired = Mux(nack, c.number, newly)
       val resend = Mux(nack && c.number > csr.overhead, c.number - csr.overhead, U(0, W bits))
     }
-    s3Pushes := s3.toLaw
+    /** Stage 4: the law's input (NicCcLawInput) and the event's side part, registered. */
+    val s4 = new Area {
+      val toLaw = RegNext(s3.toLaw) init (False)
+    }
+    pushesAhead := U(s3.toLaw) +^ U(s4.toLaw)
   }
 
   /** An ACK or NACK in stage 2 bypasses the law (no room in its FIFO); for benches. */
@@ -284,47 +313,56 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
 
   private def sat(x: UInt, bits: Int): UInt = Mux(x(x.getWidth - 1 downto bits).orR, U((BigInt(1) << bits) - 1, bits bits), x(bits - 1 downto 0))
 
-  /** The law's FIFO: events from stage 3 first, a doorbell's INIT when stage 3 pushes none. */
+  /** The law's FIFO: events from stage 4 first, a doorbell's INIT when stage 4 pushes none. */
   val lawQueue = new Area {
     val fifo = lawFifo
     private val s3 = acks.s3
-    val fromFrame = s3.toLaw
+    val fromFrame = acks.s4.toLaw
     private val isNack = s3.c.kind === NicCcRx.Kind.Nack
-    private val frameEntry = NicCcLawEntry(cfg)
-    frameEntry.event.flow := s3.c.flow.resized
-    frameEntry.event.kind := Mux(isNack, U(WindowEvent.NACK, 2 bits), U(WindowEvent.ACK, 2 bits))
+    private val frameEntry = NicCcLawEntry(cfg, lawPlug.withPackets)
+    frameEntry.input.flow := s3.c.flow
+    frameEntry.input.kind := Mux(isNack, U(WindowEvent.NACK, 2 bits), U(WindowEvent.ACK, 2 bits))
     // NACK: the number field carries the trimmed packet's wire bytes
-    frameEntry.event.bytes := sat(Mux(isNack, s3.c.number, s3.newly), Nscc.windowBits)
-    frameEntry.event.rtt := Mux(isNack, U(0, Nscc.windowBits bits), sat(s3.rtt, Nscc.windowBits))
-    frameEntry.event.ecn := s3.c.ecnEcho
-    frameEntry.event.lastHop := isNack && s3.c.lastHop
-    frameEntry.event.rcvWndPen := Mux(isNack, U(255, 8 bits), s3.c.rcvWndPen)
-    frameEntry.event.inFlight := sat(s3.inFlight, Nscc.windowBits)
+    frameEntry.input.bytes := Mux(isNack, s3.c.number, s3.newly)
+    frameEntry.input.rtt := Mux(isNack, U(0, 32 bits), s3.rtt)
+    frameEntry.input.ecn := s3.c.ecnEcho
+    frameEntry.input.lastHop := isNack && s3.c.lastHop
+    frameEntry.input.rcvWndPen := Mux(isNack, U(255, 8 bits), s3.c.rcvWndPen)
+    frameEntry.input.inFlight := s3.inFlight
+    // Swift's acked: bytes / MTU in u6.7 by a multiply with the reciprocal (a NACK's newly is 0)
+    if (lawPlug.withPackets) {
+      // the full product (its bits below the shift dropped by design: *Full, hw/lint/spinal-waivers.vlt)
+      val product = (s3.newlyCapped * U(cfg.packetsRecip, log2Up(cfg.packetsRecip + 1) bits)).setName("lawQueue_packetsFull")
+      frameEntry.input.packets := product(cfg.packetsShift + NicCcLaw.packetsBits - 1 downto cfg.packetsShift)
+    }
     frameEntry.side.retired := s3.retired
     frameEntry.side.resend := s3.resend
-    private val initEntry = NicCcLawEntry(cfg)
+    private val framePush = RegNext(frameEntry)
+    private val initEntry = NicCcLawEntry(cfg, lawPlug.withPackets)
     initEntry.assignFromBits(B(0, initEntry.getBitsWidth bits))
-    initEntry.event.allowOverride()
-    initEntry.event.flow := io.doorbell.flow.resize(A)
-    initEntry.event.kind := WindowEvent.INIT
-    initEntry.event.rcvWndPen := 255
+    initEntry.input.allowOverride()
+    initEntry.input.flow := io.doorbell.flow.resize(A)
+    initEntry.input.kind := WindowEvent.INIT
+    initEntry.input.rcvWndPen := 255
     val initEntryValue = initEntry
-    val frameEntryValue = frameEntry
+    val frameEntryValue = framePush
 
     // into the law, the side part into the pairing FIFO (one update per event, in order: WindowUnit)
-    // A register slice (s2mPipe) between the FIFO and the law: the law's ready comes from its
-    // same-flow wait and reaches only the slice's valid register. (A second slice, m2sPipe, to give
-    // the law registered inputs measured worse: 4.0 / 4.4 ns as mapped / packed at 0.40, against
-    // 4.0 / 4.0 without it; the limit is the law's own same-flow hold, docs/nic-engine.md.) The
-    // pairing FIFO takes each event's side part as it leaves the FIFO into the slice (every one
-    // then enters the law, in order); it holds those in the slice and in the law
-    // (Nscc.latency + 1 < 64): always room.
+    // Two register slices between the FIFO and the law: s2mPipe, so that the law's ready reaches
+    // only the slice's valid register, then m2sPipe, so that the law's same-flow compares start at
+    // flip-flops (without it the compares behind the s2mPipe's mux measured 3.9 ns at 0.40). The
+    // law's event is made between them (NicCcLaw.event). The pairing FIFO takes each event's side
+    // part as it leaves the FIFO into the slices (every one then enters the law, in order); it
+    // holds those in the slices and in the law (the law's latency + its window stages + 2 < 64):
+    // always room.
     val side = StreamFifo(NicCcSide(), 64)
-    val toLaw = fifo.io.pop.translateWith(fifo.io.pop.event).s2mPipe()
-    law.io.event << toLaw
+    val toLaw = fifo.io.pop.translateWith(fifo.io.pop.input).s2mPipe()
+    law.io.event << toLaw.translateWith(lawPlug.event(toLaw.payload)).m2sPipe()
     side.io.push.valid := fifo.io.pop.fire
     side.io.push.payload := fifo.io.pop.side
-    side.io.pop.ready := law.io.update.valid
+    /** The law's new window in bytes (NicCcLaw.window: windowStages after its update). */
+    val window = lawPlug.window(law.io.update)
+    side.io.pop.ready := window.valid
   }
 
   /** Direct ops: PULLs' credit, and what a bypassing ACK or NACK retires and resends, waiting for a clock the law's updates leave. */
@@ -333,7 +371,8 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     private val s3 = acks.s3
     // without credit a PULL is counted and has no effect
     private val isPull = (if (cfg.credit) True else False) && s3.valid && s3.c.kind === NicCcRx.Kind.Pull && s3.pulls =/= 0
-    private val wanted = isPull || (s3.bypass && (s3.retired =/= 0 || s3.resend =/= 0))
+    // every bypassing event (registers only in front of the push: one with no bytes is an op that adds nothing)
+    private val wanted = isPull || s3.bypass
     fifo.io.push.valid := wanted
     fifo.io.push.flow := s3.c.flow
     if (cfg.credit) fifo.io.push.credit := Mux(isPull, s3.pulls |<< log2Up(cfg.pullBytes), U(0, W bits))
@@ -342,39 +381,86 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     val dropped = wanted && !fifo.io.push.ready
   }
 
-  /** Ops into the flow state: the law's update (with what its event retires and resends) first, then credits, then doorbells. */
+  /**
+   * A timeout the flow state applied, until its law event is in the law's FIFO and its retransmit
+   * request is out (the flow state's scan takes no new candidate meanwhile).
+   */
+  val timeout = new Area {
+    val valid = RegInit(False)
+    val flow = Reg(UInt(A bits))
+    val bytes = Reg(UInt(NicCcFlows.bytesBits + 1 bits))
+    val lawDone, rtxDone = Reg(Bool())
+    /** The NACK's request at stage 3 goes first. */
+    val rtxNow = valid && !rtxDone && !(acks.s3.valid && acks.s3.c.kind === NicCcRx.Kind.Nack)
+    /** Into the law's FIFO at a clock stage 4 pushes nothing, with the room an INIT needs (registers only). */
+    val lawNow = Bool()
+    when(rtxNow) { rtxDone := True }
+    when(lawNow) { lawDone := True }
+    when(valid && (lawDone || lawNow) && (rtxDone || rtxNow)) { valid := False }
+    when(flows.io.timedOut.valid) {
+      valid := True
+      flow := flows.io.timedOut.flow
+      bytes := flows.io.timedOut.bytes
+      lawDone := False
+      rtxDone := False
+    }
+    flows.io.timeoutHold := valid
+    private val entry = NicCcLawEntry(cfg, lawPlug.withPackets)
+    entry.assignFromBits(B(0, entry.getBitsWidth bits))
+    entry.input.allowOverride()
+    entry.input.flow := flow
+    entry.input.kind := WindowEvent.TIMEOUT
+    entry.input.bytes := bytes.resized
+    entry.input.rcvWndPen := 255
+    val entryValue = entry
+  }
+
+  /** Ops into the flow state: the law's update (with what its event retires and resends) first, then credits, a timeout, doorbells. */
   val opMerge = new Area {
-    private val upd = law.io.update
+    private val upd = lawQueue.window
     private val side = lawQueue.side.io.pop.payload
     private val op = flows.io.op
+    private val cand = flows.io.timeout
     val creditTurn = !upd.valid && credits.fifo.io.pop.valid
-    val doorbellTurn = !upd.valid && !credits.fifo.io.pop.valid
-    // a doorbell's INIT goes into the law's FIFO at a clock the frames leave
-    // and leaves the 8 + 2 entries a frame may still need (stages 2 and 3)
-    private val initOk = !io.doorbell.start || (!lawQueue.fromFrame && lawQueue.fifo.io.occupancy < cfg.lawFifo - 10)
+    val timeoutTurn = !upd.valid && !credits.fifo.io.pop.valid && cand.valid
+    val doorbellTurn = !upd.valid && !credits.fifo.io.pop.valid && !cand.valid
+    // a doorbell's INIT goes into the law's FIFO at a clock the frames leave and leaves the 8 + 3
+    // entries a frame may still need (stages 2, 3 and 4): the occupancy a clock ago, registered, is
+    // below lawFifo - 12 (one push at most since)
+    private val initRoom = RegNext(lawQueue.fifo.io.occupancy < cfg.lawFifo - 12) init (False)
+    timeout.lawNow := timeout.valid && !timeout.lawDone && !lawQueue.fromFrame && initRoom
+    private val initOk = !io.doorbell.start || (!lawQueue.fromFrame && initRoom && !timeout.lawNow)
     // a doorbell for a flow id >= flows is taken at once, counted and has no effect
     val doorbellInRange: Bool = if (isPow2(N) && cfg.flowIdWidth == A) True else io.doorbell.flow < N
     io.doorbell.ready := law.io.initDone && (!doorbellInRange || (doorbellTurn && op.ready && initOk))
     val doorbellFire = io.doorbell.fire && doorbellInRange
-    lawQueue.fifo.io.push.valid := lawQueue.fromFrame || (doorbellFire && io.doorbell.start)
-    lawQueue.fifo.io.push.payload := Mux(lawQueue.fromFrame, lawQueue.frameEntryValue, lawQueue.initEntryValue)
-    op.valid := upd.valid || credits.fifo.io.pop.valid || doorbellFire
-    op.flow := Mux(upd.valid, upd.flow.resize(A), Mux(creditTurn, credits.fifo.io.pop.flow, io.doorbell.flow.resize(A)))
+    lawQueue.fifo.io.push.valid := lawQueue.fromFrame || timeout.lawNow || (doorbellFire && io.doorbell.start)
+    lawQueue.fifo.io.push.payload := Mux(lawQueue.fromFrame, lawQueue.frameEntryValue,
+      Mux(timeout.lawNow, timeout.entryValue, lawQueue.initEntryValue))
+    op.valid := upd.valid || credits.fifo.io.pop.valid || cand.valid || doorbellFire
+    op.flow := Mux(upd.valid, upd.flow.resize(A), Mux(creditTurn, credits.fifo.io.pop.flow,
+      Mux(timeoutTurn, cand.flow, io.doorbell.flow.resize(A))))
     op.queued := Mux(doorbellTurn, io.doorbell.bytes, U(0, W bits))
-    op.retired := Mux(upd.valid, side.retired, Mux(creditTurn, credits.fifo.io.pop.retired, U(0, W bits)))
-    op.resend := Mux(upd.valid, side.resend, Mux(creditTurn, credits.fifo.io.pop.resend, U(0, W bits)))
+    op.retired := Mux(upd.valid, side.retired, Mux(creditTurn, credits.fifo.io.pop.retired,
+      Mux(timeoutTurn, cand.bytes.resize(W), U(0, W bits))))
+    op.resend := Mux(upd.valid, side.resend, Mux(creditTurn, credits.fifo.io.pop.resend,
+      Mux(timeoutTurn, cand.resend.resize(W), U(0, W bits))))
     if (cfg.credit) op.credit := Mux(creditTurn, credits.fifo.io.pop.credit, U(0, W bits))
     op.setWindow := upd.valid
-    op.window := upd.cwnd.resize(W)
+    op.window := upd.bytes
+    op.timeout := timeoutTurn
+    op.expect := cand.expect
     credits.fifo.io.pop.ready := creditTurn && op.ready
+    cand.ready := timeoutTurn && op.ready
   }
 
   csr.statusInitDone := law.io.initDone && flows.io.ready && !acks.sweep.active
 
-  /** A NACK's retransmit request, at stage 3. */
-  io.retransmit.valid := acks.s3.valid && acks.s3.c.kind === NicCcRx.Kind.Nack
-  io.retransmit.flow := acks.s3.c.flow
-  io.retransmit.psn := acks.s3.c.psn
+  /** A NACK's retransmit request, at stage 3; a timeout's at a clock without one. */
+  io.retransmit.valid := (acks.s3.valid && acks.s3.c.kind === NicCcRx.Kind.Nack) || timeout.rtxNow
+  io.retransmit.flow := Mux(timeout.rtxNow, timeout.flow, acks.s3.c.flow)
+  io.retransmit.psn := Mux(timeout.rtxNow, U(0, 32 bits), acks.s3.c.psn)
+  io.retransmit.timeout := timeout.rtxNow
 
   /** The counters, each from registered pulses. */
   val stats = new Area {
@@ -397,11 +483,12 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     count(csr.GRANTS, RegNext(io.grant.fire) init (False))
     count(csr.REFUSED, RegNext(flows.io.refused) init (False))
     when(r) { CsrCounters.add(csr.BYTES, RegNext(rx.io.result.wireBytes)) }
+    count(csr.TIMEOUTS, RegNext(flows.io.timedOut.valid) init (False))
   }
 
   def emitRegisterDocs(): Unit = {
     RegisterDocs.emit(csr.busif, "uehw_nic_cc_regs", "NICCC")
-    RegisterDocs.emit(law.busif, "uehw_nic_cc_law_regs", "NSCC")
+    RegisterDocs.emit(law.busif, "uehw_nic_cc_law_regs", lawPlug.regsPrefix)
   }
   def registerBus: BusIf = csr.busif
   def registerPrefix: String = "NICCC"

@@ -50,6 +50,29 @@ case class NicCcFlowOp(cfg: NicCcFlowsConfig) extends Bundle {
   val setWindow = Bool()
   /** The law's window in wire bytes (with setWindow). */
   val window = UInt(NicCcFlows.counterBits bits)
+  /**
+   * A timeout (`io.timeout`'s candidate): it applies only if the flow's retired count is still
+   * `expect` at the op's sums (no progress since the scan read it); else it does nothing.
+   */
+  val timeout = Bool()
+  val expect = UInt(NicCcFlows.counterBits bits)
+}
+
+/** A flow the timeout scan found without progress for RTO: its oldest packet to retire and resend. */
+case class NicCcTimeoutCandidate(cfg: NicCcFlowsConfig) extends Bundle {
+  val flow = UInt(cfg.flowIdWidth bits)
+  /** Wire bytes retired: min(bytes in flight, MSS + overhead). */
+  val bytes = UInt(NicCcFlows.bytesBits + 1 bits)
+  /** Payload bytes to resend: bytes - overhead (0 if not above). */
+  val resend = UInt(NicCcFlows.bytesBits + 1 bits)
+  /** The retired count the scan read. */
+  val expect = UInt(NicCcFlows.counterBits bits)
+}
+
+/** A timeout the op port applied. */
+case class NicCcTimedOut(cfg: NicCcFlowsConfig) extends Bundle {
+  val flow = UInt(cfg.flowIdWidth bits)
+  val bytes = UInt(NicCcFlows.bytesBits + 1 bits)
 }
 
 /** One packet a flow may send now. */
@@ -99,6 +122,18 @@ class NicCcFlowsIo(cfg: NicCcFlowsConfig) extends Bundle {
   val inFlightFlow = in UInt (cfg.flowIdWidth bits)
   /** Bytes in flight (sent - retired, below zero 0) of the flow sampled two edges before, as the RAMs held it then. */
   val inFlight = out UInt (NicCcFlows.counterBits bits)
+  /** Time in ns, mod 2^32 (the timers'). */
+  val now = in UInt (32 bits)
+  /** The retransmission timeout in ns; 0: none. Quasi-static. */
+  val rto = in UInt (32 bits)
+  /** The timeout scan's candidate, for the op port (as an op with `timeout`). */
+  val timeout = master(Stream(NicCcTimeoutCandidate(cfg)))
+  /** High: the scan takes no new candidate (its user still works on the last timeout). */
+  val timeoutHold = in Bool ()
+  /** A timeout op that applied (a pulse), sampled at edge a + 3 for the op taken at edge a. */
+  val timedOut = master(Flow(NicCcTimedOut(cfg)))
+  /** The flow the timeout scan reads at the next edge (0 at the first edge after the post-reset sweep, then one more a clock). */
+  val timeoutScan = out UInt (cfg.flowIdWidth bits)
 }
 
 /**
@@ -147,6 +182,8 @@ class NicCcAdmit(cfg: NicCcFlowsConfig, validIn: Bool, flowIn: UInt, own: NicCcF
     private val inFlight = Mux(c1.inFlight.msb, U(0, W bits), c1.inFlight)
     val room = RegNext(c1.windowLessOverhead.resize(W + 2) - inFlight.resize(W + 2).asSInt)
     val creditPositive = if (cfg.credit) RegNext(c1.creditPositive) else null
+    /** Nothing was in flight (the grant path: this packet starts the flow's timer). */
+    val idle = if (carry) RegNext(c1.inFlight.msb || c1.inFlight === 0) else null
   }
   val c3 = new Area {
     private val bytesNow = Mux(c2.hasResend, Mux(c2.resendBig, mss, c2.resendLow), Mux(c2.queuedBig, mss, c2.queuedLow))
@@ -158,6 +195,7 @@ class NicCcAdmit(cfg: NicCcFlowsConfig, validIn: Bool, flowIn: UInt, own: NicCcF
     val admit = RegNext(admitNow)
     val bytes = if (carry) RegNext(bytesNow) else null
     val resend = if (carry) RegNext(c2.hasResend) else null
+    val idle = if (carry) RegNext(c2.idle) else null
   }
 }
 
@@ -184,21 +222,37 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
     val s1 = new Area {
       val valid = RegNext(io.op.fire) init (False)
       val op = RegNext(io.op.payload)
+      val now = RegNext(io.now)
+      val retires = RegNext(io.op.retired =/= 0)
     }
     val s2 = new Area {
       val valid = RegNext(s1.valid) init (False)
       val op = RegNext(s1.op)
+      val now = RegNext(s1.now)
+      val retires = RegNext(s1.retires)
     }
     val loop = new KeyedStateLoop(NicCcFlowOwn(cfg.credit), N, A, 3, 1, sweep,
       key = io.op.flow, twoBeforeW = KeyedOp(s1.valid, s1.op.flow))
     private val now = loop.read.state
     private val next = NicCcFlowOwn(cfg.credit)
+    // a timeout applies only if nothing was retired since the scan read the flow
+    val cancel = s2.op.timeout && now.retired =/= s2.op.expect
     next.queued := now.queued + s2.op.queued
-    next.retired := now.retired + s2.op.retired
-    next.resend := now.resend + s2.op.resend
+    // (the compare beside the sums, the choice after them)
+    next.retired := Mux(cancel, now.retired, now.retired + s2.op.retired)
+    next.resend := Mux(cancel, now.resend, now.resend + s2.op.resend)
     if (cfg.credit) next.credit := now.credit + s2.op.credit
     next.window := Mux(s2.op.setWindow, s2.op.window, now.window)
     loop.write(s2.valid, s2.op.flow, next, zeroOwn)
+    /** The time of the flow's last op that retired bytes (its timer's restart), written with the op's state. */
+    val retiredAt = Mem(UInt(32 bits), N).setName("retiredAtRam")
+    sweep.write(retiredAt, RegNext(s2.op.flow), RegNext(s2.now), RegNext(s2.valid && s2.retires && !cancel) init (False), U(0, 32 bits))
+    /** A timeout op that applied, registered after its sums: sampled at a + 3 for the op taken at a. */
+    io.timedOut.valid := RegNext(s2.valid && s2.op.timeout && !cancel) init (False)
+    io.timedOut.flow := RegNext(s2.op.flow)
+    io.timedOut.bytes := RegNext(s2.op.retired.resize(NicCcFlows.bytesBits + 1))
+    /** A timeout op between its acceptance and its result. */
+    val timeoutInFlight = (s1.valid && s1.op.timeout) || (s2.valid && s2.op.timeout) || io.timedOut.valid
     /** The copy of the op port's state each reader has (one read port a RAM). */
     def mirror(name: String): Mem[NicCcFlowOwn] = {
       val m = Mem(NicCcFlowOwn(cfg.credit), N).setName(name)
@@ -236,6 +290,9 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
     private val nextSeen = NicCcFlowSent(withPsn = false)
     nextSeen.granted := next.granted; nextSeen.resent := next.resent; nextSeen.sent := next.sent
     checkSentRams.foreach(m => sweep.write(m, c3.flow, nextSeen, writes, zeroSent(false)))
+    /** The time a packet left with nothing in flight before it (its timer's start). */
+    val startedAt = Mem(UInt(32 bits), N).setName("startedAtRam")
+    sweep.write(startedAt, c3.flow, io.now, writes && c3.idle, U(0, 32 bits))
     fifo.io.push.valid := writes
     fifo.io.push.flow := c3.flow
     fifo.io.push.psn := c3.sent.psn
@@ -256,6 +313,71 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
     sweep.write(sentRam, grants.check.c3.flow, grants.next.sent, grants.writes, U(0, NicCcFlows.counterBits bits))
     private val difference = (sentRam.readSync(io.inFlightFlow) - retiredRam.readSync(io.inFlightFlow)).asSInt
     io.inFlight := RegNext(Mux(difference.msb, U(0), difference.asUInt))
+  }
+
+  /**
+   * The timeout scan, one flow a clock in turn: read (t0), the differences (t1), the decision (t2),
+   * into the candidate slot. A flow times out when bytes are in flight and both its last retiring
+   * op and the first packet after it was idle are at least RTO ago (ages mod 2^32): its oldest
+   * packet (min(in flight, MSS + overhead) wire bytes) is retired and its payload resent (uec.cpp:
+   * 1297-1304, 2319-2430: one packet an expiry, the timer re-armed), through the op port.
+   */
+  val timeouts = new Area {
+    private val W = NicCcFlows.counterBits
+    private val sentCopy = Mem(UInt(W bits), N).setName("timeoutSentRam")
+    sweep.write(sentCopy, grants.check.c3.flow, grants.next.sent, grants.writes, U(0, W bits))
+    private val retiredCopy = Mem(UInt(W bits), N).setName("timeoutRetiredRam")
+    retiredCopy.write(ops.loop.ramWrite.addr, ops.loop.ramWrite.state.retired, ops.loop.ramWrite.enable)
+    val index = Reg(UInt(A bits)) init (0)
+    index := Mux(index === N - 1 || sweep.active, U(0, A bits), index + 1)
+    io.timeoutScan := index
+    val t0 = new Area {
+      val valid = RegNext(!sweep.active) init (False)
+      val flow = RegNext(index)
+      val sent = sentCopy.readSync(index)
+      val retired = retiredCopy.readSync(index)
+      val retiredAt = ops.retiredAt.readSync(index)
+      val startedAt = grants.startedAt.readSync(index)
+    }
+    val t1 = new Area {
+      val valid = RegNext(t0.valid) init (False)
+      val flow = RegNext(t0.flow)
+      val inFlight = RegNext(t0.sent - t0.retired)
+      val retiredAge = RegNext(io.now - t0.retiredAt)
+      val startedAge = RegNext(io.now - t0.startedAt)
+      val expect = RegNext(t0.retired)
+    }
+    // MSS and overhead (quasi-static) through a register: no adder in front of the compares
+    private val B = NicCcFlows.bytesBits + 1
+    private val mss = RegNext(io.mss.resize(B))
+    private val overhead = RegNext(io.overhead.resize(B))
+    private val packet = RegNext(io.mss +^ io.overhead)
+    private val dueNow = t1.valid && io.rto =/= 0 && !t1.inFlight.msb && t1.inFlight =/= 0 &&
+      t1.retiredAge >= io.rto && t1.startedAge >= io.rto
+    private val low = t1.inFlight(B - 1 downto 0)
+    private val big = t1.inFlight(W - 2 downto B).orR || low > packet
+    private val bytes = Mux(big, packet, low)
+    // bytes - overhead: MSS for a whole packet, else what is in flight less the overhead (0 if not above)
+    private val resend = Mux(big, mss, Mux(low > overhead, low - overhead, U(0, B bits)))
+    /** t2: the decision registered (the compares are not in front of the slot's load). */
+    val t2 = new Area {
+      val due = RegNext(dueNow) init (False)
+      val candidate = Reg(NicCcTimeoutCandidate(cfg))
+      candidate.flow := t1.flow
+      candidate.bytes := bytes
+      candidate.resend := resend
+      candidate.expect := t1.expect
+    }
+    val slot = Reg(NicCcTimeoutCandidate(cfg))
+    val slotValid = RegInit(False)
+    private val load = t2.due && !slotValid && !io.timeoutHold && !ops.timeoutInFlight
+    when(io.timeout.fire) { slotValid := False }
+    when(load) {
+      slotValid := True
+      slot := t2.candidate
+    }
+    io.timeout.valid := slotValid
+    io.timeout.payload := slot
   }
 
   /** A check of a flow after each write (the op port's on picker port 0, the grant path's on 1). */

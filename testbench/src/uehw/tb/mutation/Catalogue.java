@@ -100,7 +100,14 @@ public final class Catalogue {
             String value = line.substring(colon + 2);
             switch (key) {
                 case "block" -> block = value.trim();
-                case "tests" -> tests = List.of(value.trim().split("\\s+"));
+                case "tests" -> {
+                    tests = List.of(value.trim().split("\\s+"));
+                    for (String t : tests) {
+                        if (!t.matches("[A-Z][A-Za-z0-9_]*")) {
+                            throw new IllegalStateException(file + ":" + lineNo + ": '" + t + "' is not a test class name (names are separated by spaces)");
+                        }
+                    }
+                }
                 default -> {
                     if (cur.put(key, value) != null) {
                         throw new IllegalStateException(file + ":" + lineNo + ": '" + key + "' twice in one mutant");

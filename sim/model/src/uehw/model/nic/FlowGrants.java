@@ -21,8 +21,22 @@ public final class FlowGrants {
     public static final int TAKE_TO_WRITE = 5;
     private static final long MASK = 0xFFFF_FFFFL;
 
-    /** A change of a flow's state: bytes added to the four counters, a window when setWindow. */
-    public record Op(int flow, long queued, long retired, long resend, long credit, boolean setWindow, long window) {
+    /**
+     * A change of a flow's state: bytes added to the four counters, a window when setWindow. A
+     * timeout op (a candidate of the timeout scan) adds only if the flow's retired count is still
+     * `expect`.
+     */
+    public record Op(int flow, long queued, long retired, long resend, long credit, boolean setWindow, long window,
+                     boolean timeout, long expect) {
+        public Op(int flow, long queued, long retired, long resend, long credit, boolean setWindow, long window) {
+            this(flow, queued, retired, resend, credit, setWindow, window, false, 0);
+        }
+
+        /** The op that applies a timeout candidate. */
+        public static Op timeout(Candidate c) {
+            return new Op(c.flow(), 0, c.bytes(), c.resend(), 0, false, 0, true, c.expect());
+        }
+
         public static Op doorbell(int flow, long bytes) {
             return new Op(flow, bytes, 0, 0, 0, false, 0);
         }
@@ -30,6 +44,14 @@ public final class FlowGrants {
         public static Op window(int flow, long window) {
             return new Op(flow, 0, 0, 0, 0, true, window);
         }
+    }
+
+    /** The timeout scan's candidate: the flow, its oldest packet's wire bytes and payload, the retired count read. */
+    public record Candidate(int flow, int bytes, int resend, long expect) {
+    }
+
+    /** A timeout the op port applied: the flow, the wire bytes retired. */
+    public record TimedOut(int flow, int bytes) {
     }
 
     /** A grant: the flow, the PSN (the flow's next new PSN), payload bytes, a resend or not. */
@@ -72,6 +94,17 @@ public final class FlowGrants {
     private long edge;
     private boolean refusedNow;
     private long refusals;
+    // the timers: the time of each flow's last retiring op and of its first packet after it was idle, as the RAMs hold them
+    private final long[] retiredAtSeen;
+    private final long[] startedAtSeen;
+    private long rto;
+    /** The scan's read of the edge before ({flow, sent, retired, retiredAt, startedAt}) and its differences ({flow, inFlight, ages, retired}). */
+    private long[] scanRead;
+    private long[] scanT1;
+    private Candidate scanT2;
+    private Candidate slot;
+    private final Deque<Long> timeoutOpEdges = new ArrayDeque<>();
+    private final Deque<Timed<TimedOut>> timedOut = new ArrayDeque<>();   // edge: the one that samples it
 
     public FlowGrants(int flows, boolean creditOn, int pickerDepth, int fifoDepth, int mss, int overhead) {
         this.flows = flows;
@@ -81,6 +114,8 @@ public final class FlowGrants {
         this.own = new long[flows][5];
         this.ownSeen = new long[flows][5];
         this.sent = new long[flows][4];
+        this.retiredAtSeen = new long[flows];
+        this.startedAtSeen = new long[flows];
         setMss(mss);
         this.overhead = overhead;
     }
@@ -108,6 +143,34 @@ public final class FlowGrants {
         int bytes = hasResend ? (resend >= mss ? mss : resend & 0xFFFF) : (queued >= mss ? mss : queued & 0xFFFF);
         boolean admit = (hasResend || hasQueued) && room >= bytes && (!creditOn || credit > 0);
         return new Admission(admit, bytes, hasResend);
+    }
+
+    /** The retransmission timeout in ns (0: none), as the RTO input holds it. */
+    public void setRto(long rto) {
+        this.rto = rto & MASK;
+    }
+
+    private int scanFirst;
+
+    /** The flow the timeout scan reads at the next edge. */
+    public int timeoutScan() {
+        return (int) ((scanFirst + edge) % flows);
+    }
+
+    /** Aligns the scan: it reads `flow` at the next edge (an engine starts its model some edges after the flow state's sweep). */
+    public void setTimeoutScan(int flow) {
+        scanFirst = (int) (((flow - edge) % flows + flows) % flows);
+    }
+
+    /** The timeout scan's candidate offered before the next edge, or null. */
+    public Candidate timeoutCandidate() {
+        return slot;
+    }
+
+    /** The timeout the op port applied, sampled at the next edge, or null. */
+    public TimedOut timedOut() {
+        Timed<TimedOut> t = timedOut.peek();
+        return t != null && t.edge() == edge ? t.value() : null;
     }
 
     /** The op port is ready (after the post-reset sweep, always). */
@@ -143,9 +206,43 @@ public final class FlowGrants {
         return Math.max((int) (s.sent() - s.retired()), 0);
     }
 
-    /** One edge: the op sampled (null: none), the grant output's ready. */
+    /** One edge with no time and no timeouts held: {@link #edge(Op, boolean, long, boolean)}. */
     public void edge(Op op, boolean grantReady) {
+        edge(op, grantReady, 0, false);
+    }
+
+    /**
+     * One edge: the op sampled (null: none), the grant output's ready, the time (`now`) and the
+     * timeout hold input the edge samples.
+     */
+    public void edge(Op op, boolean grantReady, long now, boolean timeoutHold) {
         long e = edge;
+        now &= MASK;
+        // the timeout scan: the decision of the edge before into the slot
+        // (only while no timeout op is between its acceptance and its result, and none held)
+        while (!timeoutOpEdges.isEmpty() && timeoutOpEdges.peek() + 3 < e) {
+            timeoutOpEdges.poll();
+        }
+        boolean timeoutInFlight = timeoutOpEdges.stream().anyMatch(a -> a + 1 <= e && (a + 3 > e || timedOut.stream().anyMatch(t -> t.edge() == e)));
+        if (scanT2 != null && slot == null && !timeoutHold && !timeoutInFlight) {
+            slot = scanT2;
+        }
+        // t2: the decision on the differences of the edge before
+        scanT2 = null;
+        if (scanT1 != null) {
+            int inFlight = (int) scanT1[1];
+            long packet = (long) mss + overhead;
+            if (rto != 0 && inFlight > 0 && scanT1[2] >= rto && scanT1[3] >= rto) {
+                int bytes = (int) Math.min(inFlight, packet);
+                scanT2 = new Candidate((int) scanT1[0], bytes, bytes > overhead ? bytes - overhead : 0, scanT1[4]);
+            }
+        }
+        // t1: the differences of the read of the edge before, with this edge's time
+        scanT1 = scanRead == null ? null : new long[] {scanRead[0], (scanRead[1] - scanRead[2]) & MASK,
+            (now - scanRead[3]) & MASK, (now - scanRead[4]) & MASK, scanRead[2]};
+        // t0: this edge reads flow e mod N (the RAMs before this edge's writes)
+        int k = timeoutScan();
+        scanRead = new long[] {k, sent[k][2], ownSeen[k][1], retiredAtSeen[k], startedAtSeen[k]};
         // the pick taken at the edge before reads both states at this edge (the writes of earlier edges)
         int offer = picker.offer();
         boolean take = open && offer >= 0;
@@ -162,14 +259,27 @@ public final class FlowGrants {
         // the op: its sums over all earlier ops of the flow, written OP_TO_WRITE edges later
         if (op != null) {
             long[] o = own[op.flow()];
+            if (op.timeout()) {
+                if (slot == null || !slot.equals(new Candidate(op.flow(), (int) op.retired(), (int) op.resend(), op.expect()))) {
+                    throw new IllegalStateException("a timeout op at edge " + e + ", " + op + ", that is not the scan's candidate " + slot);
+                }
+                slot = null;
+                timeoutOpEdges.add(e);
+            }
+            // a timeout applies only if nothing was retired since the scan read the flow
+            boolean cancel = op.timeout() && o[1] != (op.expect() & MASK);
             o[0] = (o[0] + op.queued()) & MASK;
-            o[1] = (o[1] + op.retired()) & MASK;
-            o[2] = (o[2] + op.resend()) & MASK;
+            o[1] = (o[1] + (cancel ? 0 : op.retired())) & MASK;
+            o[2] = (o[2] + (cancel ? 0 : op.resend())) & MASK;
             o[3] = (o[3] + op.credit()) & MASK;
             if (op.setWindow()) {
                 o[4] = op.window() & MASK;
             }
-            ownWrites.add(new Timed<>(e + OP_TO_WRITE, new long[] {op.flow(), o[0], o[1], o[2], o[3], o[4]}));
+            boolean retires = op.retired() != 0 && !cancel;
+            ownWrites.add(new Timed<>(e + OP_TO_WRITE, new long[] {op.flow(), o[0], o[1], o[2], o[3], o[4], retires ? 1 : 0, now}));
+            if (op.timeout() && !cancel) {
+                timedOut.add(new Timed<>(e + 3, new TimedOut(op.flow(), (int) op.retired())));
+            }
         }
         // the picker, its two ports' updates of this edge
         List<GrantPicker.Update> updates = new ArrayList<>();
@@ -205,6 +315,10 @@ public final class FlowGrants {
                 b[1] = (s.resent() + (a.resend() ? a.bytes() : 0)) & MASK;
                 b[2] = (s.sent() + overhead + a.bytes()) & MASK;
                 b[3] = (s.psn() + (a.resend() ? 0 : 1)) & MASK;
+                // nothing in flight before this packet: the flow's timer starts now
+                if ((int) (s.sent() - s.retired()) <= 0) {
+                    startedAtSeen[flow] = now;
+                }
                 fifo.add(new Timed<>(e, new Grant(flow, s.psn(), a.bytes(), a.resend())));
                 if (fifo.size() > fifoDepth) {
                     throw new IllegalStateException("the grant FIFO overflowed at edge " + e);
@@ -223,9 +337,15 @@ public final class FlowGrants {
         while (!ownWrites.isEmpty() && ownWrites.peek().edge() == e) {
             long[] w = ownWrites.poll().value();
             System.arraycopy(w, 1, ownSeen[(int) w[0]], 0, 5);
+            if (w[6] == 1) {
+                retiredAtSeen[(int) w[0]] = w[7];
+            }
             opChecks.add(new Timed<>(e + 1, (int) w[0]));
         }
         open = inPath + occupancy <= fifoDepth - 2;
+        while (!timedOut.isEmpty() && timedOut.peek().edge() <= e) {
+            timedOut.poll();
+        }
         edge++;
     }
 
