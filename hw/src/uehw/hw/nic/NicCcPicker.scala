@@ -235,23 +235,23 @@ class NicCcPicker(val cfg: NicCcPickerConfig) extends Component {
   /**
    * Stage 2: the picked word's bits, less this edge's and the late clears, into the staged
    * snapshot; the word's summary bit is registered beside it (a snapshot of a zero word is not
-   * queued; one the clears empty is, and leaves as a zero head).
+   * queued; one the clears empty is, and leaves as a zero head). The bit granted at this edge
+   * leaves it at the push (the late grant there): not in front of the staged register.
    */
   val staged = new Area {
     private def grantBy(w: UInt): Bits = Mux(head.entry.word === w, offer.take, B(0, 32 bits))
-    private val takenFromPick = Mux((UIntToOh(head.entry.word, M) & scan.lastOh).orR, offer.take, B(0, 32 bits))
     // an AND-OR of the words by the one-hot (MuxOH would encode it and index)
     private val pickedWord = (0 until M).map(w => Mux(scan.lastOh(w), bits.word(w), B(0, 32 bits))).reduce(_ | _)
-    private val read = pickedWord & ~late.clears(scan.lastOh) & ~updateClearsOh(scan.lastOh) & ~takenFromPick
+    private val read = pickedWord & ~late.clears(scan.lastOh) & ~updateClearsOh(scan.lastOh)
     stagedValid := scan.picked
     val word = RegNext(scan.word)
     val mask = Reg(Bits(32 bits))
     // the word's summary bit (not zero at the previous edge): a snapshot the clears empty is queued, and leaves as a zero head
     val live = RegNext((bits.summary & scan.lastOh).orR) init (False)
     mask := read
-    /** Stage 3: queued at this edge when its word was not zero, less this edge's clears. */
+    /** Stage 3: queued at this edge when its word was not zero, less this edge's clears and the read edge's grant. */
     val push = stagedValid && live
-    val pushMask = mask & ~updateClears(word) & ~grantBy(word)
+    val pushMask = mask & ~updateClears(word) & ~grantBy(word) & ~late.grantClear(word)
     val pushMore = moreThanOne(mask)
   }
 

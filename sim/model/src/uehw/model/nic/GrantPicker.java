@@ -77,10 +77,11 @@ public final class GrantPicker {
             }
         }
         // the word picked at the previous edge is read into the staged snapshot; the staged one joins the ring
-        int read = word[scanWord] & ~lateClears(scanWord) & ~updateClears(scanWord, updates) & ~grantBy(scanWord, take);
+        // the bit granted at the read's edge leaves the snapshot at its push (the late grant there)
+        int read = word[scanWord] & ~lateClears(scanWord) & ~updateClears(scanWord, updates);
         boolean push = stagedValid && stagedLive;
-        Snapshot pushed = new Snapshot(stagedWord, stagedMask & ~updateClears(stagedWord, updates) & ~grantBy(stagedWord, take),
-                Integer.bitCount(stagedMask) >= 2);
+        Snapshot pushed = new Snapshot(stagedWord, stagedMask & ~updateClears(stagedWord, updates) & ~grantBy(stagedWord, take)
+                & ~lateGrantClear(stagedWord), Integer.bitCount(stagedMask) >= 2);
         stagedValid = picked;
         stagedWord = scanWord;
         stagedMask = read;
