@@ -65,8 +65,9 @@ class NicCcPickerTest {
             NicCcPickerIo io = start(sim);
             sim.step(3);
             int flow = 77;
+            sim.poke(io.updateFlows().apply(1), flow); // the flow one edge before its update
+            sim.step();
             sim.poke(io.updates().apply(1).valid(), true);
-            sim.poke(io.updates().apply(1).payload().flow(), flow);
             sim.poke(io.updates().apply(1).payload().eligible(), true);
             sim.step();
             long e = sim.cycle();
@@ -82,8 +83,9 @@ class NicCcPickerTest {
             // valid sampled at edge e + 7 is what the registers hold after edge e + 6
             assertEquals(e + 7, offered, "the first edge that samples the offer");
             // cleared at edge c: the edge after c samples no offer
+            sim.poke(io.updateFlows().apply(0), flow);
+            sim.step();
             sim.poke(io.updates().apply(0).valid(), true);
-            sim.poke(io.updates().apply(0).payload().flow(), flow);
             sim.poke(io.updates().apply(0).payload().eligible(), false);
             sim.step();
             sim.poke(io.updates().apply(0).valid(), false);
@@ -92,9 +94,12 @@ class NicCcPickerTest {
         });
     }
 
-    /** Drives one edge: the model and the test's own bits follow; returns the flow taken or -1. */
+    /**
+     * Drives one edge: the model and the test's own bits follow; returns the flow taken or -1.
+     * `next` are the next edge's updates: their flows are driven one edge ahead (the port's rule).
+     */
     private static int edge(Sim<NicCcPicker> sim, GrantPicker model, boolean[] eligible, boolean ready,
-                            List<GrantPicker.Update> updates) {
+                            List<GrantPicker.Update> updates, List<GrantPicker.Update> next) {
         NicCcPickerIo io = sim.dut().io();
         int offer = model.offer();
         sim.poke(io.grant().ready(), ready);
@@ -102,9 +107,10 @@ class NicCcPickerTest {
             boolean on = p < updates.size();
             sim.poke(io.updates().apply(p).valid(), on);
             if (on) {
-                sim.poke(io.updates().apply(p).payload().flow(), updates.get(p).flow());
                 sim.poke(io.updates().apply(p).payload().eligible(), updates.get(p).eligible());
             }
+            // a port idle at the next edge gets a flow all the same: the picker must ignore it
+            sim.poke(io.updateFlows().apply(p), p < next.size() ? next.get(p).flow() : (offer & 0xff) ^ 0x55);
         }
         sim.step();
         // read after the step: what the edge sampled (registers before it)
@@ -142,22 +148,15 @@ class NicCcPickerTest {
         long[] since = new long[CFG.flows()]; // grants to others since the flow became eligible
         long worst = 0;
         int grants = 0;
+        List<GrantPicker.Update> updates = List.of();
         for (int c = 0; c < clocks; c++) {
             // phases: sparse or dense sets of flows, a few words or all of them, with or without backpressure
             int phase = c / 2000 % 4;
-            int span = phase == 0 ? 40 : CFG.flows();
-            List<GrantPicker.Update> updates = new ArrayList<>();
-            for (int p = 0; p < CFG.updatePorts(); p++) {
-                if (r.nextInt(3) > 0) {
-                    updates.add(new GrantPicker.Update(r.nextInt(span), r.nextInt(phase == 3 ? 2 : 5) > 0));
-                }
-            }
-            if (r.nextInt(20) == 0 && updates.size() == 2) {
-                updates.set(1, new GrantPicker.Update(updates.get(0).flow(), !updates.get(0).eligible())); // same flow on both ports
-            }
+            List<GrantPicker.Update> next = randomUpdates(r, (c + 1) / 2000 % 4);
             boolean ready = phase == 2 ? r.nextInt(3) == 0 : r.nextInt(10) > 0;
             boolean[] before = eligible.clone();
-            int taken = edge(sim, model, eligible, ready, updates);
+            int taken = edge(sim, model, eligible, ready, updates, next);
+            updates = next;
             if (taken >= 0) {
                 grants++;
                 since[taken] = 0;
@@ -179,30 +178,56 @@ class NicCcPickerTest {
         assertTrue(worst <= bound, "a flow waited " + worst + " grants to others, above " + bound);
     }
 
+    /** Random updates of a phase (random's): up to one a port, sometimes the same flow on both. */
+    private static List<GrantPicker.Update> randomUpdates(Random r, int phase) {
+        int span = phase == 0 ? 40 : CFG.flows();
+        List<GrantPicker.Update> updates = new ArrayList<>();
+        for (int p = 0; p < CFG.updatePorts(); p++) {
+            if (r.nextInt(3) > 0) {
+                updates.add(new GrantPicker.Update(r.nextInt(span), r.nextInt(phase == 3 ? 2 : 5) > 0));
+            }
+        }
+        if (r.nextInt(20) == 0 && updates.size() == 2) {
+            updates.set(1, new GrantPicker.Update(updates.get(0).flow(), !updates.get(0).eligible())); // same flow on both ports
+        }
+        return updates;
+    }
+
     /** Flows 0, step, 2 x step ... eligible, each set again `delay` clocks after its grant; counts the grants. */
     private static void lineRate(Sim<NicCcPicker> sim, int step, int delay, int clocks) {
         start(sim);
         GrantPicker model = new GrantPicker(CFG.flows(), CFG.depth());
         boolean[] eligible = new boolean[CFG.flows()];
         // the flows eligible, then each set again `delay` clocks after its grant (the engine's state loop)
+        List<Integer> first = new ArrayList<>();
         for (int f = 0; f < CFG.flows(); f += step) {
-            edge(sim, model, eligible, false, List.of(new GrantPicker.Update(f, true)));
+            first.add(f);
+        }
+        edge(sim, model, eligible, false, List.of(), List.of(new GrantPicker.Update(first.get(0), true))); // the first flow ahead
+        for (int i = 0; i < first.size(); i++) {
+            List<GrantPicker.Update> next = i + 1 < first.size() ? List.of(new GrantPicker.Update(first.get(i + 1), true)) : List.of();
+            edge(sim, model, eligible, false, List.of(new GrantPicker.Update(first.get(i), true)), next);
         }
         Deque<long[]> reSet = new ArrayDeque<>();
         int grants = 0;
         int[] perFlow = new int[CFG.flows()];
         for (int c = 0; c < clocks + 8; c++) { // the first 8 clocks fill the pipeline
             List<GrantPicker.Update> updates = new ArrayList<>();
-            while (!reSet.isEmpty() && reSet.peek()[0] <= c && updates.size() < 1) {
+            if (!reSet.isEmpty() && reSet.peek()[0] <= c) {
                 updates.add(new GrantPicker.Update((int) reSet.poll()[1], true));
             }
-            int taken = edge(sim, model, eligible, true, updates);
-            if (taken >= 0) {
-                reSet.add(new long[] {c + delay, taken});
-                if (c >= 8) {
-                    grants++;
-                    perFlow[taken]++;
-                }
+            // ready is high: the model's offer is taken, and its set-again is known before the edge
+            int offer = model.offer();
+            if (offer >= 0) {
+                reSet.add(new long[] {c + delay, offer});
+            }
+            List<GrantPicker.Update> next = !reSet.isEmpty() && reSet.peek()[0] <= c + 1
+                    ? List.of(new GrantPicker.Update((int) reSet.peek()[1], true)) : List.of();
+            int taken = edge(sim, model, eligible, true, updates, next);
+            assertEquals(offer, taken, "the offer taken with ready high");
+            if (taken >= 0 && c >= 8) {
+                grants++;
+                perFlow[taken]++;
             }
         }
         System.out.printf("NicCcPickerTest line rate: every %d-th flow eligible, set again %d clocks after its grant: %d grants in %d clocks%n",

@@ -391,7 +391,8 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
     val check = new NicCcAdmit(cfg, d0Valid, d0Flow, ownRam.readSync(r0Flow, r0Valid), sentRam.readSync(r0Flow, r0Valid),
       io.mss, io.overhead, carry = false)
     picker.io.updates(port).valid := check.c3.valid
-    picker.io.updates(port).flow := check.c3.flow
+    // the picker takes the flow a stage before the decision (its clears are then two LUT levels)
+    picker.io.updateFlows(port) := check.c2.flow
     picker.io.updates(port).eligible := check.c3.admit
   }.setName(label)
 

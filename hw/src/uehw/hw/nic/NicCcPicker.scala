@@ -21,14 +21,22 @@ case class NicCcPickerConfig(flows: Int = 1024, updatePorts: Int = 2, depth: Int
   val wordIdWidth: Int = log2Up(words)
 }
 
-case class NicCcPickerUpdate(cfg: NicCcPickerConfig) extends Bundle {
-  val flow = UInt(cfg.flowIdWidth bits)
+case class NicCcPickerUpdate() extends Bundle {
   val eligible = Bool()
 }
 
 class NicCcPickerIo(cfg: NicCcPickerConfig) extends Bundle {
-  /** Set (eligible) or clear a flow's bit; a later port wins over an earlier one on the same flow. */
-  val updates = Vec(slave(Flow(NicCcPickerUpdate(cfg))), cfg.updatePorts)
+  /**
+   * Set (eligible) or clear the bit of the flow `updateFlows` showed at the edge before; a later
+   * port wins over an earlier one on the same flow.
+   */
+  val updates = Vec(slave(Flow(NicCcPickerUpdate())), cfg.updatePorts)
+  /**
+   * Each port's flow, sampled one edge before its update: the picker compares its word with the
+   * word each snapshot will hold at the update's edge, and registers the result, so a clear reaches
+   * the head in two LUT levels (the engine's checks know the flow a stage before the decision).
+   */
+  val updateFlows = Vec(in(UInt(cfg.flowIdWidth bits)), cfg.updatePorts)
   /** The offered flow: taken at an edge with ready high (valid and payload as that edge samples them). */
   val grant = master(Stream(UInt(cfg.flowIdWidth bits)))
 }
@@ -146,19 +154,35 @@ class NicCcPicker(val cfg: NicCcPickerConfig) extends Component {
     val lastTaken = io.grant.ready && head.valid && !h.more
   }
 
-  /** The same for a word given one-hot (the scanner's pick: no encoder in front of a wide fan-out). */
-  private def updateClearsOh(wordOh: Bits): Bits = io.updates.map { u =>
-    Mux(u.valid && !u.eligible && (UIntToOh(wordOf(u.flow), M) & wordOh).orR, UIntToOh(bitOf(u.flow), 32), B(0, 32 bits))
-  }.reduce(_ | _)
-  /** This edge's update clears of word `w`. */
-  private def updateClears(w: UInt): Bits = io.updates.map { u =>
-    Mux(u.valid && !u.eligible && wordOf(u.flow) === w, UIntToOh(bitOf(u.flow), 32), B(0, 32 bits))
-  }.reduce(_ | _)
+  /**
+   * This edge's updates. Each port's flow is registered from `updateFlows` with its bit decoded
+   * before the register; its word is compared at the edge before with the word each snapshot holds
+   * at this edge (assigned where those words are chosen), so a clear is a register AND.
+   */
+  val incoming = new Area {
+    val ports = io.updates.indices.map(k => new Area {
+      private val early = io.updateFlows(k)
+      /** The word of the next edge's update, compared with the snapshots' next words. */
+      val nextWord = wordOf(early)
+      val wordOh = RegNext(UIntToOh(wordOf(early), M))
+      val bitOh = RegNext(UIntToOh(bitOf(early), 32))
+      // one LUT of its own (kept): ABC otherwise spreads it over the clears and maps them deeper
+      val clears = Kept(io.updates(k).valid && !io.updates(k).eligible)
+      val headMatch = Reg(Bool())
+      val ringMatch = Vec(Reg(Bool()), R)
+      val stagedMatch = Reg(Bool())
+    }.setName(s"port$k"))
+    /** The clears of a snapshot, from its match register of each port. */
+    def clears(matches: Int => Bool): Bits =
+      ports.indices.map(k => Mux(ports(k).clears && matches(k), ports(k).bitOh, B(0, 32 bits))).reduce(_ | _)
+    /** The clears of a word given one-hot (the scanner's pick: no encoder in front of a wide fan-out). */
+    def clearsOh(wordOh: Bits): Bits =
+      ports.map(p => Mux(p.clears && (p.wordOh & wordOh).orR, p.bitOh, B(0, 32 bits))).reduce(_ | _)
+  }
 
   /** What this edge does to the bits, applied at the next edge: the grant's clear, then the updates in order. */
   val late = new Area {
     val grant = RegNext(offer.fire) init (False)
-    val grantWord = RegNext(head.entry.word)
     val grantWordOh = RegNext(UIntToOh(head.entry.word, M))
     val grantBit = RegNext(offer.take)
     /** Each port's update, its word and bit decoded before the register (the bits' write enables are one LUT level). */
@@ -167,17 +191,20 @@ class NicCcPicker(val cfg: NicCcPickerConfig) extends Component {
       val wordOh = Bits(M bits)
       val bitOh = Bits(32 bits)
     }
-    val updates = io.updates.map { u =>
+    val updates = io.updates.indices.map { k =>
       val d = Decoded()
-      d.valid := u.valid
-      d.eligible := u.eligible
-      d.wordOh := UIntToOh(wordOf(u.flow), M)
-      d.bitOh := UIntToOh(bitOf(u.flow), 32)
+      d.valid := io.updates(k).valid
+      d.eligible := io.updates(k).eligible
+      d.wordOh := incoming.ports(k).wordOh
+      d.bitOh := incoming.ports(k).bitOh
       val r = RegNext(d)
       r.valid.init(False)
       r
     }
-    def grantClear(w: UInt): Bits = Mux(grant && grantWord === w, grantBit, B(0, 32 bits))
+    /** Each ring entry's word equals the grant's (compared at the grant's edge with the entry's word at this one). */
+    val ringMatch = Vec(Reg(Bool()), R)
+    /** The staged snapshot's word equals the grant's (the same). */
+    val stagedMatch = Reg(Bool())
     /** All of them as clears, for the snapshot read at this edge (which reads the bits before them): `wordOh` one-hot. */
     def clears(wordOh: Bits): Bits = (Mux(grant && (grantWordOh & wordOh).orR, grantBit, B(0, 32 bits)) +: updates.map { u =>
       Mux(u.valid && !u.eligible && (u.wordOh & wordOh).orR, u.bitOh, B(0, 32 bits))
@@ -242,7 +269,7 @@ class NicCcPicker(val cfg: NicCcPickerConfig) extends Component {
     private def grantBy(w: UInt): Bits = Mux(head.entry.word === w, offer.take, B(0, 32 bits))
     // an AND-OR of the words by the one-hot (MuxOH would encode it and index)
     private val pickedWord = (0 until M).map(w => Mux(scan.lastOh(w), bits.word(w), B(0, 32 bits))).reduce(_ | _)
-    private val read = pickedWord & ~late.clears(scan.lastOh) & ~updateClearsOh(scan.lastOh)
+    private val read = pickedWord & ~late.clears(scan.lastOh) & ~incoming.clearsOh(scan.lastOh)
     stagedValid := scan.picked
     val word = RegNext(scan.word)
     val mask = Reg(Bits(32 bits))
@@ -251,7 +278,11 @@ class NicCcPicker(val cfg: NicCcPickerConfig) extends Component {
     mask := read
     /** Stage 3: queued at this edge when its word was not zero, less this edge's clears and the read edge's grant. */
     val push = stagedValid && live
-    val pushMask = mask & ~updateClears(word) & ~grantBy(word) & ~late.grantClear(word)
+    val pushMask = mask & ~incoming.clears(incoming.ports(_).stagedMatch) & ~grantBy(word) &
+      ~Mux(late.grant && late.stagedMatch, late.grantBit, B(0, 32 bits))
+    // the staged word of the next edge is the scanner's pick of this one
+    for (p <- incoming.ports) p.stagedMatch := p.nextWord === scan.word
+    late.stagedMatch := head.entry.word === scan.word
     val pushMore = moreThanOne(mask)
   }
 
@@ -264,8 +295,9 @@ class NicCcPicker(val cfg: NicCcPickerConfig) extends Component {
    */
   val advance = new Area {
     private val pop = head.leaves || offer.lastTaken
-    private val headCleared = head.entry.mask & ~offer.take & ~updateClears(head.entry.word)
-    private val ringCleared = (0 until R).map(i => ring.entry(i).mask & ~updateClears(ring.entry(i).word) & ~late.grantClear(ring.entry(i).word))
+    private val headCleared = head.entry.mask & ~offer.take & ~incoming.clears(incoming.ports(_).headMatch)
+    private val ringCleared = (0 until R).map(i => ring.entry(i).mask & ~incoming.clears(incoming.ports(_).ringMatch(i)) &
+      ~Mux(late.grant && late.ringMatch(i), late.grantBit, B(0, 32 bits)))
     private val firstCleared = MuxOH(ring.readOh, ringCleared) & ~Mux(ring.sameWordAsHead, offer.take, B(0, 32 bits))
     private val refill = (pop || !head.valid) && !ring.empty
     head.valid := refill || (head.valid && !pop)
@@ -280,7 +312,11 @@ class NicCcPicker(val cfg: NicCcPickerConfig) extends Component {
       ring.entry(i).mask := Mux(writes, staged.pushMask, ringCleared(i))
       ring.entry(i).word := Mux(writes, staged.word, ring.entry(i).word)
       ring.entry(i).more := Mux(writes, staged.pushMore, ring.entry(i).more)
+      // the entry's word at the next edge, compared now with the next update's and this grant's word
+      for (p <- incoming.ports) p.ringMatch(i) := Mux(writes, p.nextWord === staged.word, p.nextWord === ring.entry(i).word)
+      late.ringMatch(i) := Mux(writes, head.entry.word === staged.word, head.entry.word === ring.entry(i).word)
     }
+    for (p <- incoming.ports) p.headMatch := Mux(refill, p.nextWord === ring.firstWord, p.nextWord === head.entry.word)
     when(refill) { ring.readOh := ring.readOh.rotateLeft(1) }
     when(staged.push) { ring.writeOh := ring.writeOh.rotateLeft(1) }
     ring.count := ring.count + staged.push.asUInt - refill.asUInt
