@@ -21,6 +21,7 @@ import uehw.bench.Axi4StreamPackets;
 import uehw.bench.AxiLite4Master;
 import uehw.bench.csr.NicCcCsr;
 import uehw.bench.csr.NsccCsr;
+import uehw.bench.nic.NicCcModels;
 import uehw.bench.nscc.NsccBench;
 import uehw.bench.smartt.SmarttBench;
 import uehw.bench.swift.SwiftBench;
@@ -42,6 +43,7 @@ import uehw.hw.swift.SwiftEvent;
 import uehw.hw.swift.SwiftUpdate;
 import uehw.model.nic.ControlFrames;
 import uehw.model.nic.FlowGrants;
+import uehw.model.nic.NicEngineModel;
 import uehw.model.nscc.NsccFixedModel;
 import uehw.model.smartt.SmarttFixedModel;
 import uehw.model.swift.SwiftFixedModel;
@@ -81,6 +83,133 @@ class NicCcTest {
         NicCcConfig cfg = law.equals("nscc") ? CFG : new NicCcConfig(64, 64, 16, law, false, 64, 256, 100, 4150, 14022720L);
         Simulation<NicCc> build = Simulation.compile(NicCcTest.class, "f64_" + law, () -> exposed(cfg));
         build.run("traffic", seed, sim -> traffic(sim, cfg, new Random(seed), 20000 * Seeds.scale()));
+    }
+
+    /**
+     * The engine's model (NicEngineModel: the parts' models composed, clock by clock) against the
+     * RTL at every edge: the grant offered, the retransmit request, the doorbell's ready, under the
+     * test's network (ACKs, NACKs, losses that time out), bursts of frames that make ACKs and NACKs
+     * bypass the law, bad, foreign and out-of-range frames, doorbells for ids >= N, and backpressure
+     * on the grants; at the end the counters against the model's.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"nscc", "smartt", "swift"})
+    void theEngineModelPredictsEveryEdge(String law) {
+        long seed = BenchExtension.seed();
+        NicCcConfig cfg = law.equals("nscc") ? CFG : new NicCcConfig(64, 64, 16, law, false, 64, 256, 100, 4150, 14022720L);
+        Simulation<NicCc> build = Simulation.compile(NicCcTest.class, "f64_" + law, () -> exposed(cfg));
+        build.run("model", seed, sim -> modelAgainstRtl(sim, cfg, new Random(seed), 12000 * Seeds.scale()));
+    }
+
+    private static void modelAgainstRtl(Sim<NicCc> sim, NicCcConfig cfg, Random r, int clocks) {
+        NicCcIo io = sim.dut().io();
+        int n = cfg.flows();
+        AxiLite4Master csr = start(sim, false);
+        long rto = 3000;
+        csr.write(NicCcCsr.RTO, rto);
+        while (!sim.peekBool(io.initDone())) {
+            sim.step();
+        }
+        NicEngineModel model = NicCcModels.model(cfg, rto);
+        model.setTimeoutScan((int) ((sim.peek(sim.dut().flows().io().timeoutScan()) + 1) % n));
+        PriorityQueue<Frame> network = new PriorityQueue<>((a, b) -> a.due != b.due ? Long.compare(a.due, b.due) : Long.compare(a.order, b.order));
+        Deque<NicEngineModel.Doorbell> doorbells = new ArrayDeque<>();
+        for (int f = 0; f < n; f++) {
+            doorbells.add(new NicEngineModel.Doorbell(f, 20_000 + r.nextInt(60_000), true));
+        }
+        long[] received = new long[n];
+        long order = 0;
+        long grants = 0, retransmits = 0, junk = 0;
+        for (int c = 0; c < clocks; c++) {
+            long edge = sim.cycle() + 1;
+            // a frame from the network, a burst of one flow's ACKs now and then (they overrun NSCC's FIFO and bypass it), or junk
+            Frame due = network.peek() != null && network.peek().due() <= edge ? network.poll() : null;
+            byte[] frame = due != null ? due.bytes() : null;
+            boolean bad = false;
+            if (frame == null && r.nextInt(30) == 0) {
+                int kind = r.nextInt(3);
+                ControlFrames.Control ctl = new ControlFrames.Control(ControlFrames.ACK, kind == 2 ? n + r.nextInt(1000) : r.nextInt(n), 0,
+                        false, 0, edge, r.nextInt(1 << 20), 255, false);
+                frame = ControlFrames.build(ctl, false, 4000, 0);
+                bad = kind == 0;
+                if (kind == 1) {
+                    frame[PacketFormat.Ipv4UdpOffset() + PacketFormat.UdpDstPort() + 1] ^= 1;
+                }
+                junk++;
+            }
+            sim.poke(io.s_axis().valid(), frame != null);
+            if (frame != null) {
+                Axi4StreamPackets.poke(sim, io.s_axis().payload(), Axi4StreamPackets.beats(new Axi4StreamPackets.Packet(frame, bad ? 1 : 0), 64).get(0));
+            }
+            if (doorbells.isEmpty() && r.nextInt(150) == 0) {
+                doorbells.add(new NicEngineModel.Doorbell(r.nextInt(5) == 0 ? n + r.nextInt(65536 - n) : r.nextInt(n), 1 + r.nextInt(30_000), false));
+            }
+            NicEngineModel.Doorbell db = doorbells.peek();
+            sim.poke(io.doorbell().valid(), db != null);
+            if (db != null) {
+                sim.poke(io.doorbell().payload().flow(), db.flow());
+                sim.poke(io.doorbell().payload().bytes(), db.bytes());
+                sim.poke(io.doorbell().payload().start(), db.start());
+            }
+            boolean ready = (c / 3000) % 2 == 0 ? r.nextInt(8) > 0 : r.nextInt(3) == 0;
+            sim.poke(io.grant().ready(), ready);
+            sim.poke(io.now(), edge & 0xFFFF_FFFFL);
+            FlowGrants.Grant offer = model.grant();
+            NicEngineModel.Retransmit rtx = model.retransmit();
+            boolean dbReady = model.doorbellReady(db);
+            model.edge(frame, bad, false, db, ready, edge);
+            sim.step();
+            assertEquals(offer != null, sim.peekBool(io.grant().valid()), "grant valid at edge " + edge);
+            if (offer != null) {
+                assertEquals(offer, new FlowGrants.Grant((int) sim.peek(io.grant().payload().flow()), sim.peek(io.grant().payload().psn()),
+                        (int) sim.peek(io.grant().payload().bytes()), sim.peekBool(io.grant().payload().resend())), "grant at edge " + edge);
+            }
+            assertEquals(rtx != null, sim.peekBool(io.retransmit().valid()), "retransmit valid at edge " + edge);
+            if (rtx != null) {
+                assertEquals(rtx, new NicEngineModel.Retransmit((int) sim.peek(io.retransmit().payload().flow()), sim.peek(io.retransmit().payload().psn()),
+                        sim.peekBool(io.retransmit().payload().timeout())), "retransmit at edge " + edge);
+                retransmits++;
+            }
+            if (db != null) {
+                assertEquals(dbReady, sim.peekBool(io.doorbell().ready()), "doorbell ready at edge " + edge);
+                if (dbReady) {
+                    doorbells.poll();
+                }
+            }
+            if (offer != null && ready) {
+                grants++;
+                int f = offer.flow();
+                long wire = offer.bytes() + OVERHEAD;
+                int fate = r.nextInt(40);
+                if (fate == 0) {
+                    continue;   // lost: it times out
+                }
+                ControlFrames.Control ctl;
+                if (fate < 6) {
+                    ctl = new ControlFrames.Control(ControlFrames.NACK, f, offer.psn(), false, 0, edge, wire, 255, r.nextBoolean());
+                } else {
+                    received[f] += wire;
+                    ctl = new ControlFrames.Control(ControlFrames.ACK, f, offer.psn(), r.nextInt(10) == 0, 0, edge, received[f], 255, false);
+                }
+                // a burst now and then: the answers of one flow come back together
+                long back = (c / 1000) % 4 == 3 ? edge + 200 : edge + 100 + r.nextInt(300);
+                network.add(new Frame(back, order++, ControlFrames.build(ctl, false, 4000, 0)));
+            }
+        }
+        System.out.printf("NicCcTest model %s: %d clocks, %d grants, %d law events, %d ACKs and %d NACKs bypassed, %d timeouts, %d retransmits, %d junk frames%n",
+                cfg.law(), clocks, grants, model.lawEvents(), model.acksBypassed(), model.nacksBypassed(), model.timeouts(), retransmits, junk);
+        // the traffic reached every part: grants (the windows limit them: 64 flows, round trips of 100-400 clocks), timeouts,
+        // NACKs' requests, and with NSCC (a flow's next event 37 clocks after its last) ACKs past the law
+        assertTrue(grants > clocks / 20, "grants " + grants);
+        assertTrue(model.timeouts() > 0 && retransmits > model.timeouts(), "timeouts " + model.timeouts() + ", retransmits " + retransmits);
+        assertTrue(!cfg.law().equals("nscc") || model.acksBypassed() > 0, "no ACK bypassed NSCC");
+        sim.poke(io.s_axis().valid(), false);
+        sim.poke(io.doorbell().valid(), false);
+        assertEquals(model.frames(), csr.read(NicCcCsr.FRAMES), "FRAMES");
+        assertEquals(model.acksBypassed(), csr.read(NicCcCsr.ACKS_BYPASSED), "ACKS_BYPASSED");
+        assertEquals(model.nacksBypassed(), csr.read(NicCcCsr.NACKS_BYPASSED), "NACKS_BYPASSED");
+        assertEquals(model.timeouts(), csr.read(NicCcCsr.TIMEOUTS), "TIMEOUTS");
+        assertEquals(model.flowState().refusals(), csr.read(NicCcCsr.REFUSED), "REFUSED");
     }
 
     /**

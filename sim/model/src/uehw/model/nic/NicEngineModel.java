@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: Apache-2.0
+package uehw.model.nic;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/**
+ * The whole NIC engine (`nic-cc`), clock by clock (docs/nic-engine.md, "The engine" and "Timing,
+ * edge by edge"), composed of the parts' models: the receiver's rules (ControlFrames.receive), the
+ * per-flow ACK state, stages 3 and 4, the law's FIFO and its two register slices, the law (a
+ * {@link Law}: the law's fixed model behind the window unit's holding register and same-flow
+ * spacing), the direct ops' FIFO, the timeout area, the op port's priority, the doorbell's rule,
+ * and the flow state with its picker and timeout scan ({@link FlowGrants}).
+ *
+ * Edge 0 is the first edge that samples `io_initDone` high. Before an edge, the outputs that edge
+ * samples are {@link #grant()}, {@link #retransmit()} and {@link #doorbellReady(Doorbell)}; then
+ * {@link #edge} takes the edge's inputs.
+ */
+public final class NicEngineModel {
+    /** Edges from a frame's last beat to the edge that samples the receiver's result (NicCcRx). */
+    public static final int RX_LATENCY = 6;
+    private static final long MASK = 0xFFFF_FFFFL;
+    /** Kinds of the law's events (WindowEvent). */
+    public static final int ACK = 0;
+    public static final int NACK = 1;
+    public static final int TIMEOUT = 2;
+    public static final int INIT = 3;
+
+    /** The engine's input to its law (NicCcLawInput), before the law's own format. */
+    public record LawInput(int flow, int kind, long bytes, long rtt, boolean ecn, boolean lastHop, int rcvWndPen, long inFlight) {
+    }
+
+    /** A window law behind the engine: the law's fixed model with the window unit's timing. */
+    public interface Law {
+        /** The law's event made from `in`, taken with `now` (the time at its acceptance); returns the new window in bytes. */
+        long take(LawInput in, long now);
+
+        /** The window unit's same-flow spacing: a flow's event leaves the holding register at least this many edges after its last. */
+        int spacing();
+
+        /** Edges from an event's leaving the holding register to the edge that samples its window op. */
+        int toWindowOp();
+    }
+
+    /** The engine's settings: the generator's parameters and the CSRs the model assumes at their values. */
+    public record Config(int flows, boolean credit, int pickerDepth, int grantFifo, int lawFifo, int pullBytes, int mss, int overhead,
+                         int udpPort, long rto) {
+    }
+
+    public record Doorbell(long flow, long bytes, boolean start) {
+    }
+
+    /** A retransmit request: the NACKed packet's PSN, or (timeout) PSN 0. */
+    public record Retransmit(int flow, long psn, boolean timeout) {
+    }
+
+    /** A law entry: the law's input and what the flow state does when the law's update comes (the pairing FIFO's side part). */
+    private record Entry(LawInput in, long retired, long resend) {
+    }
+
+    private record Timed<T>(long edge, T value) {
+    }
+
+    /** A taken frame through stages 1 and 2: its control and the in-flight query's answer. */
+    private record Staged(ControlFrames.Control c, long inFlight) {
+    }
+
+    /** Stage 3's registers. */
+    private record Stage3(ControlFrames.Control c, long newly, long pulls, long rtt, long inFlight, boolean toLaw, boolean bypass) {
+    }
+
+    private final Config cfg;
+    private final Law law;
+    private final FlowGrants flowState;
+    private long edge;
+    // the receiver's results by the edge that samples them
+    private final Deque<Timed<ControlFrames.Result>> rx = new ArrayDeque<>();
+    // the ACK state: last cumulative received bytes, latest pull number
+    private final long[] received;
+    private final long[] pulls;
+    private Staged s1;
+    private Staged s2;
+    private Stage3 s3;
+    private Entry s4;
+    // the law's FIFO and the direct FIFO: entries with the edge of their push (a pop two edges later at the earliest)
+    private final Deque<Timed<Entry>> lawFifo = new ArrayDeque<>();
+    private final Deque<Timed<FlowGrants.Op>> directFifo = new ArrayDeque<>();
+    private boolean initRoom = true;
+    // the two slices and the holding register
+    private Entry s2m;
+    private Entry m2s;
+    private Entry hold;
+    private long holdNow;
+    private boolean metZero = true;
+    private long met;                  // the holding register's flow met: bit k, a same-flow event left k + 1 edges ago
+    private final Deque<long[]> gone = new ArrayDeque<>();   // {left, flow} of the last spacing - 2 edges, newest first
+    // window ops: {flow, bytes, retired, resend} by the edge that samples them
+    private final Deque<Timed<long[]>> windowOps = new ArrayDeque<>();
+    // the timeout area
+    private boolean timeoutValid;
+    private int timeoutFlow;
+    private long timeoutBytes;
+    private boolean timeoutLawDone;
+    private boolean timeoutRtxDone;
+    // this edge's outputs, from the registers (set by prepare())
+    private long counted;
+    private long lawEvents;
+    private long bypassedAcks;
+    private long bypassedNacks;
+    private long directDrops;
+    private long timeouts;
+
+    public NicEngineModel(Config cfg, Law law) {
+        this.cfg = cfg;
+        this.law = law;
+        this.flowState = new FlowGrants(cfg.flows(), cfg.credit(), cfg.pickerDepth(), cfg.grantFifo(), cfg.mss(), cfg.overhead());
+        flowState.setRto(cfg.rto());
+        this.received = new long[cfg.flows()];
+        this.pulls = new long[cfg.flows()];
+    }
+
+    /** The flow state (its counters, grants and timeout scan). */
+    public FlowGrants flowState() {
+        return flowState;
+    }
+
+    /** Aligns the flow state's timeout scan: it reads `flow` at the next edge. */
+    public void setTimeoutScan(int flow) {
+        flowState.setTimeoutScan(flow);
+    }
+
+    /** The grant offered before the next edge, or null. */
+    public FlowGrants.Grant grant() {
+        return flowState.grant();
+    }
+
+    /** The retransmit request the next edge samples, or null: a NACK's at stage 3 first, else the timeout's. */
+    public Retransmit retransmit() {
+        if (s3 != null && s3.c().kind() == ControlFrames.NACK) {
+            return new Retransmit((int) s3.c().flowId(), s3.c().psn() & MASK, false);
+        }
+        return timeoutRtxNow() ? new Retransmit(timeoutFlow, 0, true) : null;
+    }
+
+    private boolean timeoutRtxNow() {
+        return timeoutValid && !timeoutRtxDone && !(s3 != null && s3.c().kind() == ControlFrames.NACK);
+    }
+
+    private boolean timeoutLawNow() {
+        return timeoutValid && !timeoutLawDone && s4 == null && initRoom;
+    }
+
+    private long[] windowOpNow() {
+        Timed<long[]> w = windowOps.peek();
+        return w != null && w.edge() == edge ? w.value() : null;
+    }
+
+    private boolean directPopValid() {
+        Timed<FlowGrants.Op> d = directFifo.peek();
+        return d != null && d.edge() <= edge - 2;
+    }
+
+    /** The doorbell's ready at the next edge, were `d` offered (null: none). */
+    public boolean doorbellReady(Doorbell d) {
+        if (d == null) {
+            return false;
+        }
+        if (d.flow() >= cfg.flows()) {
+            return true;
+        }
+        boolean turn = windowOpNow() == null && !directPopValid() && flowState.timeoutCandidate() == null;
+        boolean initOk = !d.start() || (s4 == null && initRoom && !timeoutLawNow());
+        return turn && initOk;
+    }
+
+    /**
+     * One edge: the frame whose last beat this edge takes (its bytes, tuser on a beat, a malformed
+     * tkeep), or null; the doorbell offered (null: none); the grant port's ready; `io_now`.
+     */
+    public void edge(byte[] frame, boolean bad, boolean malformed, Doorbell doorbell, boolean grantReady, long now) {
+        long e = edge;
+        now &= MASK;
+        if (frame != null) {
+            rx.add(new Timed<>(e + RX_LATENCY, ControlFrames.receive(frame, bad, malformed, cfg.udpPort(), cfg.flows(), 128)));
+        }
+        // ---- what this edge samples, from the registers before it
+        long[] upd = windowOpNow();
+        boolean directValid = directPopValid();
+        FlowGrants.Candidate cand = flowState.timeoutCandidate();
+        boolean lawNow = timeoutLawNow();
+        boolean rtxNow = timeoutRtxNow();
+        FlowGrants.TimedOut timedOut = flowState.timedOut();
+        int occupancy = lawFifo.size();
+        boolean doorbellOk = doorbellReady(doorbell);
+        boolean doorbellFire = doorbell != null && doorbellOk && doorbell.flow() < cfg.flows();
+
+        // the op port: the law's update, a direct op, the timeout candidate, a doorbell
+        FlowGrants.Op op = null;
+        if (upd != null) {
+            op = new FlowGrants.Op((int) upd[0], 0, upd[2], upd[3], 0, true, upd[1]);
+            windowOps.poll();
+        } else if (directValid) {
+            op = directFifo.poll().value();
+        } else if (cand != null) {
+            op = FlowGrants.Op.timeout(cand);
+        } else if (doorbellFire) {
+            op = FlowGrants.Op.doorbell((int) doorbell.flow(), doorbell.bytes() & MASK);
+        }
+
+        // the law's FIFO push of this edge: stage 4's event, else the timeout's, else a doorbell's INIT
+        Entry push = null;
+        if (s4 != null) {
+            push = s4;
+        } else if (lawNow) {
+            push = new Entry(new LawInput(timeoutFlow, TIMEOUT, timeoutBytes, 0, false, false, 255, 0), 0, 0);
+        } else if (doorbellFire && doorbell.start()) {
+            push = new Entry(new LawInput((int) doorbell.flow(), INIT, 0, 0, false, false, 255, 0), 0, 0);
+        }
+
+        // ---- the law's input: FIFO -> s2mPipe -> m2sPipe -> holding register
+        boolean go = hold != null && metZero;
+        boolean lawReady = hold == null || go;
+        boolean lawFire = m2s != null && lawReady;
+        boolean m2sInReady = m2s == null || lawReady;
+        Timed<Entry> head = lawFifo.peek();
+        boolean fifoPopValid = head != null && head.edge() <= e - 2;
+        Entry s2mOut = s2m != null ? s2m : (fifoPopValid ? head.value() : null);
+        boolean fifoPop = fifoPopValid && s2m == null;
+        // the law takes the held event
+        if (go) {
+            long window = law.take(hold.in(), holdNow);
+            lawEvents++;
+            windowOps.add(new Timed<>(e + law.toWindowOp(), new long[] {hold.in().flow(), window & MASK, hold.retired(), hold.resend()}));
+        }
+        // the holding register's same-flow history (WindowUnit's hold: met, registered as metZero)
+        int spacing = law.spacing();
+        long metNext;
+        if (lawFire) {
+            int incoming = m2s.in().flow();
+            metNext = go && hold.in().flow() == incoming ? 1 : 0;
+            int k = 1;
+            for (long[] g : gone) {
+                if (k > spacing - 2) {
+                    break;
+                }
+                if (g[0] == 1 && g[1] == incoming) {
+                    metNext |= 1L << k;
+                }
+                k++;
+            }
+        } else {
+            metNext = (met << 1) & ((1L << (spacing - 1)) - 1);
+        }
+        gone.addFirst(new long[] {go ? 1 : 0, hold != null ? hold.in().flow() : -1});
+        while (gone.size() > Math.max(0, spacing - 2)) {
+            gone.removeLast();
+        }
+        met = metNext;
+        metZero = metNext == 0;
+        Entry holdNext = go ? null : hold;
+        if (lawFire) {
+            holdNext = m2s;
+            holdNow = now;
+        }
+        hold = holdNext;
+        if (m2sInReady) {
+            m2s = s2mOut;
+        }
+        // s2mPipe: set by a valid input, cleared by the output's ready (which wins)
+        if (m2sInReady) {
+            s2m = null;
+        } else if (fifoPop) {
+            s2m = head.value();
+        }
+        if (fifoPop) {
+            lawFifo.poll();
+        }
+        if (push != null) {
+            if (lawFifo.size() >= cfg.lawFifo()) {
+                throw new IllegalStateException("the law's FIFO overflowed at edge " + e);
+            }
+            lawFifo.add(new Timed<>(e, push));
+        }
+        initRoom = occupancy < cfg.lawFifo() - 12;
+
+        // ---- the frame's stages
+        Stage3 s3Next = null;
+        if (s2 != null) {
+            ControlFrames.Control c = s2.c();
+            int f = (int) c.flowId();
+            boolean isAck = c.kind() == ControlFrames.ACK;
+            boolean isPull = c.kind() == ControlFrames.PULL;
+            boolean isNack = c.kind() == ControlFrames.NACK;
+            long number = c.number() & MASK;
+            long newly = (number - received[f]) & MASK;
+            boolean newer = (int) newly > 0;
+            long pulled = (number - pulls[f]) & MASK;
+            boolean pullNewer = (int) pulled > 0;
+            if (isAck && newer) {
+                received[f] = number;
+            }
+            if (isPull && pullNewer) {
+                pulls[f] = number;
+            }
+            long ahead = occupancy + (s3 != null && s3.toLaw() ? 1 : 0) + (s4 != null ? 1 : 0);
+            boolean ackRoom = ahead < cfg.lawFifo() - 8;
+            boolean nackRoom = ahead < cfg.lawFifo();
+            boolean toLaw = (isAck && ackRoom) || (isNack && nackRoom);
+            boolean bypass = (isAck && !ackRoom) || (isNack && !nackRoom);
+            s3Next = new Stage3(c, isAck && newer ? newly : 0, isPull && pullNewer ? pulled : 0, (now - (c.timestamp() & MASK)) & MASK,
+                    s2.inFlight(), toLaw, bypass);
+        }
+        Entry s4Next = null;
+        if (s3 != null) {
+            ControlFrames.Control c = s3.c();
+            boolean nack = c.kind() == ControlFrames.NACK;
+            long number = c.number() & MASK;
+            long retired = nack ? number : s3.newly();
+            long resend = nack && number > cfg.overhead() ? (number - cfg.overhead()) & MASK : 0;
+            boolean isPull = cfg.credit() && c.kind() == ControlFrames.PULL && s3.pulls() != 0;
+            if (isPull || s3.bypass()) {
+                if (directFifo.size() >= cfg.lawFifo()) {
+                    directDrops++;
+                } else {
+                    long credit = isPull ? (s3.pulls() * cfg.pullBytes()) & MASK : 0;
+                    directFifo.add(new Timed<>(e, new FlowGrants.Op((int) c.flowId(), 0, isPull ? 0 : retired, isPull ? 0 : resend, credit,
+                            false, 0)));
+                }
+            }
+            if (s3.bypass()) {
+                if (c.kind() == ControlFrames.ACK) {
+                    bypassedAcks++;
+                } else {
+                    bypassedNacks++;
+                }
+            }
+            if (s3.toLaw()) {
+                s4Next = new Entry(new LawInput((int) c.flowId(), nack ? NACK : ACK, nack ? number : s3.newly(), nack ? 0 : s3.rtt(),
+                        c.ecnEcho(), nack && c.lastHop(), nack ? 255 : c.rcvWndPen(), s3.inFlight()), retired, resend);
+            }
+        }
+        // the receiver's result of this edge: taken, its in-flight query answered two edges later
+        Staged s1Next = null;
+        Timed<ControlFrames.Result> r = rx.peek();
+        if (r != null && r.edge() == e) {
+            rx.poll();
+            ControlFrames.Result res = r.value();
+            if (res.reason() == ControlFrames.TAKEN) {
+                counted++;
+                s1Next = new Staged(res.control(), flowState.inFlight((int) res.control().flowId()));
+            }
+        }
+
+        // ---- the timeout area (its hold is the register before this edge)
+        boolean timeoutHold = timeoutValid;
+        if (rtxNow) {
+            timeoutRtxDone = true;
+        }
+        if (lawNow) {
+            timeoutLawDone = true;
+        }
+        if (timeoutValid && timeoutLawDone && timeoutRtxDone) {
+            timeoutValid = false;
+        }
+        if (timedOut != null) {
+            timeouts++;
+            timeoutValid = true;
+            timeoutFlow = timedOut.flow();
+            timeoutBytes = timedOut.bytes();
+            timeoutLawDone = false;
+            timeoutRtxDone = false;
+        }
+
+        flowState.edge(op, grantReady, now, timeoutHold);
+        s2 = s1;
+        s1 = s1Next;
+        s3 = s3Next;
+        s4 = s4Next;
+        edge++;
+    }
+
+    /** Frames taken (ACK, NACK or PULL for a flow < N). */
+    public long frames() {
+        return counted;
+    }
+
+    /** Events the law took. */
+    public long lawEvents() {
+        return lawEvents;
+    }
+
+    public long acksBypassed() {
+        return bypassedAcks;
+    }
+
+    public long nacksBypassed() {
+        return bypassedNacks;
+    }
+
+    public long directDrops() {
+        return directDrops;
+    }
+
+    public long timeouts() {
+        return timeouts;
+    }
+
+    /** Nothing is in the engine's pipelines (frames, law, direct ops, timeout), so only grants and the scan can change. */
+    public boolean quiet() {
+        return rx.isEmpty() && s1 == null && s2 == null && s3 == null && s4 == null && lawFifo.isEmpty() && s2m == null && m2s == null
+                && hold == null && windowOps.isEmpty() && directFifo.isEmpty() && !timeoutValid;
+    }
+}
