@@ -162,6 +162,7 @@ experiments: $(JAR)
 	$(HWGEN) experiment swift-vs-smartt --out $(BUILD)/experiments/swift-vs-smartt
 	$(HWGEN) experiment deflection --out $(BUILD)/experiments/deflection
 	$(HWGEN) experiment uet-reference --out $(BUILD)/experiments/uet-reference
+	$(HWGEN) experiment engine-incast --out $(BUILD)/experiments/engine-incast
 
 clean:
 	rm -rf $(BUILD)

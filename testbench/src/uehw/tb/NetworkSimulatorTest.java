@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Tag;
@@ -17,6 +18,7 @@ import uehw.bench.SimWorker;
 import uehw.bench.csr.RepsCsr;
 import uehw.bench.reps.RepsBench;
 import uehw.bench.smartt.SmarttBench;
+import uehw.experiments.EngineIncast;
 import uehw.experiments.FatTreeIncast;
 import uehw.hw.reps.RepsConfig;
 import uehw.hw.trim.TrimQueueConfig;
@@ -28,6 +30,7 @@ import uehw.netsim.RepsEntropies;
 import uehw.netsim.SmarttWindows;
 import uehw.netsim.WindowControl;
 import uehw.netsim.rtl.ClockedEgress;
+import uehw.netsim.rtl.NicCcRtlEngines;
 import uehw.netsim.rtl.RepsRtlEntropies;
 import uehw.netsim.rtl.SmarttRtlWindows;
 import uehw.netsim.rtl.TrimQueueEngine;
@@ -436,6 +439,47 @@ class NetworkSimulatorTest {
      * for all hosts, uehw.netsim.rtl.RepsRtlEntropies) gives the identical trace as with one REPS model
      * shared the same way: every entropy, window and completion at the same picosecond.
      */
+    /**
+     * The NIC engine in the loop (docs/nic-engine.md, "In the network simulator"): with every
+     * sender's NIC the engine's RTL (one Verilated nic-cc a sender on one 250 MHz clock), the
+     * authors' 8:1 fat-tree incast (NSCC, 2 MB a sender) and a 4:1 of 500 KB (SMaRTT, Swift) give
+     * the engines' model run grant for grant (time, flow, PSN, bytes, resend), the same completions
+     * and the same digest.
+     */
+    @Tag("rtl")
+    @ParameterizedTest
+    @ValueSource(strings = {"nscc", "smartt", "swift"})
+    void engineInTheLoopGivesTheModelsTrace(String law) {
+        long seed = BenchExtension.seed();
+        EngineIncast.Scenario s = law.equals("nscc") ? EngineIncast.fatTree(law, 8, FatTreeIncast.FLOW_BYTES, seed)
+                : EngineIncast.fatTree(law, 4, 500_000, seed);
+        List<String> modelGrants = new ArrayList<>();
+        EngineIncast.Result model = EngineIncast.run(s, NicCcRtlEngines.models(s.cfg(), s.senders().length, s.rtoNs()), grantLog(modelGrants));
+        List<String> rtlGrants = new ArrayList<>();
+        EngineIncast.Result rtl = EngineIncast.runRtl(s, seed, grantLog(rtlGrants));
+        System.out.printf("engine in the loop (%s): %s%n  %d grants, %d engine edges, %.2f s (RTL) against %.2f s (model)%n", law,
+                rtl.row(), rtlGrants.size(), rtl.engineEdges(), rtl.wallSeconds(), model.wallSeconds());
+        assertTrue(model.finished() && rtl.finished(), "seed " + seed + ": both runs complete");
+        for (int i = 0; i < Math.min(modelGrants.size(), rtlGrants.size()); i++) {
+            assertEquals(modelGrants.get(i), rtlGrants.get(i), "seed " + seed + ": grant " + i);
+        }
+        assertEquals(modelGrants.size(), rtlGrants.size(), "grants");
+        assertEquals(model.digest(), rtl.digest(), "trace digest");
+        assertEquals(model.tailFctUs(), rtl.tailFctUs(), "tail completion");
+        // the incast reached the engines' law through trims (NACKs) and the windows (more packets than one window)
+        assertTrue(!law.equals("nscc") || rtl.nacks() > 100, "NACKs " + rtl.nacks());
+        assertTrue(rtlGrants.size() > 400, "grants " + rtlGrants.size());
+    }
+
+    private static Network.Trace grantLog(List<String> log) {
+        return new Network.Trace() {
+            @Override
+            public void grant(long timePs, Flow f, long psn, int bytes, boolean resend) {
+                log.add(timePs + " flow " + f.id + " psn " + psn + " bytes " + bytes + (resend ? " resend" : ""));
+            }
+        };
+    }
+
     @Tag("rtl")
     @Test
     void repsInTheLoopGivesTheModelsTrace() {

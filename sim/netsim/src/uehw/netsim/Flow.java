@@ -38,6 +38,8 @@ public final class Flow {
     public long deflectedPackets;
     /** The highest sequence that reached the receiver in a first transmission. */
     long highestArrived = -1;
+    /** The receiver's cumulative received wire bytes of the flow (an engine NIC's ACKs carry it). */
+    long receivedWire;
 
     public long cwnd, minCwnd;
     public long finishedPs = -1;

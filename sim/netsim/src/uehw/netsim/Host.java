@@ -22,6 +22,8 @@ public final class Host implements Node {
     DasrUnit dasr;
     /** The reference's transport (Network#uecTransport), or null: the per-packet transport below. */
     UecTransport uec;
+    /** The NIC engine (Network#engineNics), or null. */
+    EngineNic engine;
     private int roundRobin;
 
     /** The NIC's congestion windows. */
@@ -59,6 +61,10 @@ public final class Host implements Node {
             uec.start(f);
             return;
         }
+        if (engine != null) {
+            engine.start(f);
+            return;
+        }
         f.started = true;
         f.cwnd = windows.init(f.local, nowNs());
         f.minCwnd = f.cwnd;
@@ -71,6 +77,9 @@ public final class Host implements Node {
     Packet nextData() {
         if (uec != null) {
             return uec.nextData();
+        }
+        if (engine != null) {
+            return engine.nextData();
         }
         int n = flows.size();
         long now = net.loop.now();
@@ -135,6 +144,14 @@ public final class Host implements Node {
         }
         if (uec != null) {
             uec.receive(p);
+            return;
+        }
+        if (engine != null) {
+            if (p.kind == Packet.Kind.DATA) {
+                engine.receiveData(p, net.flows.get(p.flow));
+            } else {
+                engine.receiveAnswer(p, net.flows.get(p.flow));
+            }
             return;
         }
         if (p.kind == Packet.Kind.DATA) {

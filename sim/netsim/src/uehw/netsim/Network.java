@@ -43,6 +43,10 @@ public final class Network {
         default void dasr(long timePs, Host receiver, Flow f, int n) {
         }
 
+        /** An engine NIC took a grant of flow f. */
+        default void grant(long timePs, Flow f, long psn, int bytes, boolean resend) {
+        }
+
         /** RCCC: flow f's receiver sent a PULL with this cumulative pull number. */
         default void pull(long timePs, Flow f, long number, boolean slow) {
         }
@@ -214,6 +218,44 @@ public final class Network {
         return this;
     }
 
+    /**
+     * The NICs are the engine (nic-cc, docs/nic-engine.md): host {@code hosts[i]} sends with
+     * {@code engines.engine(i)}, every other host only answers (ACKs and NACKs with the cumulative
+     * received bytes); the engines are clocked together every {@code clockPs} (4000: 250 MHz) while
+     * any is busy. Before any flow starts.
+     */
+    public Network engineNics(int[] hosts, NicEngine.Group engines, long clockPs) {
+        if (!flows.isEmpty() && loop.now() > 0) {
+            throw new IllegalStateException("the NICs are chosen before the run");
+        }
+        if (hosts.length != engines.size()) {
+            throw new IllegalArgumentException(hosts.length + " hosts for " + engines.size() + " engines");
+        }
+        EngineNic.Clock clock = new EngineNic.Clock(this, engines, clockPs);
+        java.util.Map<Integer, Integer> index = new java.util.HashMap<>();
+        for (int i = 0; i < hosts.length; i++) {
+            index.put(hosts[i], i);
+        }
+        for (Host h : this.hosts) {
+            Integer i = index.get(h.id);
+            h.engine = new EngineNic(h, this, i == null ? null : engines.engine(i), clock);
+        }
+        return this;
+    }
+
+    /** Engine NICs: edges clocked, retransmit requests, resend grants with nothing to resend, over every host. */
+    public long[] engineCounts() {
+        long[] c = new long[3];
+        for (Host h : hosts) {
+            if (h.engine != null) {
+                c[0] += h.engine.edges;
+                c[1] += h.engine.retransmitRequests;
+                c[2] += h.engine.spuriousResends;
+            }
+        }
+        return c;
+    }
+
     /** A flow of {@code bytes} from src to dst starting at {@code startNs}. */
     public Flow addFlow(int src, int dst, long bytes, long startNs) {
         Host h = hosts.get(src);
@@ -278,6 +320,11 @@ public final class Network {
 
     void noteDeparture(Port port, Packet p) {
         trace.departed(loop.now(), port, p);
+    }
+
+    void noteGrant(Flow f, long psn, int bytes, boolean resend) {
+        mix(6, loop.now(), f.id, psn, bytes, resend ? 1 : 0);
+        trace.grant(loop.now(), f, psn, bytes, resend);
     }
 
     void notePull(Flow f, long number, boolean slow) {

@@ -14,7 +14,8 @@ import uehw.experiments.FatTreeIncast;
         description = "Run a network experiment on the packet-level simulator; CSVs and PNG/SVG plots into --out.",
         subcommands = {ExperimentCommand.FatTreeIncastCommand.class, ExperimentCommand.LinkFailureCommand.class,
             ExperimentCommand.DasrIncastCommand.class, ExperimentCommand.SwiftVsSmarttCommand.class,
-            ExperimentCommand.DeflectionCommand.class, ExperimentCommand.UetReferenceCommand.class})
+            ExperimentCommand.DeflectionCommand.class, ExperimentCommand.UetReferenceCommand.class,
+            ExperimentCommand.EngineIncastCommand.class})
 final class ExperimentCommand implements Callable<Integer> {
     @Override
     public Integer call() {
@@ -141,6 +142,45 @@ final class ExperimentCommand implements Callable<Integer> {
             csv(out, "deflection.csv", rows);
             uehw.experiments.Plots.lines(out.toPath().resolve("deflection-fct-cdf"),
                     "2-8 KB messages behind two colliding long flows", "completion (us)", "fraction of messages", series);
+            return 0;
+        }
+    }
+
+    @Command(name = "engine-incast", mixinStandardHelpOptions = true,
+            description = "The incasts with every sender's NIC the engine (nic-cc): the authors' 8:1 fat-tree incast and the reference's incast15, each law (docs/nic-engine.md).")
+    static final class EngineIncastCommand implements Callable<Integer> {
+        @Option(names = "--laws", split = ",", defaultValue = "nscc,smartt,swift", description = "the engine's laws [default: ${DEFAULT-VALUE}]")
+        List<String> laws;
+
+        @Option(names = "--rtl", description = "the engines' RTL in the loop instead of their model (the same trace; Verilator)")
+        boolean rtl;
+
+        @Option(names = "--seed", defaultValue = "1", description = "seed of the fat tree's RED draws and entropies [default: ${DEFAULT-VALUE}]")
+        long seed;
+
+        @Option(names = {"--out", "-o"}, defaultValue = "build/experiments/engine-incast", description = "output folder [default: ${DEFAULT-VALUE}]")
+        File out;
+
+        @Override
+        public Integer call() throws Exception {
+            for (String law : laws) {
+                if (!List.of("nscc", "smartt", "swift").contains(law)) {
+                    System.err.println("hwgen: parameter 'laws' = " + law + " is not allowed: must be nscc, smartt or swift");
+                    return Hwgen.EXIT_BAD_PARAMETER;
+                }
+            }
+            java.util.List<String> rows = new java.util.ArrayList<>(java.util.List.of(uehw.experiments.EngineIncast.Result.HEADER + ",digest"));
+            for (String law : laws) {
+                for (uehw.experiments.EngineIncast.Scenario s : List.of(uehw.experiments.EngineIncast.fatTree(law, 8, FatTreeIncast.FLOW_BYTES, seed),
+                        uehw.experiments.EngineIncast.incast15(law))) {
+                    uehw.experiments.EngineIncast.Result r = rtl ? uehw.experiments.EngineIncast.runRtl(s, seed)
+                            : uehw.experiments.EngineIncast.runModel(s);
+                    String row = r.row() + "," + Long.toHexString(r.digest());
+                    System.out.println(row);
+                    rows.add(row);
+                }
+            }
+            csv(out, "engine-incast.csv", rows);
             return 0;
         }
     }
