@@ -190,7 +190,8 @@ class NicCcAdmit(cfg: NicCcFlowsConfig, validIn: Bool, flowIn: UInt, own: NicCcF
     private val admitNow = (c2.hasResend || c2.hasQueued) && c2.room >= bytesNow.resize(W + 2).asSInt &&
       (if (cfg.credit) c2.creditPositive else True)
     val valid = RegNext(c2.valid) init (False)
-    val flow = RegNext(c2.flow)
+    // the grant path's flow (a check's goes to the picker from stage 2)
+    val flow = if (carry) RegNext(c2.flow) else null
     val sent: Carried = carried(c2.sent)
     val admit = RegNext(admitNow)
     val bytes = if (carry) RegNext(bytesNow) else null
