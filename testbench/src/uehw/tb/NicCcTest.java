@@ -93,11 +93,13 @@ class NicCcTest {
      * on the grants; at the end the counters against the model's.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"nscc", "smartt", "swift"})
-    void theEngineModelPredictsEveryEdge(String law) {
+    @ValueSource(strings = {"nscc", "smartt", "swift", "smartt reps", "nscc ops"})
+    void theEngineModelPredictsEveryEdge(String variant) {
         long seed = BenchExtension.seed();
-        NicCcConfig cfg = law.equals("nscc") ? CFG : new NicCcConfig(64, 64, 16, law, false, 64, 256, 100, 4150, 14022720L);
-        Simulation<NicCc> build = Simulation.compile(NicCcTest.class, "f64_" + law, () -> exposed(cfg));
+        String law = variant.split(" ")[0];
+        String lb = variant.contains(" ") ? variant.split(" ")[1] : "none";
+        NicCcConfig cfg = lb.equals("none") && law.equals("nscc") ? CFG : new NicCcConfig(64, 64, 16, law, false, 64, 256, 100, 4150, 14022720L, lb);
+        Simulation<NicCc> build = Simulation.compile(NicCcTest.class, "f64_" + law + (lb.equals("none") ? "" : "_" + lb), () -> exposed(cfg));
         build.run("model", seed, sim -> modelAgainstRtl(sim, cfg, new Random(seed), 12000 * Seeds.scale()));
     }
 
@@ -120,6 +122,7 @@ class NicCcTest {
         long[] received = new long[n];
         long order = 0;
         long grants = 0, retransmits = 0, junk = 0;
+        java.util.Set<Integer> entropies = new java.util.HashSet<>();
         for (int c = 0; c < clocks; c++) {
             long edge = sim.cycle() + 1;
             // a frame from the network, a burst of one flow's ACKs now and then (they overrun NSCC's FIFO and bypass it), or junk
@@ -154,15 +157,16 @@ class NicCcTest {
             boolean ready = (c / 3000) % 2 == 0 ? r.nextInt(8) > 0 : r.nextInt(3) == 0;
             sim.poke(io.grant().ready(), ready);
             sim.poke(io.now(), edge & 0xFFFF_FFFFL);
-            FlowGrants.Grant offer = model.grant();
+            NicEngineModel.Grant offer = model.grant();
             NicEngineModel.Retransmit rtx = model.retransmit();
             boolean dbReady = model.doorbellReady(db);
             model.edge(frame, bad, false, db, ready, edge);
             sim.step();
             assertEquals(offer != null, sim.peekBool(io.grant().valid()), "grant valid at edge " + edge);
             if (offer != null) {
-                assertEquals(offer, new FlowGrants.Grant((int) sim.peek(io.grant().payload().flow()), sim.peek(io.grant().payload().psn()),
-                        (int) sim.peek(io.grant().payload().bytes()), sim.peekBool(io.grant().payload().resend())), "grant at edge " + edge);
+                assertEquals(offer, new NicEngineModel.Grant((int) sim.peek(io.grant().payload().flow()), sim.peek(io.grant().payload().psn()),
+                        (int) sim.peek(io.grant().payload().bytes()), sim.peekBool(io.grant().payload().resend()),
+                        cfg.withLb() ? (int) sim.peek(io.grant().payload().entropy()) : -1), "grant at edge " + edge);
             }
             assertEquals(rtx != null, sim.peekBool(io.retransmit().valid()), "retransmit valid at edge " + edge);
             if (rtx != null) {
@@ -178,6 +182,7 @@ class NicCcTest {
             }
             if (offer != null && ready) {
                 grants++;
+                entropies.add(offer.entropy());
                 int f = offer.flow();
                 long wire = offer.bytes() + OVERHEAD;
                 int fate = r.nextInt(40);
@@ -186,10 +191,13 @@ class NicCcTest {
                 }
                 ControlFrames.Control ctl;
                 if (fate < 6) {
-                    ctl = new ControlFrames.Control(ControlFrames.NACK, f, offer.psn(), false, 0, edge, wire, 255, r.nextBoolean());
+                    ctl = new ControlFrames.Control(ControlFrames.NACK, f, offer.psn(), false, Math.max(0, offer.entropy()), edge, wire, 255,
+                            r.nextBoolean());
                 } else {
                     received[f] += wire;
-                    ctl = new ControlFrames.Control(ControlFrames.ACK, f, offer.psn(), r.nextInt(10) == 0, 0, edge, received[f], 255, false);
+                    // the entropy echoed (REPS's feedback with load balancing)
+                    ctl = new ControlFrames.Control(ControlFrames.ACK, f, offer.psn(), r.nextInt(10) == 0, Math.max(0, offer.entropy()), edge,
+                            received[f], 255, false);
                 }
                 // a burst now and then: the answers of one flow come back together
                 long back = (c / 1000) % 4 == 3 ? edge + 200 : edge + 100 + r.nextInt(300);
@@ -210,6 +218,11 @@ class NicCcTest {
         assertEquals(model.nacksBypassed(), csr.read(NicCcCsr.NACKS_BYPASSED), "NACKS_BYPASSED");
         assertEquals(model.timeouts(), csr.read(NicCcCsr.TIMEOUTS), "TIMEOUTS");
         assertEquals(model.flowState().refusals(), csr.read(NicCcCsr.REFUSED), "REFUSED");
+        if (cfg.withLb()) {
+            assertTrue(entropies.size() > 16, "REPS gave " + entropies.size() + " entropies");
+            // LB_DROPS, the counter after TIMEOUTS (the generated NicCcCsr is the default engine's, without lb)
+            assertEquals(model.lbDrops(), csr.read(NicCcCsr.TIMEOUTS + 4), "LB_DROPS");
+        }
     }
 
     /**

@@ -9,6 +9,7 @@ import spinal.lib.bus.regif.{AccessType, BusIf, SymbolName}
 import uehw.hw.common._
 import uehw.hw.common.{PacketFormat => PF}
 import uehw.hw.nscc.NsccConfig
+import uehw.hw.reps.{Reps, RepsAck, RepsConfig, RepsFailure, RepsMode}
 import uehw.hw.smartt.SmarttConfig
 import uehw.hw.swift.SwiftConfig
 import uehw.hw.trim.TrimQueue
@@ -26,10 +27,17 @@ import uehw.hw.window.WindowEvent
  * @param pullBytes bytes one unit of a PULL's cumulative number is worth: the reference counts pulls
  *                  in quanta of 256 B (uec.cpp:33-36, 3044-3059)
  * @param linkGbps, mtu, networkRttPs what the law's CSR reset values are derived for (NsccConfig)
+ * @param lb          the load balancing that gives each grant its entropy: "none", or a REPS mode
+ *                    ("reps", "reps-lite", "ops"; docs/reps.md)
  */
 case class NicCcConfig(dataBytes: Int = 64, flows: Int = 1024, flowIdWidth: Int = 16, law: String = "nscc", credit: Boolean = false, lawFifo: Int = 64,
-                       pullBytes: Int = 256, linkGbps: Int = 100, mtu: Int = 4150, networkRttPs: Long = 14022720L) {
+                       pullBytes: Int = 256, linkGbps: Int = 100, mtu: Int = 4150, networkRttPs: Long = 14022720L,
+                       lb: String = "none") {
   ParamCheck(NicCcConfig.laws.contains(law), "law", s"'$law' is not one of ${NicCcConfig.laws.mkString(", ")}")
+  ParamCheck(NicCcConfig.lbs.contains(lb), "lb", s"'$lb' is not one of ${NicCcConfig.lbs.mkString(", ")}")
+  /** Without load balancing (Java callers: Scala's defaults are not theirs). */
+  def this(dataBytes: Int, flows: Int, flowIdWidth: Int, law: String, credit: Boolean, lawFifo: Int, pullBytes: Int, linkGbps: Int,
+           mtu: Int, networkRttPs: Long) = this(dataBytes, flows, flowIdWidth, law, credit, lawFifo, pullBytes, linkGbps, mtu, networkRttPs, "none")
   ParamCheck(lawFifo >= 16 && lawFifo <= 1024 && isPow2(lawFifo), "law-fifo", s"$lawFifo must be a power of two in 16..1024")
   ParamCheck(mtu > 64 + 1 && mtu - 64 <= 65535, "mtu", s"$mtu leaves no payload after the 64 header bytes, or more than 65535")
   ParamCheck(pullBytes >= 1 && pullBytes <= 65536 && isPow2(pullBytes), "pull-bytes", s"$pullBytes must be a power of two in 1..65536")
@@ -47,10 +55,18 @@ case class NicCcConfig(dataBytes: Int = 64, flows: Int = 1024, flowIdWidth: Int 
   ParamCheck(flowIdWidth >= log2Up(flows) && flowIdWidth <= 24, "flow-id-width", s"$flowIdWidth must be in ${log2Up(flows)}..24 for $flows flows")
   /** The width of the flow ids inside the engine and on its outputs. */
   val flowBits: Int = log2Up(flows)
+  /** Grants carry an entropy (REPS in mode `lb`). */
+  val withLb: Boolean = lb != "none"
+  /** REPS for the grants: a connection a flow, its other parameters at their defaults. */
+  def reps: RepsConfig = RepsConfig(mode = lb, connections = flows, connIdWidth = flowBits)
+  /** REPS recycles the echoed entropy of ACKs (every mode but ops). */
+  val echoesEntropy: Boolean = withLb && reps.usesAckEv
+  if (withLb) reps
 }
 
 object NicCcConfig {
   val laws: Seq[String] = Seq("nscc", "smartt", "swift")
+  val lbs: Seq[String] = "none" +: RepsMode.all
   /** RTO's reset value: the reference's fixed RTO at 100 Gb/s, 100.656 us (main_uec.cpp:695; ../shared/references/uet-nscc-rccc.md). */
   val rtoResetNs: Long = 100656L
   val params: Seq[ParamSpec] = Seq(
@@ -63,12 +79,13 @@ object NicCcConfig {
     ParamSpec("pull-bytes", "256", "bytes one unit of a PULL's cumulative number is worth (the reference's quantum)", 1, 65536, powerOfTwo = true),
     ParamSpec("link-gbps", "100", "link speed the law's CSR reset values are derived for (Gb/s)", 1, 1600),
     ParamSpec("mtu", "4150", "wire MTU, header included (bytes): the law's MTU and MSS's reset value (MTU - 64)", 66, 65535),
-    ParamSpec("network-rtt-ps", "14022720", "network RTT the law's reset values are derived for (ps)", 1000, 16000000000L))
+    ParamSpec("network-rtt-ps", "14022720", "network RTT the law's reset values are derived for (ps)", 1000, 16000000000L),
+    ParamSpec("lb", "none", "the load balancing that gives each grant its entropy (REPS's modes)", choices = lbs))
 
   def fromParams(p: ParamValues): NicCcConfig = NicCcConfig(dataBytes = p.int("data-bytes"), flows = p.int("flows"),
     flowIdWidth = p.int("flow-id-width"), law = p.string("law"),
     credit = p.string("credit") == "true", lawFifo = p.int("law-fifo"), pullBytes = p.int("pull-bytes"),
-    linkGbps = p.int("link-gbps"), mtu = p.int("mtu"), networkRttPs = p.long("network-rtt-ps"))
+    linkGbps = p.int("link-gbps"), mtu = p.int("mtu"), networkRttPs = p.long("network-rtt-ps"), lb = p.string("lb"))
 }
 
 /** A doorbell: payload bytes queued on a flow; `start` starts the flow (the law's INIT gives its first window). */
@@ -76,6 +93,19 @@ case class NicCcDoorbell(cfg: NicCcConfig) extends Bundle {
   val flow = UInt(cfg.flowIdWidth bits)
   val bytes = UInt(NicCcFlows.counterBits bits)
   val start = Bool()
+}
+
+/** A grant on the engine's port: the flow state's, with its entropy when `lb` is on. */
+case class NicCcGrantOut(cfg: NicCcConfig) extends Bundle {
+  val flow = UInt(cfg.flowBits bits)
+  /** The PSN of a new packet (the flow's count of new packets granted, mod 2^32); a resend's is the flow's next new PSN. */
+  val psn = UInt(32 bits)
+  /** Payload bytes: min(what is queued, MSS); a resend: min(the resend bytes left, MSS). */
+  val bytes = UInt(NicCcFlows.bytesBits bits)
+  /** The packet resends NACKed or timed-out bytes (the transport picks them from its own queue). */
+  val resend = Bool()
+  /** The entropy to stamp (REPS's EV for the flow's connection): with `lb` only. */
+  val entropy = if (cfg.withLb) UInt(cfg.reps.evWidth bits) else null
 }
 
 /** A packet for the transport to send again: the NACKed packet's PSN, or (timeout) the flow's oldest unacknowledged packet. */
@@ -110,13 +140,13 @@ class NicCcIo(cfg: NicCcConfig) extends Bundle {
   /** Control frames from the MAC: AXI4-Stream without tready (never waits; s_axis_t* in the Verilog). */
   val s_axis = slave(Flow(Axi4StreamBundle(TrimQueue.axisConfig(cfg.rx.ingress))))
   val doorbell = slave(Stream(NicCcDoorbell(cfg)))
-  val grant = master(Stream(NicCcGrant(cfg.flowState)))
+  val grant = master(Stream(NicCcGrantOut(cfg)))
   /** NACKed packets to send again (a Flow: the transport takes one a clock). */
   val retransmit = master(Flow(NicCcRetransmit(cfg)))
   /** Free-running time in ns (the RTT's clock and the law's). */
   val now = in UInt (32 bits)
   /** The engine's registers at 0x000-0x0FF, the law's at 0x100-0x1FF (docs/nic-engine.md, "Registers"). */
-  val ctrl = slave(AxiLite4(AxiLite4Config(addressWidth = 9, dataWidth = 32)))
+  val ctrl = slave(AxiLite4(AxiLite4Config(addressWidth = if (cfg.withLb) 10 else 9, dataWidth = 32)))
   /** The post-reset sweeps are done (STATUS.INIT_DONE): doorbells and frames are taken from here on. */
   val initDone = out Bool ()
 }
@@ -141,7 +171,16 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
   /** The engine's map (0x000) and the law's (0x100) behind one port. */
   private val engineBus = AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32))
   private val lawBus = AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32))
-  val ctrlSplit = new AxiLite4Split(io.ctrl, engineBus, lawBus)
+  /** With `lb`: REPS's map at 0x200; 0x300-0x3FF answers SLVERR. */
+  private val repsBus = cfg.withLb generate AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32))
+  val ctrlSplit = if (!cfg.withLb) new AxiLite4Split(io.ctrl, engineBus, lawBus) else new Area {
+    private val low, high = AxiLite4(AxiLite4Config(addressWidth = 9, dataWidth = 32))
+    private val unmapped = AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32))
+    val top = new AxiLite4Split(io.ctrl, low, high)
+    val engineAndLaw = new AxiLite4Split(low, engineBus, lawBus)
+    val repsAndNothing = new AxiLite4Split(high, repsBus, unmapped)
+    val nothing = new AxiLite4Unmapped(unmapped)
+  }
 
   val csr = new Area {
     // INFO (0x00) and VERSION (0xFC) from the shared prologue; the engine's registers at fixed addresses.
@@ -184,6 +223,7 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     val DOORBELLS_OUT_OF_RANGE = counter("Doorbells for a flow id >= N (taken, no effect)")
     val BYTES = counter("Bytes of every frame on s_axis (tkeep's ones), taken or dropped; wraps at 2^32")
     val TIMEOUTS = counter("Retransmission timeouts applied (a flow's oldest packet retired and resent)")
+    val LB_DROPS = if (cfg.withLb) counter("REPS feedback dropped: an ACK, NACK or timeout for REPS with its FIFO full") else null
   }
   io.initDone := csr.statusInitDone
 
@@ -197,7 +237,15 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
   flows.io.overhead := csr.overhead
   flows.io.now := io.now
   flows.io.rto := RegNext(csr.rto) init (NicCcConfig.rtoResetNs)
-  io.grant << flows.io.grant
+  /** Without `lb`, the flow state's grants as they are. */
+  val plainGrants = !cfg.withLb generate new Area {
+    io.grant.translateFrom(flows.io.grant) { (o, g) =>
+      o.flow := g.flow
+      o.psn := g.psn
+      o.bytes := g.bytes
+      o.resend := g.resend
+    }
+  }
 
   /** The law (NicCcLaw): its unit, how its event is made and its window read. */
   val lawPlug: NicCcLaw = NicCcLaw(cfg)
@@ -230,8 +278,11 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
       val psn, number, timestamp = UInt(32 bits)
       val ecnEcho, lastHop = Bool()
       val rcvWndPen = UInt(8 bits)
+      /** The echoed entropy (REPS's feedback): with `lb` only. */
+      val entropy = if (cfg.echoesEntropy) UInt(16 bits) else null
     }
     private val used = Used()
+    if (cfg.echoesEntropy) used.entropy := r.control.entropy
     used.kind := r.control.kind; used.flow := r.control.flow; used.psn := r.control.psn; used.number := r.control.number
     used.timestamp := r.control.timestamp; used.ecnEcho := r.control.ecnEcho; used.lastHop := r.control.lastHop
     used.rcvWndPen := r.control.rcvWndPen
@@ -282,8 +333,10 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
         val psn, number = UInt(32 bits)
         val ecnEcho, lastHop = Bool()
         val rcvWndPen = UInt(8 bits)
+        val entropy = if (cfg.echoesEntropy) UInt(16 bits) else null
       }
       private val later = Later()
+      if (cfg.echoesEntropy) later.entropy := s2.c.entropy
       later.kind := s2.c.kind; later.flow := s2.c.flow; later.psn := s2.c.psn; later.number := s2.c.number
       later.ecnEcho := s2.c.ecnEcho; later.lastHop := s2.c.lastHop; later.rcvWndPen := s2.c.rcvWndPen
       val c = RegNext(later)
@@ -454,7 +507,51 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     cand.ready := timeoutTurn && op.ready
   }
 
-  csr.statusInitDone := law.io.initDone && flows.io.ready && !acks.sweep.active
+  /**
+   * With `lb`: each grant's entropy. A grant the flow state offers is taken when the output FIFO
+   * (8) has room for it and the grants still in REPS (5 clocks), and asks REPS for its flow's
+   * entropy; it waits beside REPS and joins its result into the FIFO. ACKs (their echoed entropy,
+   * ECN) and NACKs (a trimmed ACK) from stage 3 and applied timeouts (a failure) are REPS's
+   * feedback, each through a FIFO of its own (reps.txt Alg. 1; docs/reps.md).
+   */
+  val lbStage = cfg.withLb generate new Area {
+    val reps = new Reps(cfg.reps)
+    if (cfg.reps.usesTime) reps.io.now := io.now
+    reps.io.ctrl <> repsBus
+    private val g = flows.io.grant
+    val out = StreamFifo(NicCcGrantOut(cfg), 8, latency = 1)
+    /** Grants taken and not yet pushed into the output FIFO (in REPS). */
+    val inReps = Reg(UInt(3 bits)) init (0)
+    private val room = out.io.occupancy +^ inReps < 8
+    reps.io.send.valid := g.valid && room
+    reps.io.send.conn := g.flow.resized
+    g.ready := reps.io.send.ready && room
+    inReps := inReps + U(reps.io.send.fire) - U(reps.io.result.valid)
+    private val waiting = Delay(g.payload, Reps.latency)
+    out.io.push.valid := reps.io.result.valid
+    out.io.push.flow := waiting.flow
+    out.io.push.psn := waiting.psn
+    out.io.push.bytes := waiting.bytes
+    out.io.push.resend := waiting.resend
+    out.io.push.entropy := reps.io.result.ev
+    io.grant << out.io.pop
+
+    private val s3 = acks.s3
+    val ackFifo = StreamFifo(RepsAck(cfg.reps), 16)
+    ackFifo.io.push.valid := s3.valid && (s3.c.kind === NicCcRx.Kind.Ack || s3.c.kind === NicCcRx.Kind.Nack)
+    ackFifo.io.push.conn := s3.c.flow.resized
+    if (cfg.echoesEntropy) ackFifo.io.push.ev := s3.c.entropy.resized
+    ackFifo.io.push.ecn := s3.c.ecnEcho
+    ackFifo.io.push.trimmed := s3.c.kind === NicCcRx.Kind.Nack
+    reps.io.ack << ackFifo.io.pop
+    val failureFifo = StreamFifo(RepsFailure(cfg.reps), 4)
+    failureFifo.io.push.valid := flows.io.timedOut.valid
+    failureFifo.io.push.conn := flows.io.timedOut.flow.resized
+    reps.io.failure << failureFifo.io.pop
+    val dropped = (ackFifo.io.push.valid && !ackFifo.io.push.ready) || (failureFifo.io.push.valid && !failureFifo.io.push.ready)
+  }
+
+  csr.statusInitDone := law.io.initDone && flows.io.ready && !acks.sweep.active && (if (cfg.withLb) lbStage.reps.io.initDone else True)
 
   /** A NACK's retransmit request, at stage 3; a timeout's at a clock without one. */
   io.retransmit.valid := (acks.s3.valid && acks.s3.c.kind === NicCcRx.Kind.Nack) || timeout.rtxNow
@@ -484,11 +581,13 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     count(csr.REFUSED, RegNext(flows.io.refused) init (False))
     when(r) { CsrCounters.add(csr.BYTES, RegNext(rx.io.result.wireBytes)) }
     count(csr.TIMEOUTS, RegNext(flows.io.timedOut.valid) init (False))
+    if (cfg.withLb) count(csr.LB_DROPS, RegNext(lbStage.dropped) init (False))
   }
 
   def emitRegisterDocs(): Unit = {
     RegisterDocs.emit(csr.busif, "uehw_nic_cc_regs", "NICCC")
     RegisterDocs.emit(law.busif, "uehw_nic_cc_law_regs", lawPlug.regsPrefix)
+    if (cfg.withLb) RegisterDocs.emit(lbStage.reps.csr.busif, "uehw_nic_cc_reps_regs", "REPS")
   }
   def registerBus: BusIf = csr.busif
   def registerPrefix: String = "NICCC"

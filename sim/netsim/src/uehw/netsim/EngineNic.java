@@ -5,7 +5,6 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 
 import uehw.model.nic.ControlFrames;
-import uehw.model.nic.FlowGrants;
 import uehw.model.nic.NicEngineModel;
 
 /**
@@ -27,7 +26,7 @@ final class EngineNic {
     private final Clock clock;
     private final Deque<byte[]> frames = new ArrayDeque<>();
     private final Deque<NicEngineModel.Doorbell> doorbells = new ArrayDeque<>();
-    private final Deque<FlowGrants.Grant> grants = new ArrayDeque<>();
+    private final Deque<NicEngineModel.Grant> grants = new ArrayDeque<>();
     private NicEngineModel.Doorbell offered;
     private boolean ready;
     long edges, retransmitRequests, spuriousResends;
@@ -132,7 +131,7 @@ final class EngineNic {
             }
         }
         if (s.grant() != null && ready) {
-            FlowGrants.Grant g = s.grant();
+            NicEngineModel.Grant g = s.grant();
             net.noteGrant(host.flows.get(g.flow()), g.psn(), g.bytes(), g.resend());
             grants.add(g);
             host.nic.kick();
@@ -154,7 +153,7 @@ final class EngineNic {
 
     /** The link's next data packet: one a grant. */
     Packet nextData() {
-        FlowGrants.Grant g = grants.poll();
+        NicEngineModel.Grant g = grants.poll();
         if (g == null) {
             return null;
         }
@@ -171,7 +170,8 @@ final class EngineNic {
             f.nextNew += g.bytes();
         }
         long now = net.loop.now();
-        int entropy = host.entropies.next(f.local, now / 1000);
+        // the engine's entropy (with load balancing), else the host's entropy unit's
+        int entropy = g.entropy() >= 0 ? g.entropy() : host.entropies.next(f.local, now / 1000);
         net.noteEntropy(f, entropy);
         f.outstanding.put(seq, now);
         f.packetsSent++;
@@ -203,7 +203,7 @@ final class EngineNic {
         boolean nack = p.kind == Packet.Kind.NACK;
         long wire = (long) p.payload + net.config.headerBytes();
         ControlFrames.Control c = new ControlFrames.Control(nack ? ControlFrames.NACK : ControlFrames.ACK, f.local, p.psn & 0xFFFF_FFFFL,
-                p.ecnEcho, 0, (p.sentAtPs / 1000) & 0xFFFF_FFFFL, nack ? wire : p.recvdBytes & 0xFFFF_FFFFL, 255, nack && p.trimmedAtLastHop);
+                p.ecnEcho, p.entropy & 0xFFFF, (p.sentAtPs / 1000) & 0xFFFF_FFFFL, nack ? wire : p.recvdBytes & 0xFFFF_FFFFL, 255, nack && p.trimmedAtLastHop);
         frames.add(ControlFrames.build(c, false, 4000, 0));
         clock.wake();
         host.entropies.feedback(f.local, p.entropy, p.ecnEcho, nack, net.loop.now() / 1000);

@@ -4,7 +4,6 @@ package uehw.netsim;
 import java.util.ArrayList;
 import java.util.List;
 
-import uehw.model.nic.FlowGrants;
 import uehw.model.nic.NicEngineModel;
 
 /**
@@ -15,7 +14,7 @@ import uehw.model.nic.NicEngineModel;
  */
 public interface NicEngine {
     /** What an edge sampled: the grant offered (null: none), the doorbell's ready, a retransmit request (null: none). */
-    record Sampled(FlowGrants.Grant grant, boolean doorbellReady, NicEngineModel.Retransmit retransmit) {
+    record Sampled(NicEngineModel.Grant grant, boolean doorbellReady, NicEngineModel.Retransmit retransmit) {
     }
 
     /** The next edge's inputs: the control frame whose (single) beat it takes or null, the doorbell offered or null, the grant port's ready, `io_now` in ns. */

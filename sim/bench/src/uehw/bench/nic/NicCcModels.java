@@ -5,12 +5,14 @@ import uehw.bench.nscc.NsccBench;
 import uehw.bench.smartt.SmarttBench;
 import uehw.bench.swift.SwiftBench;
 import uehw.hw.nic.NicCcConfig;
+import uehw.hw.reps.RepsConfig;
 import uehw.hw.nscc.Nscc;
 import uehw.hw.smartt.Smartt;
 import uehw.hw.swift.Swift;
 import uehw.model.nic.NicEngineLaws;
 import uehw.model.nic.NicEngineModel;
 import uehw.model.nscc.NsccFixedModel;
+import uehw.model.reps.RepsModel;
 import uehw.model.swift.SwiftFixedModel;
 
 /**
@@ -45,6 +47,16 @@ public final class NicCcModels {
     /** The engine's model with MSS, OVERHEAD and UDP_PORT at their reset values and the given RTO (ns of `io_now`). */
     public static NicEngineModel model(NicCcConfig cfg, long rto) {
         return new NicEngineModel(new NicEngineModel.Config(cfg.flows(), cfg.credit(), cfg.flowState().pickerDepth(), cfg.flowState().grantFifo(),
-                cfg.lawFifo(), cfg.pullBytes(), cfg.mtu() - 64, 64, uehw.hw.common.PacketFormat.TransportUdpPort(), rto), law(cfg));
+                cfg.lawFifo(), cfg.pullBytes(), cfg.mtu() - 64, 64, uehw.hw.common.PacketFormat.TransportUdpPort(), rto), law(cfg), reps(cfg));
+    }
+
+    /** REPS of `cfg` at its CSRs' reset values, or null without load balancing. */
+    public static RepsModel reps(NicCcConfig cfg) {
+        if (!cfg.withLb()) {
+            return null;
+        }
+        RepsConfig r = cfg.reps();
+        return new RepsModel(RepsModel.Mode.of(r.mode()), r.connections(), r.bufferEntries(), r.evWidth(), r.timeWidth(), r.exploreWidth(),
+                r.freezingTimeout(), r.numPktsBdp(), r.evsSizeDefault(), r.prngSeed());
     }
 }

@@ -4,13 +4,16 @@ package uehw.model.nic;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
+import uehw.model.reps.RepsModel;
+
 /**
  * The whole NIC engine (`nic-cc`), clock by clock (docs/nic-engine.md, "The engine" and "Timing,
  * edge by edge"), composed of the parts' models: the receiver's rules (ControlFrames.receive), the
  * per-flow ACK state, stages 3 and 4, the law's FIFO and its two register slices, the law (a
  * {@link Law}: the law's fixed model behind the window unit's holding register and same-flow
  * spacing), the direct ops' FIFO, the timeout area, the op port's priority, the doorbell's rule,
- * and the flow state with its picker and timeout scan ({@link FlowGrants}).
+ * the flow state with its picker and timeout scan ({@link FlowGrants}), and with load balancing
+ * REPS ({@link RepsModel}) giving each grant its entropy.
  *
  * Edge 0 is the first edge that samples `io_initDone` high. Before an edge, the outputs that edge
  * samples are {@link #grant()}, {@link #retransmit()} and {@link #doorbellReady(Doorbell)}; then
@@ -49,6 +52,20 @@ public final class NicEngineModel {
 
     public record Doorbell(long flow, long bytes, boolean start) {
     }
+
+    /** A grant on the engine's port: the flow state's, with REPS's entropy (-1 without load balancing). */
+    public record Grant(int flow, long psn, int bytes, boolean resend, int entropy) {
+        static Grant of(FlowGrants.Grant g, int entropy) {
+            return new Grant(g.flow(), g.psn(), g.bytes(), g.resend(), entropy);
+        }
+    }
+
+    /** Grants the entropy stage's output FIFO holds with those in REPS (NicCc.lbStage). */
+    public static final int LB_FIFO = 8;
+    /** Clocks from a send's acceptance to REPS's result (Reps.latency). */
+    public static final int REPS_LATENCY = 5;
+    private static final int LB_ACK_FIFO = 16;
+    private static final int LB_FAILURE_FIFO = 4;
 
     /** A retransmit request: the NACKed packet's PSN, or (timeout) PSN 0. */
     public record Retransmit(int flow, long psn, boolean timeout) {
@@ -109,10 +126,25 @@ public final class NicEngineModel {
     private long bypassedNacks;
     private long directDrops;
     private long timeouts;
+    // load balancing: REPS, its feedback FIFOs, the grants in it and the output FIFO
+    private final RepsModel reps;
+    private final Deque<Timed<RepsModel.Ctrl>> lbAcks = new ArrayDeque<>();
+    private final Deque<Timed<RepsModel.Ctrl>> lbFailures = new ArrayDeque<>();
+    private boolean lbAckFirst;
+    private final Deque<Timed<Grant>> inReps = new ArrayDeque<>();    // edge: the one that pushes its result
+    private final Deque<Timed<Grant>> lbOut = new ArrayDeque<>();     // edge: its push
+    private long lbDrops;
 
+    /** Without load balancing. */
     public NicEngineModel(Config cfg, Law law) {
+        this(cfg, law, null);
+    }
+
+    /** With load balancing when {@code reps} is not null (its CSRs at their reset values, a connection a flow). */
+    public NicEngineModel(Config cfg, Law law, RepsModel reps) {
         this.cfg = cfg;
         this.law = law;
+        this.reps = reps;
         this.flowState = new FlowGrants(cfg.flows(), cfg.credit(), cfg.pickerDepth(), cfg.grantFifo(), cfg.mss(), cfg.overhead());
         flowState.setRto(cfg.rto());
         this.received = new long[cfg.flows()];
@@ -130,8 +162,13 @@ public final class NicEngineModel {
     }
 
     /** The grant offered before the next edge, or null. */
-    public FlowGrants.Grant grant() {
-        return flowState.grant();
+    public Grant grant() {
+        if (reps == null) {
+            FlowGrants.Grant g = flowState.grant();
+            return g == null ? null : Grant.of(g, -1);
+        }
+        Timed<Grant> head = lbOut.peek();
+        return head != null && head.edge() < edge ? head.value() : null;
     }
 
     /** The retransmit request the next edge samples, or null: a NACK's at stage 3 first, else the timeout's. */
@@ -371,12 +408,74 @@ public final class NicEngineModel {
             timeoutRtxDone = false;
         }
 
-        flowState.edge(op, grantReady, now, timeoutHold);
+        boolean flowGrantReady = grantReady;
+        if (reps != null) {
+            flowGrantReady = lbEdge(e, grantReady, now, timedOut);
+        }
+        flowState.edge(op, flowGrantReady, now, timeoutHold);
         s2 = s1;
         s1 = s1Next;
         s3 = s3Next;
         s4 = s4Next;
         edge++;
+    }
+
+    /**
+     * The entropy stage at edge e (NicCc.lbStage): the output FIFO's pop, REPS's control event (a
+     * failure and an ACK waiting together alternate) and send, results into the output FIFO, this
+     * edge's feedback pushes; returns the flow state's grant ready (room for one more grant).
+     */
+    private boolean lbEdge(long e, boolean grantReady, long now, FlowGrants.TimedOut timedOut) {
+        int occupancy = lbOut.size();
+        boolean room = occupancy + inReps.size() < LB_FIFO;
+        if (grantReady && grant() != null) {
+            lbOut.poll();
+        }
+        Timed<RepsModel.Ctrl> a = lbAcks.peek();
+        Timed<RepsModel.Ctrl> f = lbFailures.peek();
+        boolean ackValid = a != null && a.edge() <= e - 2;
+        boolean failureValid = f != null && f.edge() <= e - 2;
+        RepsModel.Ctrl ctrl = null;
+        if (failureValid && !(ackValid && lbAckFirst)) {
+            ctrl = lbFailures.poll().value();
+        } else if (ackValid) {
+            ctrl = lbAcks.poll().value();
+        }
+        if (ackValid && failureValid) {
+            lbAckFirst = !lbAckFirst;
+        }
+        FlowGrants.Grant g = flowState.grant();
+        boolean send = room && g != null;
+        RepsModel.SendResult r = reps.clock(ctrl, send ? g.flow() : -1, now);
+        Timed<Grant> done = inReps.peek();
+        if (done != null && done.edge() == e) {
+            lbOut.add(new Timed<>(e, inReps.poll().value()));
+        }
+        if (send) {
+            inReps.add(new Timed<>(e + REPS_LATENCY, Grant.of(g, (int) r.ev())));
+        }
+        // feedback: this edge's ACK or NACK at stage 3, the timeout applied
+        if (s3 != null && (s3.c().kind() == ControlFrames.ACK || s3.c().kind() == ControlFrames.NACK)) {
+            boolean nack = s3.c().kind() == ControlFrames.NACK;
+            if (lbAcks.size() >= LB_ACK_FIFO) {
+                lbDrops++;
+            } else {
+                lbAcks.add(new Timed<>(e, RepsModel.Ctrl.ack(s3.c().flowId(), s3.c().entropy() & 0xFFFF, s3.c().ecnEcho(), nack)));
+            }
+        }
+        if (timedOut != null) {
+            if (lbFailures.size() >= LB_FAILURE_FIFO) {
+                lbDrops++;
+            } else {
+                lbFailures.add(new Timed<>(e, RepsModel.Ctrl.failure(timedOut.flow())));
+            }
+        }
+        return room;
+    }
+
+    /** REPS feedback dropped (LB_DROPS). */
+    public long lbDrops() {
+        return lbDrops;
     }
 
     /** Frames taken (ACK, NACK or PULL for a flow < N). */

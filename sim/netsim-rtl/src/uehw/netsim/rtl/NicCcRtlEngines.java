@@ -14,7 +14,6 @@ import uehw.hw.nic.NicCc;
 import uehw.hw.nic.NicCcArray;
 import uehw.hw.nic.NicCcConfig;
 import uehw.hw.nic.NicCcIo;
-import uehw.model.nic.FlowGrants;
 import uehw.model.nic.NicEngineModel;
 import uehw.netsim.NicEngine;
 
@@ -81,9 +80,9 @@ public final class NicCcRtlEngines implements NicEngine.Group {
         }
 
         void read() {
-            FlowGrants.Grant g = sim.peekBool(io.grant().valid()) ? new FlowGrants.Grant((int) sim.peek(io.grant().payload().flow()),
-                    sim.peek(io.grant().payload().psn()), (int) sim.peek(io.grant().payload().bytes()), sim.peekBool(io.grant().payload().resend()))
-                    : null;
+            NicEngineModel.Grant g = sim.peekBool(io.grant().valid()) ? new NicEngineModel.Grant((int) sim.peek(io.grant().payload().flow()),
+                    sim.peek(io.grant().payload().psn()), (int) sim.peek(io.grant().payload().bytes()), sim.peekBool(io.grant().payload().resend()),
+                    dut.cfg().withLb() ? (int) sim.peek(io.grant().payload().entropy()) : -1) : null;
             NicEngineModel.Retransmit r = sim.peekBool(io.retransmit().valid()) ? new NicEngineModel.Retransmit((int) sim.peek(io.retransmit().payload().flow()),
                     sim.peek(io.retransmit().payload().psn()), sim.peekBool(io.retransmit().payload().timeout())) : null;
             sampled = new Sampled(g, sim.peekBool(io.doorbell().ready()), r);
