@@ -222,6 +222,14 @@ class NicCcTest {
             assertTrue(entropies.size() > 16, "REPS gave " + entropies.size() + " entropies");
             // LB_DROPS, the counter after TIMEOUTS (the generated NicCcCsr is the default engine's, without lb)
             assertEquals(model.lbDrops(), csr.read(NicCcCsr.TIMEOUTS + 4), "LB_DROPS");
+            // REPS's map at 0x200 (its INFO: block id 0x52 'R'), nothing at 0x300 (SLVERR, data 0; a write too)
+            assertEquals(0x52, csr.read(0x200) & 0xFF, "REPS's INFO at 0x200");
+            assertEquals(0, csr.lastResponse(), "OKAY from REPS's map");
+            assertEquals(0, csr.read(0x344), "0x344 reads 0");
+            assertEquals(2, csr.lastResponse(), "SLVERR from 0x300-0x3FF");
+            csr.write(0x300, 0x1234);
+            assertEquals(2, csr.lastResponse(), "SLVERR for a write to 0x300");
+            assertEquals(0x45, csr.read(0x000) & 0xFF, "the engine's INFO after the unmapped accesses");
         }
     }
 
