@@ -448,17 +448,23 @@ class NetworkSimulatorTest {
      */
     @Tag("rtl")
     @ParameterizedTest
-    @ValueSource(strings = {"nscc", "smartt", "swift"})
-    void engineInTheLoopGivesTheModelsTrace(String law) {
+    @ValueSource(strings = {"nscc", "smartt reps", "swift"})
+    void engineInTheLoopGivesTheModelsTrace(String variant) {
         long seed = BenchExtension.seed();
-        EngineIncast.Scenario s = law.equals("nscc") ? EngineIncast.fatTree(law, 8, FatTreeIncast.FLOW_BYTES, seed)
-                : EngineIncast.fatTree(law, 4, 500_000, seed);
+        String law = variant.split(" ")[0];
+        String lb = variant.contains(" ") ? variant.split(" ")[1] : "none";
+        EngineIncast.Scenario s = law.equals("nscc") ? EngineIncast.fatTree(law, lb, 8, FatTreeIncast.FLOW_BYTES, seed)
+                : EngineIncast.fatTree(law, lb, 4, 500_000, seed);
         List<String> modelGrants = new ArrayList<>();
         EngineIncast.Result model = EngineIncast.run(s, NicCcRtlEngines.models(s.cfg(), s.senders().length, s.rtoNs()), grantLog(modelGrants));
         List<String> rtlGrants = new ArrayList<>();
         EngineIncast.Result rtl = EngineIncast.runRtl(s, seed, grantLog(rtlGrants));
         System.out.printf("engine in the loop (%s): %s%n  %d grants, %d engine edges, %.2f s (RTL) against %.2f s (model)%n", law,
                 rtl.row(), rtlGrants.size(), rtl.engineEdges(), rtl.wallSeconds(), model.wallSeconds());
+        if (!lb.equals("none")) {
+            // the engine's REPS gave the packets' entropies: many of them
+            assertTrue(rtlGrants.stream().map(g -> g.substring(g.indexOf(" entropy "))).distinct().count() > 16, "the engine's entropies");
+        }
         assertTrue(model.finished() && rtl.finished(), "seed " + seed + ": both runs complete");
         for (int i = 0; i < Math.min(modelGrants.size(), rtlGrants.size()); i++) {
             assertEquals(modelGrants.get(i), rtlGrants.get(i), "seed " + seed + ": grant " + i);
@@ -474,8 +480,8 @@ class NetworkSimulatorTest {
     private static Network.Trace grantLog(List<String> log) {
         return new Network.Trace() {
             @Override
-            public void grant(long timePs, Flow f, long psn, int bytes, boolean resend) {
-                log.add(timePs + " flow " + f.id + " psn " + psn + " bytes " + bytes + (resend ? " resend" : ""));
+            public void grant(long timePs, Flow f, long psn, int bytes, boolean resend, int entropy) {
+                log.add(timePs + " flow " + f.id + " psn " + psn + " bytes " + bytes + (resend ? " resend" : "") + " entropy " + entropy);
             }
         };
     }

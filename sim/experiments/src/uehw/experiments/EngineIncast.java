@@ -32,7 +32,7 @@ public final class EngineIncast {
     private EngineIncast() {
     }
 
-    /** A run: the scenario, the law, completions, the engines' work, the trace's digest. */
+    /** A run: the scenario, the law (with its load balancing), completions, the engines' work, the trace's digest. */
     public record Result(String scenario, String law, int senders, double medianFctUs, double tailFctUs, double idealUs, long nacks,
                          long timeouts, long packets, long engineEdges, long retransmitRequests, long spuriousResends, long digest,
                          boolean finished, double wallSeconds) {
@@ -51,19 +51,28 @@ public final class EngineIncast {
                            BiFunction<int[], NicEngine.Group, Network> network) {
     }
 
-    /** The engine for the authors' fat tree: 64 flows, 800 Gb/s, MTU 4160 wire (4096 B payload), network RTT their base RTT. */
-    public static NicCcConfig fatTreeEngine(String law) {
+    /**
+     * The engine for the authors' fat tree: 64 flows, 800 Gb/s, MTU 4160 wire (4096 B payload),
+     * network RTT their base RTT; `lb` its load balancing ("none": the hosts' REPS units give the
+     * entropies).
+     */
+    public static NicCcConfig fatTreeEngine(String law, String lb) {
         return new NicCcConfig(64, 64, 16, law, false, 64, 256, (int) FatTreeIncast.GBPS, FatTreeIncast.MTU + FatTreeIncast.HEADER,
-                FatTreeIncast.BASE_RTT_NS * 1000);
+                FatTreeIncast.BASE_RTT_NS * 1000, lb);
     }
 
     /** The engine for the reference's setting: its defaults (100 Gb/s, MTU 4150, network RTT 14,022,720 ps), 64 flows. */
-    public static NicCcConfig referenceEngine(String law) {
-        return new NicCcConfig(64, 64, 16, law, false, 64, 256, (int) UetReference.GBPS, UetReference.MTU, 14_022_720L);
+    public static NicCcConfig referenceEngine(String law, String lb) {
+        return new NicCcConfig(64, 64, 16, law, false, 64, 256, (int) UetReference.GBPS, UetReference.MTU, 14_022_720L, lb);
     }
 
-    /** The authors' N:1 incast into host 127 of {@code bytes} a sender. */
+    /** The authors' N:1 incast into host 127 of {@code bytes} a sender, without the engine's load balancing. */
     public static Scenario fatTree(String law, int senders, long bytes, long seed) {
+        return fatTree(law, "none", senders, bytes, seed);
+    }
+
+    /** The same with the engine's load balancing `lb`. */
+    public static Scenario fatTree(String law, String lb, int senders, long bytes, long seed) {
         int[] hosts = new int[senders];
         for (int i = 0; i < senders; i++) {
             hosts[i] = i;
@@ -71,7 +80,7 @@ public final class EngineIncast {
         long packets = (bytes + FatTreeIncast.MTU - 1) / FatTreeIncast.MTU;
         double ideal = (senders * (bytes + packets * FatTreeIncast.HEADER) * 8 / FatTreeIncast.GBPS + FatTreeIncast.BASE_RTT_NS) / 1000.0;
         long rto = FatTreeIncast.config().rtoNs();
-        return new Scenario("fat-tree-incast-" + senders, fatTreeEngine(law), rto, hosts, ideal, (h, group) -> {
+        return new Scenario("fat-tree-incast-" + senders, fatTreeEngine(law, lb), rto, hosts, ideal, (h, group) -> {
             Network net = FatTreeIncast.build(seed);
             net.engineNics(h, group, CLOCK_PS);
             for (int s : h) {
@@ -83,6 +92,11 @@ public final class EngineIncast {
 
     /** The reference's incast15: 15 hosts of the k = 4 fat tree into host 15, 2 MB each, its switch ports and RTO. */
     public static Scenario incast15(String law) {
+        return incast15(law, "none");
+    }
+
+    /** The same with the engine's load balancing `lb`. */
+    public static Scenario incast15(String law, String lb) {
         UetReference.Scenario s = UetReference.defaults().stream().filter(x -> x.name().equals("incast15")).findFirst().orElseThrow();
         Set<Integer> senders = new LinkedHashSet<>();
         long wire = 0;
@@ -94,7 +108,7 @@ public final class EngineIncast {
         int[] hosts = senders.stream().mapToInt(Integer::intValue).toArray();
         double ideal = (wire * 8.0 / UetReference.GBPS + 14_022.72) / 1000.0;
         long rto = UetReference.RTO_PS / 1000;
-        return new Scenario("incast15", referenceEngine(law), rto, hosts, ideal, (h, group) -> {
+        return new Scenario("incast15", referenceEngine(law, lb), rto, hosts, ideal, (h, group) -> {
             Port.Spec port = Port.Spec.composite(UetReference.QUEUE_BYTES, UetReference.HEADER, UetReference.ECN_LOW, UetReference.ECN_HIGH,
                     0x5EED_0013L);
             Network.Config config = new Network.Config(UetReference.GBPS, UetReference.LINK_NS, port, UetReference.MTU - UetReference.HEADER,
@@ -148,7 +162,7 @@ public final class EngineIncast {
         }
         fct.sort(null);
         long[] c = net.engineCounts();
-        return new Result(s.name(), s.cfg().law(), s.senders().length, fct.get(fct.size() / 2) / 1000.0, fct.get(fct.size() - 1) / 1000.0,
+        return new Result(s.name(), s.cfg().law() + (s.cfg().withLb() ? "+" + s.cfg().lb() : ""), s.senders().length, fct.get(fct.size() / 2) / 1000.0, fct.get(fct.size() - 1) / 1000.0,
                 s.idealUs(), nacks, timeouts, packets, c[0], c[1], c[2], net.traceDigest(), finished, wall);
     }
 }

@@ -132,7 +132,7 @@ final class EngineNic {
         }
         if (s.grant() != null && ready) {
             NicEngineModel.Grant g = s.grant();
-            net.noteGrant(host.flows.get(g.flow()), g.psn(), g.bytes(), g.resend());
+            net.noteGrant(host.flows.get(g.flow()), g.psn(), g.bytes(), g.resend(), g.entropy());
             grants.add(g);
             host.nic.kick();
         }

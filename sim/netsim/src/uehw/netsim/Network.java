@@ -43,8 +43,8 @@ public final class Network {
         default void dasr(long timePs, Host receiver, Flow f, int n) {
         }
 
-        /** An engine NIC took a grant of flow f. */
-        default void grant(long timePs, Flow f, long psn, int bytes, boolean resend) {
+        /** An engine NIC took a grant of flow f (entropy -1: the engine gives none). */
+        default void grant(long timePs, Flow f, long psn, int bytes, boolean resend, int entropy) {
         }
 
         /** RCCC: flow f's receiver sent a PULL with this cumulative pull number. */
@@ -322,9 +322,9 @@ public final class Network {
         trace.departed(loop.now(), port, p);
     }
 
-    void noteGrant(Flow f, long psn, int bytes, boolean resend) {
-        mix(6, loop.now(), f.id, psn, bytes, resend ? 1 : 0);
-        trace.grant(loop.now(), f, psn, bytes, resend);
+    void noteGrant(Flow f, long psn, int bytes, boolean resend, int entropy) {
+        mix(6, loop.now(), f.id, psn, bytes, resend ? 1 : 0, entropy);
+        trace.grant(loop.now(), f, psn, bytes, resend, entropy);
     }
 
     void notePull(Flow f, long number, boolean slow) {

@@ -152,6 +152,10 @@ final class ExperimentCommand implements Callable<Integer> {
         @Option(names = "--laws", split = ",", defaultValue = "nscc,smartt,swift", description = "the engine's laws [default: ${DEFAULT-VALUE}]")
         List<String> laws;
 
+        @Option(names = "--lb", defaultValue = "none",
+                description = "the engines' load balancing: none (the hosts' entropy units), reps, reps-lite or ops [default: ${DEFAULT-VALUE}]")
+        String lb;
+
         @Option(names = "--rtl", description = "the engines' RTL in the loop instead of their model (the same trace; Verilator)")
         boolean rtl;
 
@@ -169,10 +173,14 @@ final class ExperimentCommand implements Callable<Integer> {
                     return Hwgen.EXIT_BAD_PARAMETER;
                 }
             }
+            if (!List.of("none", "reps", "reps-lite", "ops").contains(lb)) {
+                System.err.println("hwgen: parameter 'lb' = " + lb + " is not allowed: must be none, reps, reps-lite or ops");
+                return Hwgen.EXIT_BAD_PARAMETER;
+            }
             java.util.List<String> rows = new java.util.ArrayList<>(java.util.List.of(uehw.experiments.EngineIncast.Result.HEADER + ",digest"));
             for (String law : laws) {
-                for (uehw.experiments.EngineIncast.Scenario s : List.of(uehw.experiments.EngineIncast.fatTree(law, 8, FatTreeIncast.FLOW_BYTES, seed),
-                        uehw.experiments.EngineIncast.incast15(law))) {
+                for (uehw.experiments.EngineIncast.Scenario s : List.of(uehw.experiments.EngineIncast.fatTree(law, lb, 8, FatTreeIncast.FLOW_BYTES, seed),
+                        uehw.experiments.EngineIncast.incast15(law, lb))) {
                     uehw.experiments.EngineIncast.Result r = rtl ? uehw.experiments.EngineIncast.runRtl(s, seed)
                             : uehw.experiments.EngineIncast.runModel(s);
                     String row = r.row() + "," + Long.toHexString(r.digest());
