@@ -25,9 +25,16 @@ public interface NicEngine {
 
     /** The engines of a network, clocked together. */
     interface Group {
-        NicEngine engine(int index);
+        /** The engines, by index. */
+        List<? extends NicEngine> engines();
 
-        int size();
+        default NicEngine engine(int index) {
+            return engines().get(index);
+        }
+
+        default int size() {
+            return engines().size();
+        }
 
         /** Every engine takes one edge with its driven inputs. */
         void step();
@@ -40,13 +47,8 @@ public interface NicEngine {
             }
             return new Group() {
                 @Override
-                public NicEngine engine(int index) {
-                    return engines.get(index);
-                }
-
-                @Override
-                public int size() {
-                    return engines.size();
+                public List<ModelEngine> engines() {
+                    return engines;
                 }
 
                 @Override

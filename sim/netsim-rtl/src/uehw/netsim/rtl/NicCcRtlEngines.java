@@ -143,13 +143,8 @@ public final class NicCcRtlEngines implements NicEngine.Group {
     }
 
     @Override
-    public NicEngine engine(int index) {
-        return engines.get(index);
-    }
-
-    @Override
-    public int size() {
-        return engines.size();
+    public List<? extends NicEngine> engines() {
+        return engines;
     }
 
     @Override
