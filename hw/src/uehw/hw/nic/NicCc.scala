@@ -145,7 +145,7 @@ class NicCcIo(cfg: NicCcConfig) extends Bundle {
   val retransmit = master(Flow(NicCcRetransmit(cfg)))
   /** Free-running time in ns (the RTT's clock and the law's). */
   val now = in UInt (32 bits)
-  /** The engine's registers at 0x000-0x0FF, the law's at 0x100-0x1FF (docs/nic-engine.md, "Registers"). */
+  /** The engine's registers at 0x000-0x0FF, the law's at 0x100-0x1FF, with `lb` REPS's at 0x200-0x2FF (docs/nic-engine.md, "Registers"). */
   val ctrl = slave(AxiLite4(AxiLite4Config(addressWidth = if (cfg.withLb) 10 else 9, dataWidth = 32)))
   /** The post-reset sweeps are done (STATUS.INIT_DONE): doorbells and frames are taken from here on. */
   val initDone = out Bool ()
