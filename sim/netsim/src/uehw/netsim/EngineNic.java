@@ -10,8 +10,8 @@ import uehw.model.nic.NicEngineModel;
 /**
  * A host whose NIC is the engine (docs/nic-engine.md, "In the network simulator"): the network's
  * engines are clocked together (one edge every {@code clockPs}, on the network's time grid) while
- * some host has a flow unfinished, a frame or a doorbell waiting. A flow's start is a doorbell (its bytes, start);
- * every ACK or NACK that comes back is a control frame into the engine (one a clock); the NIC takes
+ * some host has a flow unfinished, a frame or a doorbell waiting. A flow's start is a doorbell
+ * (its bytes, start); every ACK or NACK that comes back is a control frame into the engine (one a clock); the NIC takes
  * a grant when it holds fewer than two, and its link sends one packet a grant: the grant's bytes of
  * new data, or (resend) of the flow's oldest NACKed or timed-out packet. The receiver ACKs every
  * data packet with its flow's cumulative received wire bytes and the send time echoed, and NACKs
@@ -42,6 +42,8 @@ final class EngineNic {
         private final long clockPs;
         final java.util.List<EngineNic> nics = new java.util.ArrayList<>();
         private boolean running;
+        /** The last edge's time (ps): an edge comes at most once a grid point. */
+        private long lastEdgePs = Long.MIN_VALUE / 2;
 
         Clock(Network net, NicEngine.Group group, long clockPs) {
             this.net = net;
@@ -56,12 +58,13 @@ final class EngineNic {
             }
             running = true;
             long now = net.loop.now();
-            long next = (now + clockPs - 1) / clockPs * clockPs;
+            long next = Math.max((now + clockPs - 1) / clockPs * clockPs, lastEdgePs + clockPs);
             net.loop.after(next - now, this::edge);
         }
 
         private void edge() {
-            long nowNs = net.loop.now() / 1000;
+            lastEdgePs = net.loop.now();
+            long nowNs = lastEdgePs / 1000;
             for (EngineNic n : nics) {
                 n.drive(nowNs);
             }
