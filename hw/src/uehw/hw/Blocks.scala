@@ -296,7 +296,8 @@ object Blocks {
       LintVariant("nic-cc-smartt", Map("law" -> "smartt"), "SMaRTT as the law"),
       LintVariant("nic-cc-swift", Map("law" -> "swift", "flows" -> "96"), "Swift as the law (its acked and window multiplies), N not a power of two"),
       LintVariant("nic-cc-reps", Map("lb" -> "reps"), "REPS gives each grant its entropy (a third and fourth map quarter)"),
-      LintVariant("nic-cc-ops", Map("lb" -> "ops", "law" -> "swift", "flows" -> "96"), "REPS in mode ops: no echoed entropy kept"))) {
+      LintVariant("nic-cc-ops", Map("lb" -> "ops", "law" -> "swift", "flows" -> "96"), "REPS in mode ops: no echoed entropy kept"),
+      LintVariant("nic-cc-4096", Map("flows" -> "4096", "lb" -> "reps"), "the most flows (the picker's 128 words) with REPS"))) {
     def config(values: ParamValues): NicCcConfig = NicCcConfig.fromParams(values)
     def build(cfg: NicCcConfig) = new NicCc(cfg)
     def factsOf(cfg: NicCcConfig): Map[String, String] = Map(

@@ -38,7 +38,16 @@ class NicCcPickerTest {
     void theOfferIsTheModelsUnderRandomUpdatesAndBackpressure() {
         long seed = BenchExtension.seed();
         Simulation<NicCcPicker> build = Simulation.compile(NicCcPickerTest.class, "f256", () -> new NicCcPicker(CFG));
-        build.run("random", seed, sim -> random(sim, new Random(seed), 20000 * Seeds.scale()));
+        build.run("random", seed, sim -> random(sim, CFG, new Random(seed), 20000 * Seeds.scale()));
+    }
+
+    /** The largest picker (4096 flows: 128 words, the scanner's prefix ORs over 128 summary bits) against the model. */
+    @Test
+    void atFourThousandFlowsTheOfferIsStillTheModels() {
+        long seed = BenchExtension.seed();
+        NicCcPickerConfig cfg = new NicCcPickerConfig(4096, 2, 5);
+        Simulation<NicCcPicker> build = Simulation.compile(NicCcPickerTest.class, "f4096", () -> new NicCcPicker(cfg));
+        build.run("random", seed, sim -> random(sim, cfg, new Random(seed), 8000 * Seeds.scale()));
     }
 
     @Test
@@ -141,18 +150,18 @@ class NicCcPickerTest {
         return io;
     }
 
-    private static void random(Sim<NicCcPicker> sim, Random r, int clocks) {
+    private static void random(Sim<NicCcPicker> sim, NicCcPickerConfig cfg, Random r, int clocks) {
         start(sim);
-        GrantPicker model = new GrantPicker(CFG.flows(), CFG.depth());
-        boolean[] eligible = new boolean[CFG.flows()];
-        long[] since = new long[CFG.flows()]; // grants to others since the flow became eligible
+        GrantPicker model = new GrantPicker(cfg.flows(), cfg.depth());
+        boolean[] eligible = new boolean[cfg.flows()];
+        long[] since = new long[cfg.flows()]; // grants to others since the flow became eligible
         long worst = 0;
         int grants = 0;
         List<GrantPicker.Update> updates = List.of();
         for (int c = 0; c < clocks; c++) {
             // phases: sparse or dense sets of flows, a few words or all of them, with or without backpressure
             int phase = c / 2000 % 4;
-            List<GrantPicker.Update> next = randomUpdates(r, (c + 1) / 2000 % 4);
+            List<GrantPicker.Update> next = randomUpdates(cfg, r, (c + 1) / 2000 % 4);
             boolean ready = phase == 2 ? r.nextInt(3) == 0 : r.nextInt(10) > 0;
             boolean[] before = eligible.clone();
             int taken = edge(sim, model, eligible, ready, updates, next);
@@ -160,13 +169,13 @@ class NicCcPickerTest {
             if (taken >= 0) {
                 grants++;
                 since[taken] = 0;
-                for (int f = 0; f < CFG.flows(); f++) {
+                for (int f = 0; f < cfg.flows(); f++) {
                     if (f != taken && before[f] && eligible[f]) {
                         worst = Math.max(worst, ++since[f]);
                     }
                 }
             }
-            for (int f = 0; f < CFG.flows(); f++) {
+            for (int f = 0; f < cfg.flows(); f++) {
                 if (!eligible[f]) {
                     since[f] = 0;
                 }
@@ -174,15 +183,15 @@ class NicCcPickerTest {
         }
         assertTrue(grants > clocks / 4, "grants " + grants);
         // the bound (docs): the other flows of one round, and the depth's snapshots of 32 bits ahead
-        long bound = CFG.flows() + 32L * CFG.depth();
+        long bound = cfg.flows() + 32L * cfg.depth();
         assertTrue(worst <= bound, "a flow waited " + worst + " grants to others, above " + bound);
     }
 
     /** Random updates of a phase (random's): up to one a port, sometimes the same flow on both. */
-    private static List<GrantPicker.Update> randomUpdates(Random r, int phase) {
-        int span = phase == 0 ? 40 : CFG.flows();
+    private static List<GrantPicker.Update> randomUpdates(NicCcPickerConfig cfg, Random r, int phase) {
+        int span = phase == 0 ? 40 : cfg.flows();
         List<GrantPicker.Update> updates = new ArrayList<>();
-        for (int p = 0; p < CFG.updatePorts(); p++) {
+        for (int p = 0; p < cfg.updatePorts(); p++) {
             if (r.nextInt(3) > 0) {
                 updates.add(new GrantPicker.Update(r.nextInt(span), r.nextInt(phase == 3 ? 2 : 5) > 0));
             }

@@ -19,7 +19,7 @@ import uehw.hw.window.WindowEvent
  * The NIC congestion-management engine (docs/nic-engine.md, "The engine").
  *
  * @param dataBytes   bytes of the control-frame bus (8..64)
- * @param flows       flows, a multiple of 32 in 64..1024
+ * @param flows       flows, a multiple of 32 in 64..4096
  * @param flowIdWidth width of the doorbell's flow id (ids >= flows are counted and dropped)
  * @param law         the window law: "nscc", "smartt" or "swift" (NicCcLaw)
  * @param credit      grants need credit (RCCC on): PULLs give it
@@ -71,7 +71,7 @@ object NicCcConfig {
   val rtoResetNs: Long = 100656L
   val params: Seq[ParamSpec] = Seq(
     ParamSpec("data-bytes", "64", "bytes per beat of the control-frame AXI4-Stream: 64, 128, 256 or 512 bits", 8, 64, powerOfTwo = true),
-    ParamSpec("flows", "1024", "flows (a multiple of 32)", 64, 1024),
+    ParamSpec("flows", "1024", "flows (a multiple of 32)", 64, 4096),
     ParamSpec("flow-id-width", "16", "width of the doorbell's flow id (ids >= flows are counted and dropped)", 6, 24, rangeText = "log2(flows)..24"),
     ParamSpec("law", "nscc", "the window law", choices = laws),
     ParamSpec("credit", "false", "grants need credit (RCCC): PULLs give it", choices = Seq("false", "true")),
@@ -188,7 +188,7 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
       InfoField("FLOW_ID_BITS", 8, cfg.flowIdWidth, "Doorbell flow id bits"),
       InfoField("DATA_BYTES", 8, cfg.dataBytes, "Bytes per beat of s_axis"))
     private def reg(name: String, address: Int, doc: String) = CsrBank.reg(busif, name, address, doc)
-    RegisterDocs.constField(reg("FLOWS", 0x04, "Flows (read-only)"), Bits(11 bits), BigInt(N), "Flows", "VALUE")
+    RegisterDocs.constField(reg("FLOWS", 0x04, "Flows (read-only)"), Bits(13 bits), BigInt(N), "Flows", "VALUE")
     val udpPort = reg("UDP_PORT", 0x08, "The transport's UDP destination port: other frames are foreign")
       .field(UInt(16 bits), AccessType.RW, PF.TransportUdpPort, doc = "Port")(SymbolName("VALUE"))
     val mss = reg("MSS", 0x0C, "Payload bytes a packet carries at most (0 acts as 1; change it with no flow eligible)")

@@ -8,13 +8,13 @@ import uehw.hw.common.{KeyedOp, KeyedStateLoop, ParamCheck, ResetSweep}
 /**
  * The NIC engine's flow state and grant path (docs/nic-engine.md, "Flow state and grants").
  *
- * @param flows       flows, a multiple of 32 in 64..1024 (the picker's range)
+ * @param flows       flows, a multiple of 32 in 64..4096 (the picker's range)
  * @param credit      grants need positive credit (RCCC on, uec.cpp:1770-1786)
  * @param pickerDepth the grant picker's snapshot queue
  * @param grantFifo   grants held for a stalled `grant` output (at least 8: the five picks in the path and the FIFO stay at most 6 before a pick, so one grant a clock needs one FIFO entry)
  */
 case class NicCcFlowsConfig(flows: Int = 1024, credit: Boolean = false, pickerDepth: Int = 5, grantFifo: Int = 8) {
-  ParamCheck(flows >= 64 && flows <= 1024 && flows % 32 == 0, "flows", s"$flows must be a multiple of 32 in 64..1024")
+  ParamCheck(flows >= 64 && flows <= 4096 && flows % 32 == 0, "flows", s"$flows must be a multiple of 32 in 64..4096")
   ParamCheck(grantFifo >= 8 && grantFifo <= 64, "grant-fifo", s"$grantFifo is outside 8..64")
   val picker: NicCcPickerConfig = NicCcPickerConfig(flows, 2, pickerDepth)
   val flowIdWidth: Int = log2Up(flows)

@@ -8,12 +8,12 @@ import uehw.hw.common.{Kept, ParamCheck}
 /**
  * The NIC engine's grant picker (docs/nic-engine.md, "Picking the next flow").
  *
- * @param flows       flows, a multiple of 32 in 64..1024 (2 to 32 words of 32 eligibility bits)
+ * @param flows       flows, a multiple of 32 in 64..4096 (2 to 128 words of 32 eligibility bits)
  * @param updatePorts ports that set or clear a flow's eligibility at the same edge
  * @param depth       word snapshots queued (the round's look-ahead)
  */
 case class NicCcPickerConfig(flows: Int = 1024, updatePorts: Int = 2, depth: Int = 5) {
-  ParamCheck(flows >= 64 && flows <= 1024 && flows % 32 == 0, "flows", s"$flows must be a multiple of 32 in 64..1024")
+  ParamCheck(flows >= 64 && flows <= 4096 && flows % 32 == 0, "flows", s"$flows must be a multiple of 32 in 64..4096")
   ParamCheck(updatePorts >= 1 && updatePorts <= 4, "update-ports", s"$updatePorts is outside 1..4")
   ParamCheck(depth >= 3 && depth <= 9, "depth", s"$depth is outside 3..9")
   val words: Int = flows / 32
