@@ -15,9 +15,10 @@ import uehw.model.reps.RepsModel;
  * the flow state with its picker and timeout scan ({@link FlowGrants}), and with load balancing
  * REPS ({@link RepsModel}) giving each grant its entropy.
  *
- * Edge 0 is the first edge that samples `io_initDone` high. Before an edge, the outputs that edge
- * samples are {@link #grant()}, {@link #retransmit()} and {@link #doorbellReady(Doorbell)}; then
- * {@link #edge} takes the edge's inputs.
+ * Edge 0 is any edge after the first that samples `io_initDone` high, with no input offered
+ * before it; {@link #setTimeoutScan} aligns the scan with the RTL's. Before an edge, the outputs
+ * that edge samples are {@link #grant()}, {@link #retransmit()} and
+ * {@link #doorbellReady(Doorbell)}; then {@link #edge} takes the edge's inputs.
  */
 public final class NicEngineModel {
     /** Edges from a frame's last beat to the edge that samples the receiver's result (NicCcRx). */
