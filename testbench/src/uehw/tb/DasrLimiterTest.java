@@ -16,6 +16,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import uehw.bench.AxiLite4Master;
 import uehw.bench.CounterCheck;
 import uehw.bench.ResetSweep;
 import uehw.bench.Simulation;
@@ -24,6 +25,7 @@ import uehw.bench.dart.DasrLimiterBench;
 import uehw.bench.dart.DasrLimiterBench.Event;
 import uehw.hw.dart.DasrLimiter;
 import uehw.hw.dart.DasrLimiterConfig;
+import uehw.model.dart.DasrLimiterModel;
 
 /** DASR's sender-side pacer: RTL against the model, line rate / n from the paper's rule, one event a clock. */
 @Tag("rtl")
@@ -244,6 +246,90 @@ class DasrLimiterTest {
             b.push(Event.sent(last, 64));
             b.drain();
             assertCounters(b);
+        });
+    }
+
+    /**
+     * The n port (the limiter inside the NIC engine, `pacing` = `dasr`): an update sampled at edge u
+     * writes n as an ACK event accepted at u would, so a send accepted at u + 1 already uses it and
+     * one at u does not. Random sends and queries of a few hot flows beside random n updates (0, out
+     * of range, the same flow as the send of the next clock), ACK events (not a kind with the
+     * port), idle clocks: every answer against the model (the event of an edge applied before the
+     * edge's update), at its edge, and the counters.
+     */
+    @Test
+    void theNPortWritesNAsAnAckEventAtItsEdgeWould() {
+        final int ACK = 0, SENT = 1, QUERY = 2, BAD = 3;   // the event kinds (docs/dasr-limiter.md, "Ports")
+        long seed = BenchExtension.seed();
+        Simulation.compile(DasrLimiterTest.class, "f1000_nport", () -> new DasrLimiter(CFG, true)).run("nport", seed, sim -> {
+            var io = sim.dut().io();
+            Random r = new Random(seed);
+            AxiLite4Master csr = new AxiLite4Master(sim, io.ctrl());
+            sim.poke(io.event().valid(), false);
+            sim.poke(io.nUpdate().valid(), false);
+            sim.reset(16);
+            while (!sim.peekBool(io.initDone())) {
+                sim.step();
+            }
+            sim.step();
+            DasrLimiterModel model = new DasrLimiterModel(CFG.flows(), CFG.byteTime());
+            java.util.ArrayDeque<Object[]> answers = new java.util.ArrayDeque<>();   // {edge, answer}
+            int[] hot = {3, 4, 999};
+            int[] ns = {0, 1, 2, 3, 8, 255, 65535};
+            long now = 1000;
+            int matched = 0;
+            for (int c = 0; c < 20_000; c++) {
+                long edge = sim.cycle() + 1;
+                now += r.nextInt(3);
+                int k = r.nextInt(10);
+                boolean ev = k < 8;
+                int evKind = k < 4 ? SENT : k < 7 ? QUERY : r.nextBoolean() ? ACK : BAD;
+                int evFlow = r.nextInt(4) > 0 ? hot[r.nextInt(hot.length)] : r.nextInt(1024);
+                int bytes = r.nextInt(4) == 0 ? r.nextInt(65536) : 4160;
+                boolean nValid = r.nextInt(3) == 0;
+                int nFlow = r.nextInt(4) > 0 ? hot[r.nextInt(hot.length)] : r.nextInt(1024);
+                int n = ns[r.nextInt(ns.length)];
+                sim.poke(io.event().valid(), ev);
+                sim.poke(io.event().payload().kind(), evKind);
+                sim.poke(io.event().payload().flow(), evFlow);
+                sim.poke(io.event().payload().bytes(), bytes);
+                sim.poke(io.nUpdate().valid(), nValid);
+                sim.poke(io.nUpdate().payload().flow(), nFlow);
+                sim.poke(io.nUpdate().payload().n(), n);
+                sim.poke(io.now(), now);
+                sim.step();
+                assertTrue(!ev || sim.peekBool(io.event().ready()), "the event port is always ready after the sweep");
+                if (ev) {
+                    DasrLimiterModel.Answer a = evKind == SENT ? model.sent(evFlow, bytes, now)
+                            : evKind == QUERY ? model.query(evFlow, now) : null;
+                    if (evKind == ACK || evKind == BAD) {
+                        model.badKind();
+                    }
+                    if (a != null) {
+                        answers.add(new Object[] {edge + DasrLimiter.latency(), a});
+                    }
+                }
+                if (nValid) {
+                    model.ack(nFlow, n);
+                }
+                boolean due = !answers.isEmpty() && (long) answers.peek()[0] == edge;
+                assertEquals(due, sim.peekBool(io.answer().valid()), "seed " + seed + ": an answer at edge " + edge);
+                if (due) {
+                    var a = io.answer().payload();
+                    assertEquals(answers.poll()[1], new DasrLimiterModel.Answer((int) sim.peek(a.flow()), sim.peekBool(a.eligible()),
+                            sim.peek(a.nextNs())), "seed " + seed + ": the answer at edge " + edge);
+                    matched++;
+                }
+            }
+            sim.poke(io.event().valid(), false);
+            sim.poke(io.nUpdate().valid(), false);
+            for (int i = 0; i < 12; i++) {
+                sim.step();
+            }
+            CounterCheck.assertRegisters("dasr-limiter n port", DasrLimiterCsr.ADDRESSES, DasrLimiterCsr.COUNTERS, a -> csr.read(a),
+                    model.counters.snapshot(), Set.of());
+            System.out.printf("DASR limiter n port (seed %d): %d answers equal, %d n updates, %d gaps saturated%n", seed, matched,
+                    model.counters.get("ACKS"), model.counters.get("GAP_SATURATED"));
         });
     }
 }

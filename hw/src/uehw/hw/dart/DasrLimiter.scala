@@ -37,12 +37,12 @@ object DasrLimiterConfig {
 }
 
 /** One event: an ACK's n, a packet sent, or a query. */
-case class DasrLimiterEvent(cfg: DasrLimiterConfig) extends Bundle {
+case class DasrLimiterEvent(cfg: DasrLimiterConfig, withN: Boolean = true) extends Bundle {
   /** 0: ACK (n), 1: a packet was sent (bytes), 2: query; 3 is counted and ignored. */
   val kind = UInt(2 bits)
   val flow = UInt(cfg.flowIdWidth bits)
-  /** ACK: the n it carried (0 acts as 1). */
-  val n = UInt(16 bits)
+  /** ACK: the n it carried (0 acts as 1); not with the n port. */
+  val n = if (withN) UInt(16 bits) else null
   /** Sent: the packet's bytes on the wire. */
   val bytes = UInt(16 bits)
 }
@@ -56,8 +56,17 @@ case class DasrLimiterAnswer(cfg: DasrLimiterConfig) extends Bundle {
   val nextNs = UInt(32 bits)
 }
 
-class DasrLimiterIo(cfg: DasrLimiterConfig) extends Bundle {
-  val event = slave(Stream(DasrLimiterEvent(cfg)))
+/** An ACK's n on the n port (DasrLimiter with `nPort`). */
+case class DasrLimiterN(cfg: DasrLimiterConfig) extends Bundle {
+  val flow = UInt(cfg.flowIdWidth bits)
+  /** The n it carried (0 acts as 1). */
+  val n = UInt(16 bits)
+}
+
+class DasrLimiterIo(cfg: DasrLimiterConfig, nPort: Boolean) extends Bundle {
+  val event = slave(Stream(DasrLimiterEvent(cfg, withN = !nPort)))
+  /** With `nPort`: the ACKs' n, one a clock beside the events (sampled at edge u, it applies to events accepted from u + 1 on). */
+  val nUpdate = if (nPort) slave(Flow(DasrLimiterN(cfg))) else null
   /** Free-running time in ns (modulo 2^32), sampled when an event is accepted. */
   val now = in(UInt(32 bits))
   /** One answer per sent or query event, in order, `DasrLimiter.latency` edges after it was accepted. */
@@ -84,10 +93,14 @@ object DasrLimiter {
  * in M1 forwarded; an ACK writes its n), M1 (n x bytes), M2 (x BYTE_TIME, four DSP products), MP
  * (the products' second register, the DSPs' P; the next time read), M3 (the gap), U (the next
  * time, the flow's sent packets in W, W1, W2 forwarded), V (written; the answer's eligibility),
- * out (the answer).
+ * out (the answer). With `nPort` (inside the NIC engine, where a grant and an ACK can come at one
+ * clock) the n comes on a port of its own, written as an ACK event accepted at its edge would be;
+ * an ACK event is then not a kind (BAD_KIND).
  */
-class DasrLimiter(val cfg: DasrLimiterConfig) extends Component with RegisterDocs {
-  val io = new DasrLimiterIo(cfg)
+class DasrLimiter(val cfg: DasrLimiterConfig, val nPort: Boolean) extends Component with RegisterDocs {
+  /** The block as generated: ACKs as events. */
+  def this(cfg: DasrLimiterConfig) = this(cfg, false)
+  val io = new DasrLimiterIo(cfg, nPort)
   setDefinitionName("uehw_dasr_limiter")
   AxiLite4SpecRenamer(io.ctrl)
   import DasrLimiter.{timeBits => TB}
@@ -131,8 +144,9 @@ class DasrLimiter(val cfg: DasrLimiterConfig) extends Component with RegisterDoc
     val kind = UInt(2 bits)
     val flow = UInt(cfg.flowIdWidth bits)
     val inRange = Bool()
-    val n = UInt(16 bits)
-    val nZero = Bool()
+    /** An ACK event's n (not with the n port, where an ACK event is not a kind). */
+    val n = if (nPort) null else UInt(16 bits)
+    val nZero = if (nPort) null else Bool()
     val bytes = UInt(16 bits)
     val now = UInt(TB bits)   // ns x 2^-8
   }
@@ -143,12 +157,13 @@ class DasrLimiter(val cfg: DasrLimiterConfig) extends Component with RegisterDoc
     val kind = UInt(2 bits)
     val flow = UInt(cfg.flowIdWidth bits)
     val inRange = Bool()
-    val nZero = Bool()
+    val nZero = if (nPort) null else Bool()
     val now = UInt(TB bits)
   }
   private def tagOf(e: Ev): Tag = {
     val t = Tag()
-    t.valid := e.valid; t.kind := e.kind; t.flow := e.flow; t.inRange := e.inRange; t.nZero := e.nZero; t.now := e.now
+    t.valid := e.valid; t.kind := e.kind; t.flow := e.flow; t.inRange := e.inRange; t.now := e.now
+    if (!nPort) t.nZero := e.nZero
     t
   }
 
@@ -165,18 +180,37 @@ class DasrLimiter(val cfg: DasrLimiterConfig) extends Component with RegisterDoc
     ev.valid := accept.fire
     when(accept.fire) {
       ev.kind := io.event.kind; ev.flow := io.event.flow; ev.inRange := inRangeOf(io.event.flow)
-      ev.n := io.event.n.max(1); ev.nZero := io.event.n === 0; ev.bytes := io.event.bytes; ev.now := (io.now @@ U(0, 8 bits)).resize(TB)
+      if (!nPort) { ev.n := io.event.n.max(1); ev.nZero := io.event.n === 0 }
+      ev.bytes := io.event.bytes; ev.now := (io.now @@ U(0, 8 bits)).resize(TB)
     }
-    val isAck = ev.valid && ev.kind === DasrLimiter.Kind.ACK && ev.inRange
-    sweep.write(nRam, ev.flow.resize(A), ev.n, isAck, init = U(1, 16 bits))
+    val isAck = if (nPort) null else ev.valid && ev.kind === DasrLimiter.Kind.ACK && ev.inRange
+  }
+
+  /** With `nPort`: the n port's update registered, where an ACK event accepted at its edge would be (B). */
+  val nIn = nPort generate new Area {
+    val valid = RegNext(io.nUpdate.valid) init (False)
+    val flow = RegNext(io.nUpdate.flow)
+    val n = RegNext(io.nUpdate.n.max(1))
+    val nZero = RegNext(io.nUpdate.n === 0)
+    val inRange = RegNext(inRangeOf(io.nUpdate.flow))
+  }
+  /** The n write of this clock: an ACK in B, or the n port's update. */
+  val nWrite = new Area {
+    val enable = if (nPort) nIn.valid && nIn.inRange else b.isAck
+    val flow = if (nPort) nIn.flow else b.ev.flow
+    val n = if (nPort) nIn.n else b.ev.n
+    sweep.write(nRam, flow.resize(A), n, enable, init = U(1, 16 bits))
   }
 
   val m1 = new Area {
     val ev = RegNext(b.ev); ev.valid init (False)
-    val nWritten = RegNext(b.isAck) init (False)   // this one (in M1) wrote n at the read's clock
+    val nWritten = RegNext(nWrite.enable) init (False)   // an n written at the read's clock
+    // (without the n port the ACK's own registers: the event in M1)
+    val nFlow = if (nPort) RegNext(nWrite.flow) else ev.flow
+    val n = if (nPort) RegNext(nWrite.n) else ev.n
   }
-  /** B's n: the read, or the ACK now in M1 when it is of the same flow (its write came at the read's clock). */
-  private val nOfB = Mux(m1.nWritten && m1.ev.flow === b.ev.flow, m1.ev.n, accept.nRead)
+  /** B's n: the read, or the n written at the read's clock when it is of the same flow. */
+  private val nOfB = Mux(m1.nWritten && m1.nFlow === b.ev.flow, m1.n, accept.nRead)
 
   val m2 = new Area {
     val ev = RegNext(tagOf(m1.ev)); ev.valid init (False)
@@ -261,7 +295,7 @@ class DasrLimiter(val cfg: DasrLimiterConfig) extends Component with RegisterDoc
   val out = new Area {
     val valid = RegNext(v.valid) init (False)
     val kind = RegNext(v.kind); val flow = RegNext(v.flow); val inRange = RegNext(v.inRange)
-    val nZero = RegNext(RegNext(u.ev.nZero))
+    val nZero = if (nPort) null else RegNext(RegNext(u.ev.nZero))
     val eligible = RegNext(v.inRange && Mux(v.sent, v.sentEligible, v.canGo))
     val nextNs = RegNext(Mux(v.inRange, v.nextNs, U(0, 32 bits)))
     val saturated = RegNext(RegNext(u.saturated))
@@ -275,13 +309,20 @@ class DasrLimiter(val cfg: DasrLimiterConfig) extends Component with RegisterDoc
     import CsrCounters.count
     import out.{valid, kind, inRange}
     private def is(k: Int) = valid && kind === k
-    count(csr.ACKS, is(DasrLimiter.Kind.ACK))
+    /** With `nPort`, an ACK event is not a kind; the n port's updates count as ACKs, one clock after their edge. */
+    private val ackKindBad = if (nPort) is(DasrLimiter.Kind.ACK) else False
+    if (nPort) {
+      count(csr.ACKS, nIn.valid)
+      count(csr.N_ZERO, nIn.valid && nIn.inRange && nIn.nZero)
+    } else count(csr.ACKS, is(DasrLimiter.Kind.ACK))
     count(csr.SENTS, is(DasrLimiter.Kind.SENT))
     count(csr.QUERIES, is(DasrLimiter.Kind.QUERY))
     count(csr.ELIGIBLE_QUERIES, is(DasrLimiter.Kind.QUERY) && out.eligible)
-    count(csr.OUT_OF_RANGE, valid && !inRange && kind =/= DasrLimiter.Kind.BAD)
-    count(csr.N_ZERO, is(DasrLimiter.Kind.ACK) && inRange && out.nZero)
-    count(csr.BAD_KIND, is(DasrLimiter.Kind.BAD))
+    private val eventOutOfRange = valid && !inRange && kind =/= DasrLimiter.Kind.BAD && !ackKindBad
+    if (nPort) CsrCounters.add(csr.OUT_OF_RANGE, eventOutOfRange.asUInt +^ (nIn.valid && !nIn.inRange).asUInt)
+    else count(csr.OUT_OF_RANGE, eventOutOfRange)
+    if (!nPort) count(csr.N_ZERO, is(DasrLimiter.Kind.ACK) && inRange && out.nZero)
+    count(csr.BAD_KIND, is(DasrLimiter.Kind.BAD) || ackKindBad)
     count(csr.GAP_SATURATED, is(DasrLimiter.Kind.SENT) && inRange && out.saturated)
   }
 
