@@ -69,7 +69,7 @@ class NicCcRxTest {
         long flow = r.nextInt(20) == 0 ? flows + (r.nextBoolean() ? 0 : r.nextInt() & 0xFFFFFFFFL) % (0x1_0000_0000L - flows)
                 : r.nextInt((int) flows);
         return new Control(r.nextInt(3), flow, r.nextInt() & 0xFFFFFFFFL, r.nextBoolean(), r.nextInt(65536),
-                r.nextInt() & 0xFFFFFFFFL, r.nextInt() & 0xFFFFFFFFL, r.nextInt(256), r.nextBoolean());
+                r.nextInt() & 0xFFFFFFFFL, r.nextInt() & 0xFFFFFFFFL, r.nextInt(256), r.nextBoolean(), r.nextInt(256));
     }
 
     /** A frame of the mix; returns {frame, bad (tuser)?}. */
@@ -208,6 +208,7 @@ class NicCcRxTest {
             assertEquals(c.number(), sim.peek(q.number()), "number" + at);
             assertEquals(c.rcvWndPen(), sim.peek(q.rcvWndPen()), "receiver window penalty" + at);
             assertEquals(c.lastHop(), sim.peekBool(q.lastHop()), "last hop" + at);
+            assertEquals(c.activeSenders(), sim.peek(q.activeSenders()), "active senders (byte 9)" + at);
         }
         return 1;
     }
@@ -225,7 +226,7 @@ class NicCcRxTest {
             if (n < frames) {
                 Control c = randomControl(r, FLOWS);
                 c = new Control(c.kind(), c.flowId() % FLOWS, c.psn(), c.ecnEcho(), c.entropy(), c.timestamp(), c.number(),
-                        c.rcvWndPen(), c.lastHop());
+                        c.rcvWndPen(), c.lastHop(), c.activeSenders());
                 byte[] f = ControlFrames.build(c, false, n, 0);
                 sim.poke(io.input().valid(), true);
                 Axi4StreamPackets.poke(sim, io.input().payload(), Axi4StreamPackets.beats(new Axi4StreamPackets.Packet(f, 0), 64).get(0));

@@ -94,7 +94,7 @@ object PacketFormat {
   val ExtTimestamp = 0   // data: the sender's transmit time, ns mod 2^32; ACK, NACK: echoed from the data packet
   val ExtNumber = 4      // ACK: cumulative bytes received of the flow mod 2^32; PULL: cumulative pull number (256 B quanta)
   val ExtRcvWndPen = 8   // ACK: the receiver's window penalty (NSCC rcvWndPen), 255 = none
-  val ExtHopFlags = 9    // NACK: bit 0 = trimmed at the last hop; other bits reserved (0)
+  val ExtHopFlags = 9    // NACK: bit 0 = trimmed at the last hop, bits 7:1 reserved (0); ACK: DASR's n (the receiver's active senders, 0 = none)
   val ExtensionBytes = 10
   val ExtLastHop = 0x01
   /** First byte of the extension, and the engine's control frame (all headers and the extension): 64 B over IPv4, 84 over IPv6. */

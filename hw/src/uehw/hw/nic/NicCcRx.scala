@@ -84,6 +84,8 @@ case class NicCcControl(cfg: NicCcRxConfig) extends Bundle {
   val number = UInt(32 bits)
   val rcvWndPen = UInt(8 bits)
   val lastHop = Bool()
+  /** The extension's byte 9 whole: an ACK's DASR n (the receiver's active senders, 0: none); a NACK's bit 0 is lastHop. */
+  val activeSenders = UInt(8 bits)
 }
 
 /** One result a frame: the reason it was dropped (Reason.Taken: the control is valid) and its bytes on the bus. */
@@ -185,6 +187,7 @@ class NicCcRx(val cfg: NicCcRxConfig) extends Component {
       c.number := f.number
       c.rcvWndPen := f.rcvWndPen
       c.lastHop := (f.hopFlags & PF.ExtLastHop) =/= 0
+      c.activeSenders := f.hopFlags
       c
     }
   }

@@ -34,10 +34,26 @@ public final class ControlFrames {
 
     /**
      * A control frame's contents. flowId, psn, timestamp and number are unsigned 32-bit values;
-     * entropy the echoed entropy; rcvWndPen 255 for none.
+     * entropy the echoed entropy; rcvWndPen 255 for none. The extension's byte 9 is one byte for
+     * two readers: a NACK's bit 0 is lastHop, an ACK's whole byte is activeSenders (DASR's n, 0:
+     * none); the record keeps them one byte (bit 0 of activeSenders is lastHop).
      */
     public record Control(int kind, long flowId, long psn, boolean ecnEcho, int entropy, long timestamp, long number,
-                          int rcvWndPen, boolean lastHop) {
+                          int rcvWndPen, boolean lastHop, int activeSenders) {
+        public Control {
+            if (activeSenders < 0 || activeSenders > 255) {
+                throw new IllegalArgumentException("activeSenders " + activeSenders + " is outside 0..255");
+            }
+            lastHop = lastHop || (activeSenders & ExtLastHop) != 0;
+            activeSenders |= lastHop ? ExtLastHop : 0;
+        }
+
+        /** Without DASR's n (byte 9 is lastHop's bit alone). */
+        public Control(int kind, long flowId, long psn, boolean ecnEcho, int entropy, long timestamp, long number, int rcvWndPen,
+                       boolean lastHop) {
+            this(kind, flowId, psn, ecnEcho, entropy, timestamp, number, rcvWndPen, lastHop, 0);
+        }
+
         /** The flags byte: one of ACK, NACK, PULL, and ECN_ECHO. */
         public int flags() {
             int k = switch (kind) {
@@ -68,7 +84,7 @@ public final class ControlFrames {
         Packet.put32(b, e + ExtTimestamp, (int) c.timestamp());
         Packet.put32(b, e + ExtNumber, (int) c.number());
         b[e + ExtRcvWndPen] = (byte) c.rcvWndPen();
-        b[e + ExtHopFlags] = (byte) (c.lastHop() ? ExtLastHop : 0);
+        b[e + ExtHopFlags] = (byte) c.activeSenders();
         p.fixChecksums();
         return b;
     }
@@ -118,6 +134,6 @@ public final class ControlFrames {
         int e = tp + TransportHeaderBytes;
         return new Result(TAKEN, new Control(pull ? PULL : nack ? NACK : ACK, flowId, p.get32(tp + TpSequence),
                 (flags & FlagEcnEcho) != 0, p.get16(tp + TpEchoedEntropy), p.get32(e + ExtTimestamp), p.get32(e + ExtNumber),
-                f[e + ExtRcvWndPen] & 0xFF, (f[e + ExtHopFlags] & ExtLastHop) != 0));
+                f[e + ExtRcvWndPen] & 0xFF, false, f[e + ExtHopFlags] & 0xFF));
     }
 }

@@ -93,6 +93,7 @@ public final class PacketFormat {
     public static final int ExtTimestamp = 0;
     public static final int ExtNumber = 4;
     public static final int ExtRcvWndPen = 8;
+    /** NACK: bit 0 = trimmed at the last hop; ACK: DASR's n (the receiver's active senders, 0 = none). */
     public static final int ExtHopFlags = 9;
     public static final int ExtensionBytes = 10;
     public static final int ExtLastHop = 0x01;
