@@ -290,20 +290,22 @@ object Blocks {
     "NIC congestion-management engine: control frames (ACK, NACK, PULL) in, per-flow grants out, the window law behind one interface",
     NicCcConfig.params,
     docPage = "nic-engine.md",
-    sweep = Seq(SweepPoint("nic-cc N=1024 nscc (default)")),
+    sweep = Seq(SweepPoint("nic-cc N=1024 nscc (default)"), SweepPoint("nic-cc N=1024 nscc, pacing dasr", Map("pacing" -> "dasr"))),
     lintVariants = Seq(LintVariant("nic-cc-narrow", Map("data-bytes" -> "8", "flows" -> "96", "credit" -> "true"),
       "the narrowest bus (64 bits), N not a power of two, credit on"),
       LintVariant("nic-cc-smartt", Map("law" -> "smartt"), "SMaRTT as the law"),
       LintVariant("nic-cc-swift", Map("law" -> "swift", "flows" -> "96"), "Swift as the law (its acked and window multiplies), N not a power of two"),
       LintVariant("nic-cc-reps", Map("lb" -> "reps"), "REPS gives each grant its entropy (a third and fourth map quarter)"),
       LintVariant("nic-cc-ops", Map("lb" -> "ops", "law" -> "swift", "flows" -> "96"), "REPS in mode ops: no echoed entropy kept"),
-      LintVariant("nic-cc-4096", Map("flows" -> "4096", "lb" -> "reps"), "the most flows (the picker's 128 words) with REPS"))) {
+      LintVariant("nic-cc-4096", Map("flows" -> "4096", "lb" -> "reps"), "the most flows (the picker's 128 words) with REPS"),
+      LintVariant("nic-cc-dasr", Map("pacing" -> "dasr", "credit" -> "true", "flows" -> "96"), "DASR's pacing with credit, N not a power of two (the limiter's range check, FIFOs of 96)"))) {
     def config(values: ParamValues): NicCcConfig = NicCcConfig.fromParams(values)
     def build(cfg: NicCcConfig) = new NicCc(cfg)
     def factsOf(cfg: NicCcConfig): Map[String, String] = Map(
       // the flow state's counters (op port: queued, retired, resend, window and, with credit, credit;
-      // grant path: granted, resent, sent, PSN) and the ACK state (received, pulls)
-      "stateBitsPerConnection" -> ((if (cfg.credit) 5 else 4) * 32 + 4 * 32 + 64).toString,
+      // grant path: granted, resent, sent, PSN), the ACK state (received, pulls) and with pacing the
+      // limiter's n and next time and the paced and released toggles
+      "stateBitsPerConnection" -> ((if (cfg.credit) 5 else 4) * 32 + 4 * 32 + 64 + (if (cfg.paced) cfg.dasr.stateBitsPerFlow + 2 else 0)).toString,
       "paperStateBitsPerConnection" -> "-",
       "lawStateBitsPerConnection" -> (cfg.law match {
         case "nscc" => cfg.nscc.stateBitsPerFlow

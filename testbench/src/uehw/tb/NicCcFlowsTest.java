@@ -11,6 +11,8 @@ import java.util.Random;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import uehw.bench.Simulation;
 import uehw.bench.facade.Sim;
@@ -32,6 +34,8 @@ import uehw.model.nic.FlowGrants;
 class NicCcFlowsTest {
     static final NicCcFlowsConfig CFG = new NicCcFlowsConfig(64, true, 5, 8);
     static final NicCcFlowsConfig WIDE = new NicCcFlowsConfig(256, false, 5, 8);
+    /** With pacing: each grant holds its flow until the bench releases it. */
+    static final NicCcFlowsConfig PACED = new NicCcFlowsConfig(64, true, 5, 8, true);
     static final int MSS = 1000;
     static final int OVERHEAD = 64;
 
@@ -53,13 +57,19 @@ class NicCcFlowsTest {
         /** Timeouts applied (the op port's timedOut), and the timeout ops the bench gave (as the engine does on a free clock). */
         final List<FlowGrants.TimedOut> timeouts = new ArrayList<>();
         int timeoutOps;
+        /** With pacing: the grants' releases the bench will give, {edge due, flow, paced toggle}, each 0..80 edges after the grant's write. */
+        private final boolean pacing;
+        private final List<long[]> releases = new ArrayList<>();
+        private final Random releaseDelays = new Random(7);
+        long released;
 
         Bench(Sim<NicCcFlows> sim, NicCcFlowsConfig cfg) {
             this.sim = sim;
             this.io = sim.dut().io();
             this.credit = cfg.credit();
+            this.pacing = cfg.pacing();
             int n = cfg.flows();
-            model = new FlowGrants(n, cfg.credit(), cfg.pickerDepth(), cfg.grantFifo(), MSS, OVERHEAD);
+            model = new FlowGrants(n, cfg.credit(), cfg.pickerDepth(), cfg.grantFifo(), MSS, OVERHEAD, pacing);
             queued = new long[n];
             resend = new long[n];
             newGranted = new long[n];
@@ -74,6 +84,9 @@ class NicCcFlowsTest {
             sim.poke(io.now(), 0);
             sim.poke(io.timeoutHold(), false);
             sim.poke(io.timeout().ready(), false);
+            if (pacing) {
+                sim.poke(io.release().valid(), false);
+            }
             sim.reset(4);
             // the post-reset sweep: the model's edge 0 is the first that samples ready
             for (int c = 0; !sim.peekBool(io.ready()); c++) {
@@ -98,7 +111,24 @@ class NicCcFlowsTest {
             boolean refused = model.refused();
             FlowGrants.Candidate candidate = model.timeoutCandidate();
             FlowGrants.TimedOut timedOut = model.timedOut();
+            FlowGrants.PaceSent sent = pacing ? model.paceSent() : null;
             int scan = model.timeoutScan();
+            // with pacing: the earliest release due at this edge (one an edge)
+            FlowGrants.PaceRelease release = null;
+            if (pacing) {
+                long e = sim.cycle() + 1;
+                long[] due = releases.stream().filter(x -> x[0] <= e).min((x, y) -> Long.compare(x[0], y[0])).orElse(null);
+                if (due != null) {
+                    releases.remove(due);
+                    release = new FlowGrants.PaceRelease((int) due[1], due[2] == 1);
+                    released++;
+                }
+                sim.poke(io.release().valid(), release != null);
+                if (release != null) {
+                    sim.poke(io.release().payload().flow(), release.flow());
+                    sim.poke(io.release().payload().paced(), release.paced());
+                }
+            }
             if (op == null && candidate != null) {
                 op = FlowGrants.Op.timeout(candidate);
                 timeoutOps++;
@@ -148,6 +178,14 @@ class NicCcFlowsTest {
                 // what the timeout asks to resend (its op's resend, applied)
                 resend[timedOut.flow()] += Math.max(0, timedOut.bytes() - OVERHEAD);
             }
+            if (pacing) {
+                assertEquals(sent != null, sim.peekBool(io.sent().valid()), "sent at edge " + c);
+                if (sent != null) {
+                    assertEquals(sent, new FlowGrants.PaceSent((int) sim.peek(io.sent().payload().flow()),
+                            (int) sim.peek(io.sent().payload().wire()), sim.peekBool(io.sent().payload().paced())), "sent at edge " + c);
+                    releases.add(new long[] {c + 1 + releaseDelays.nextInt(80), sent.flow(), sent.paced() ? 1 : 0});
+                }
+            }
             assertEquals(expected != null, sim.peekBool(io.grant().valid()), "grant valid at edge " + c);
             if (expected != null) {
                 FlowGrants.Grant got = new FlowGrants.Grant((int) sim.peek(io.grant().payload().flow()),
@@ -164,7 +202,7 @@ class NicCcFlowsTest {
                     resend[op.flow()] += op.resend();   // a timeout's when it applies (timedOut)
                 }
             }
-            model.edge(op, ready, now, false);
+            model.edge(op, ready, now, false, release);
         }
 
         /** The test's own bookkeeping of a taken grant. */
@@ -184,14 +222,21 @@ class NicCcFlowsTest {
         }
     }
 
-    @Test
-    void grantsAreTheModelsUnderRandomOpsAndBackpressure() {
+    /**
+     * Random ops and backpressure against the model, edge by edge; with pacing the bench releases
+     * each grant 0 to 80 edges after its write (`io_sent`), one release an edge.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"credit", "credit, pacing"})
+    void grantsAreTheModelsUnderRandomOpsAndBackpressure(String variant) {
         long seed = BenchExtension.seed();
-        Simulation<NicCcFlows> build = Simulation.compile(NicCcFlowsTest.class, "f64_credit", () -> new NicCcFlows(CFG));
+        NicCcFlowsConfig cfg = variant.contains("pacing") ? PACED : CFG;
+        Simulation<NicCcFlows> build = Simulation.compile(NicCcFlowsTest.class, cfg.pacing() ? "f64_credit_paced" : "f64_credit",
+                () -> new NicCcFlows(cfg));
         build.run("random", seed, sim -> {
             Random r = new Random(seed);
-            Bench b = new Bench(sim, CFG);
-            int n = CFG.flows();
+            Bench b = new Bench(sim, cfg);
+            int n = cfg.flows();
             long[] retired = new long[n];
             int clocks = 12000 * Seeds.scale();
             b.rto(1500);   // flows whose ACKs stop time out
@@ -236,8 +281,9 @@ class NicCcFlowsTest {
                 assertEquals(b.queued[f] & 0xFFFF_FFFFL, b.newGranted[f] & 0xFFFF_FFFFL, "flow " + f + ": every queued byte granted");
                 assertEquals(b.resend[f], b.resent[f], "flow " + f + ": every resend granted");
             }
-            System.out.printf("nic-cc flows: %d grants, %d refused picks, %d timeouts (%d timeout ops) over %d clocks%n", b.grants.size(),
-                    refusals, b.timeouts.size(), b.timeoutOps, clocks);
+            System.out.printf("nic-cc flows (%s): %d grants, %d refused picks, %d timeouts (%d timeout ops), %d releases over %d clocks%n",
+                    variant, b.grants.size(), refusals, b.timeouts.size(), b.timeoutOps, b.released, clocks);
+            assertTrue(!cfg.pacing() || b.released == b.grants.size(), "every grant released (" + b.released + ")");
             assertTrue(b.grants.size() > clocks / 10, "grants " + b.grants.size());
             assertTrue(b.timeouts.size() > 10, "timeouts " + b.timeouts.size());
         });

@@ -93,13 +93,15 @@ class NicCcTest {
      * on the grants; at the end the counters against the model's.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"nscc", "smartt", "swift", "smartt reps", "nscc ops"})
+    @ValueSource(strings = {"nscc", "smartt", "swift", "smartt reps", "nscc ops", "nscc dasr", "swift reps dasr"})
     void theEngineModelPredictsEveryEdge(String variant) {
         long seed = BenchExtension.seed();
-        String law = variant.split(" ")[0];
-        String lb = variant.contains(" ") ? variant.split(" ")[1] : "none";
-        NicCcConfig cfg = lb.equals("none") && law.equals("nscc") ? CFG : new NicCcConfig(64, 64, 16, law, false, 64, 256, 100, 4150, 14022720L, lb);
-        Simulation<NicCc> build = Simulation.compile(NicCcTest.class, "f64_" + law + (lb.equals("none") ? "" : "_" + lb), () -> exposed(cfg));
+        List<String> words = List.of(variant.split(" "));
+        String law = words.get(0);
+        String lb = words.stream().filter(NicCcConfig.lbs()::contains).filter(w -> !w.equals("none")).findFirst().orElse("none");
+        String pacing = words.contains("dasr") ? "dasr" : "none";
+        NicCcConfig cfg = variant.equals("nscc") ? CFG : new NicCcConfig(64, 64, 16, law, false, 64, 256, 100, 4150, 14022720L, lb, pacing);
+        Simulation<NicCc> build = Simulation.compile(NicCcTest.class, "f64_" + variant.replace(' ', '_'), () -> exposed(cfg));
         build.run("model", seed, sim -> modelAgainstRtl(sim, cfg, new Random(seed), 12000 * Seeds.scale()));
     }
 
@@ -113,6 +115,11 @@ class NicCcTest {
             sim.step();
         }
         NicEngineModel model = NicCcModels.model(cfg, rto);
+        if (cfg.paced() && cfg.withLb()) {
+            // the limiter's BYTE_TIME (0x308) at 50: gaps of a few ns, most flows due at their first look (n = 255: 800 ns)
+            csr.write(0x308, 50);
+            model.pacer().byteTime = 50;
+        }
         model.setTimeoutScan((int) ((sim.peek(sim.dut().flows().io().timeoutScan()) + 1) % n));
         PriorityQueue<Frame> network = new PriorityQueue<>((a, b) -> a.due != b.due ? Long.compare(a.due, b.due) : Long.compare(a.order, b.order));
         Deque<NicEngineModel.Doorbell> doorbells = new ArrayDeque<>();
@@ -123,13 +130,18 @@ class NicCcTest {
         long order = 0;
         long grants = 0, retransmits = 0, junk = 0;
         java.util.Set<Integer> entropies = new java.util.HashSet<>();
-        for (int c = 0; c < clocks; c++) {
+        // a tail without input, with the grants stalled and the time stopped, so that the counters settle before the reads
+        // (REFUSED; PACED, counted at an entry's first look: with the time stopped no flow comes due during the reads)
+        int tail = 400;
+        long stopped = sim.cycle() + clocks + 1;
+        for (int c = 0; c < clocks + tail; c++) {
             long edge = sim.cycle() + 1;
+            boolean inTail = c >= clocks;
             // a frame from the network, a burst of one flow's ACKs now and then (they overrun NSCC's FIFO and bypass it), or junk
-            Frame due = network.peek() != null && network.peek().due() <= edge ? network.poll() : null;
+            Frame due = !inTail && network.peek() != null && network.peek().due() <= edge ? network.poll() : null;
             byte[] frame = due != null ? due.bytes() : null;
             boolean bad = false;
-            if (frame == null && r.nextInt(30) == 0) {
+            if (!inTail && frame == null && r.nextInt(30) == 0) {
                 int kind = r.nextInt(3);
                 ControlFrames.Control ctl = new ControlFrames.Control(ControlFrames.ACK, kind == 2 ? n + r.nextInt(1000) : r.nextInt(n), 0,
                         false, 0, edge, r.nextInt(1 << 20), 255, false);
@@ -147,20 +159,21 @@ class NicCcTest {
             if (doorbells.isEmpty() && r.nextInt(150) == 0) {
                 doorbells.add(new NicEngineModel.Doorbell(r.nextInt(5) == 0 ? n + r.nextInt(65536 - n) : r.nextInt(n), 1 + r.nextInt(30_000), false));
             }
-            NicEngineModel.Doorbell db = doorbells.peek();
+            NicEngineModel.Doorbell db = inTail ? null : doorbells.peek();
             sim.poke(io.doorbell().valid(), db != null);
             if (db != null) {
                 sim.poke(io.doorbell().payload().flow(), db.flow());
                 sim.poke(io.doorbell().payload().bytes(), db.bytes());
                 sim.poke(io.doorbell().payload().start(), db.start());
             }
-            boolean ready = (c / 3000) % 2 == 0 ? r.nextInt(8) > 0 : r.nextInt(3) == 0;
+            boolean ready = !inTail && ((c / 3000) % 2 == 0 ? r.nextInt(8) > 0 : r.nextInt(3) == 0);
             sim.poke(io.grant().ready(), ready);
-            sim.poke(io.now(), edge & 0xFFFF_FFFFL);
+            long now = Math.min(edge, stopped);
+            sim.poke(io.now(), now & 0xFFFF_FFFFL);
             NicEngineModel.Grant offer = model.grant();
             NicEngineModel.Retransmit rtx = model.retransmit();
             boolean dbReady = model.doorbellReady(db);
-            model.edge(frame, bad, false, db, ready, edge);
+            model.edge(frame, bad, false, db, ready, now);
             sim.step();
             assertEquals(offer != null, sim.peekBool(io.grant().valid()), "grant valid at edge " + edge);
             if (offer != null) {
@@ -196,8 +209,10 @@ class NicCcTest {
                 } else {
                     received[f] += wire;
                     // the entropy echoed (REPS's feedback with load balancing)
+                    // with pacing, DASR's n: mostly 0 to 3 (a packet's gap n x 332 ns, 1 ns an edge), now and then 16 or 255
+                    int activeSenders = !cfg.paced() ? 0 : r.nextInt(50) == 0 ? (r.nextBoolean() ? 16 : 255) : r.nextInt(4);
                     ctl = new ControlFrames.Control(ControlFrames.ACK, f, offer.psn(), r.nextInt(10) == 0, Math.max(0, offer.entropy()), edge,
-                            received[f], 255, false);
+                            received[f], 255, false, activeSenders);
                 }
                 // a burst now and then: the answers of one flow come back together
                 long back = (c / 1000) % 4 == 3 ? edge + 200 : edge + 100 + r.nextInt(300);
@@ -210,7 +225,8 @@ class NicCcTest {
         // NACKs' requests, and with NSCC (a flow's next event 37 clocks after its last) ACKs past the law
         assertTrue(grants > clocks / 20, "grants " + grants);
         assertTrue(model.timeouts() > 0 && retransmits > model.timeouts(), "timeouts " + model.timeouts() + ", retransmits " + retransmits);
-        assertTrue(!cfg.law().equals("nscc") || model.acksBypassed() > 0, "no ACK bypassed NSCC");
+        // (pacing thins the traffic: the bypass is the unpaced variants')
+        assertTrue(!cfg.law().equals("nscc") || cfg.paced() || model.acksBypassed() > 0, "no ACK bypassed NSCC");
         sim.poke(io.s_axis().valid(), false);
         sim.poke(io.doorbell().valid(), false);
         assertEquals(model.frames(), csr.read(NicCcCsr.FRAMES), "FRAMES");
@@ -222,15 +238,140 @@ class NicCcTest {
             assertTrue(entropies.size() > 16, "REPS gave " + entropies.size() + " entropies");
             // LB_DROPS, the counter after TIMEOUTS (the generated NicCcCsr is the default engine's, without lb)
             assertEquals(model.lbDrops(), csr.read(NicCcCsr.TIMEOUTS + 4), "LB_DROPS");
-            // REPS's map at 0x200 (its INFO: block id 0x52 'R'), nothing at 0x300 (SLVERR, data 0; a write too)
+            // REPS's map at 0x200 (its INFO: block id 0x52 'R')
             assertEquals(0x52, csr.read(0x200) & 0xFF, "REPS's INFO at 0x200");
             assertEquals(0, csr.lastResponse(), "OKAY from REPS's map");
-            assertEquals(0, csr.read(0x344), "0x344 reads 0");
-            assertEquals(2, csr.lastResponse(), "SLVERR from 0x300-0x3FF");
-            csr.write(0x300, 0x1234);
-            assertEquals(2, csr.lastResponse(), "SLVERR for a write to 0x300");
+        }
+        if (cfg.paced()) {
+            // PACED two counters after TIMEOUTS; the limiter's map at 0x300 (its INFO: block id 0x4C 'L'), its SENTS at 0x44
+            System.out.printf("NicCcTest pacing: %d grants waited for their pacing time%n", model.paced());
+            assertTrue(model.paced() > 0, "no grant waited for its pacing time");
+            assertEquals(model.paced(), csr.read(NicCcCsr.TIMEOUTS + 8), "PACED");
+            assertEquals(0x4C, csr.read(0x300) & 0xFF, "the DASR limiter's INFO at 0x300");
+            assertEquals(model.pacer().counters.get("SENTS"), csr.read(0x344), "the limiter's SENTS");
+            assertEquals(model.pacer().counters.get("ACKS"), csr.read(0x340), "the limiter's ACKS (the n port)");
+        }
+        if (cfg.withLb() != cfg.paced()) {
+            // the absent one of REPS (0x200) and the limiter (0x300) answers SLVERR, data 0; a write too
+            int absent = cfg.withLb() ? 0x300 : 0x200;
+            assertEquals(0, csr.read(absent + 0x44), "an absent map reads 0");
+            assertEquals(2, csr.lastResponse(), "SLVERR from an absent map");
+            csr.write(absent, 0x1234);
+            assertEquals(2, csr.lastResponse(), "SLVERR for a write to an absent map");
             assertEquals(0x45, csr.read(0x000) & 0xFF, "the engine's INFO after the unmapped accesses");
         }
+    }
+
+    /**
+     * dart.txt Sec. III-A through the engine (`pacing` = `dasr`, 250 MHz: `now` 4 ns a clock): a
+     * backlogged flow sends at line rate / n, n its ACKs' active senders. At 100 Gb/s a packet of
+     * MSS + OVERHEAD = 4150 wire bytes takes 332.0 ns (BYTE_TIME 5243 x 2^-16 ns a byte), so a
+     * flow whose ACKs carry n = 1 is granted every 332.0 ns on average, and with n = 4 every 1328.0
+     * ns: the expectation is the paper's rule with these numbers, not the model. The receiver ACKs
+     * every packet 2 us after its grant. PACE_LEAD keeps the release's own latency out of the rate;
+     * without it (0) each gap grows by that latency. Before, with BYTE_TIME 0 (no gap) and no ACKs,
+     * another flow is granted as often as the engine's pacing loop lets a flow alone go.
+     */
+    /** Clocks between two grants of a flow alone with pacing and no gap (docs/nic-engine.md, "Pacing"). */
+    static final int PACED_FLOW_ALONE_CLOCKS = 30;
+
+    @Test
+    void dasrPacesABackloggedFlowAtLineRateOverN() {
+        NicCcConfig cfg = new NicCcConfig(64, 64, 16, "nscc", false, 64, 256, 100, 4150, 14022720L, "none", "dasr");
+        long seed = BenchExtension.seed();
+        Simulation.compile(NicCcTest.class, "f64_nscc_dasr", () -> exposed(cfg)).run("dasr_rate", seed, sim -> {
+            NicCcIo io = sim.dut().io();
+            AxiLite4Master csr = start(sim, true);
+            while (!sim.peekBool(io.initDone())) {
+                sim.step();
+            }
+            int[] flow = {5};
+            boolean[] acking = {false};
+            long[] now = {0};
+            int[] n = {1};
+            long[] ackFrames = {0};
+            List<Long> grantNs = new ArrayList<>();
+            long[] received = {0};
+            Deque<Object[]> acks = new ArrayDeque<>();   // {due ns, frame}
+            Runnable clock = () -> {
+                now[0] += 4;
+                Object[] ack = acks.peek() != null && (long) acks.peek()[0] <= now[0] ? acks.poll() : null;
+                sim.poke(io.s_axis().valid(), ack != null);
+                if (ack != null) {
+                    Axi4StreamPackets.poke(sim, io.s_axis().payload(),
+                            Axi4StreamPackets.beats(new Axi4StreamPackets.Packet((byte[]) ack[1], 0), 64).get(0));
+                    ackFrames[0]++;
+                }
+                sim.poke(io.now(), now[0]);
+                sim.step();
+                if (sim.peekBool(io.grant().valid())) {
+                    assertEquals(flow[0], sim.peek(io.grant().payload().flow()));
+                    grantNs.add(now[0]);
+                    if (acking[0]) {
+                        received[0] += sim.peek(io.grant().payload().bytes()) + OVERHEAD;
+                        ControlFrames.Control c = new ControlFrames.Control(ControlFrames.ACK, flow[0], sim.peek(io.grant().payload().psn()),
+                                false, 0, now[0], received[0], 255, false, n[0]);
+                        acks.add(new Object[] {now[0] + 2000, ControlFrames.build(c, false, 4000, 0)});
+                    }
+                }
+            };
+            Runnable start = () -> {
+                sim.poke(io.doorbell().valid(), true);
+                sim.poke(io.doorbell().payload().flow(), flow[0]);
+                sim.poke(io.doorbell().payload().bytes(), 40_000_000);
+                sim.poke(io.doorbell().payload().start(), true);
+                do {
+                    clock.run();
+                } while (!sim.peekBool(io.doorbell().ready()));
+                sim.poke(io.doorbell().valid(), false);
+            };
+            // first a flow alone with no gap (the limiter's BYTE_TIME 0) and no ACKs, in NSCC's first window (42 packets):
+            // the engine's own pacing loop (no timeouts: the flow's packets stay in flight)
+            csr.write(NicCcCsr.RTO, 0);
+            csr.write(0x308, 0);
+            start.run();
+            for (int c = 0; c < 10_000 && grantNs.size() < 30; c++) {
+                clock.run();
+            }
+            assertTrue(grantNs.size() >= 30, "a flow alone: 30 grants, got " + grantNs.size());
+            double alone = (grantNs.get(29) - grantNs.get(9)) / 20.0 / 4;
+            csr.write(0x308, 5243);
+            // until its window is used up (no grant for 1000 clocks)
+            for (int quiet = 0; quiet < 1000; quiet++) {
+                int before = grantNs.size();
+                clock.run();
+                quiet = grantNs.size() > before ? 0 : quiet;
+            }
+            // then flow 3, ACKed: n = 1, n = 4, n = 4 with PACE_LEAD 0
+            flow[0] = 3;
+            acking[0] = true;
+            grantNs.clear();
+            start.run();
+            double[] spacing = new double[3];
+            int[] ns = {1, 4, 4};
+            for (int phase = 0; phase < 3; phase++) {
+                if (phase == 2) {
+                    csr.write(0x1C, 0);   // PACE_LEAD 0
+                }
+                n[0] = ns[phase];
+                int from = grantNs.size();
+                for (int c = 0; c < 40_000 && grantNs.size() < from + 40; c++) {
+                    clock.run();
+                }
+                assertTrue(grantNs.size() >= from + 40, "phase " + phase + ": 40 grants, got " + (grantNs.size() - from));
+                // the last 20 (the ACKs of the phase's n arrive 2 us after its first grant)
+                spacing[phase] = (grantNs.get(from + 39) - grantNs.get(from + 19)) / 20.0;
+            }
+            System.out.printf("NicCcTest DASR pacing (seed %d): a flow alone with no gap every %.1f clocks; grants every %.1f ns at n = 1, "
+                    + "%.1f ns at n = 4, %.1f ns at n = 4 without PACE_LEAD; %d paced%n", seed, alone, spacing[0], spacing[1], spacing[2],
+                    csr.read(NicCcCsr.TIMEOUTS + 8));
+            assertEquals(PACED_FLOW_ALONE_CLOCKS, alone, 0.01, "a flow alone with no gap: docs/nic-engine.md, \"Pacing\"");
+            assertEquals(332.0, spacing[0], 0.5, "n = 1: line rate");
+            assertEquals(4 * 332.0, spacing[1], 0.5, "n = 4: a quarter of line rate");
+            assertTrue(spacing[2] > 4 * 332.0 + 20, "PACE_LEAD 0: the release's latency adds to each gap");
+            assertEquals(0x4C, csr.read(0x300) & 0xFF, "the limiter's INFO at 0x300");
+            assertEquals(ackFrames[0], csr.read(0x340), "the limiter's ACKS: one n a frame");
+        });
     }
 
     /**

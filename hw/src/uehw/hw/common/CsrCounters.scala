@@ -27,6 +27,9 @@ class CsrCounters(busif: BusIf, firstAddress: Int, oneReadMux: Boolean = false) 
 
   /** The address the next counter will get. */
   def address: Int = nextAddress
+
+  /** Leaves the next address free (a counter of an option not generated), so the ones after keep their addresses. */
+  def skip(): Unit = nextAddress += 4
 }
 
 /**

@@ -8,6 +8,7 @@ import spinal.lib.bus.amba4.axis.Axi4Stream.Axi4StreamBundle
 import spinal.lib.bus.regif.{AccessType, BusIf, SymbolName}
 import uehw.hw.common._
 import uehw.hw.common.{PacketFormat => PF}
+import uehw.hw.dart.{DasrLimiter, DasrLimiterConfig}
 import uehw.hw.nscc.NsccConfig
 import uehw.hw.reps.{Reps, RepsAck, RepsConfig, RepsFailure, RepsMode}
 import uehw.hw.smartt.SmarttConfig
@@ -29,12 +30,18 @@ import uehw.hw.window.WindowEvent
  * @param linkGbps, mtu, networkRttPs what the law's CSR reset values are derived for (NsccConfig)
  * @param lb          the load balancing that gives each grant its entropy: "none", or a REPS mode
  *                    ("reps", "reps-lite", "ops"; docs/reps.md)
+ * @param pacing      "none", or "dasr": DASR's limiter times each grant, a flow granted again once its
+ *                    pacing time has come (dart.txt Sec. III-A; docs/dasr-limiter.md)
  */
 case class NicCcConfig(dataBytes: Int = 64, flows: Int = 1024, flowIdWidth: Int = 16, law: String = "nscc", credit: Boolean = false, lawFifo: Int = 64,
                        pullBytes: Int = 256, linkGbps: Int = 100, mtu: Int = 4150, networkRttPs: Long = 14022720L,
-                       lb: String = "none") {
+                       lb: String = "none", pacing: String = "none") {
   ParamCheck(NicCcConfig.laws.contains(law), "law", s"'$law' is not one of ${NicCcConfig.laws.mkString(", ")}")
   ParamCheck(NicCcConfig.lbs.contains(lb), "lb", s"'$lb' is not one of ${NicCcConfig.lbs.mkString(", ")}")
+  ParamCheck(NicCcConfig.pacings.contains(pacing), "pacing", s"'$pacing' is not one of ${NicCcConfig.pacings.mkString(", ")}")
+  /** Without pacing (Java callers). */
+  def this(dataBytes: Int, flows: Int, flowIdWidth: Int, law: String, credit: Boolean, lawFifo: Int, pullBytes: Int, linkGbps: Int,
+           mtu: Int, networkRttPs: Long, lb: String) = this(dataBytes, flows, flowIdWidth, law, credit, lawFifo, pullBytes, linkGbps, mtu, networkRttPs, lb, "none")
   /** Without load balancing (Java callers: Scala's defaults are not theirs). */
   def this(dataBytes: Int, flows: Int, flowIdWidth: Int, law: String, credit: Boolean, lawFifo: Int, pullBytes: Int, linkGbps: Int,
            mtu: Int, networkRttPs: Long) = this(dataBytes, flows, flowIdWidth, law, credit, lawFifo, pullBytes, linkGbps, mtu, networkRttPs, "none")
@@ -42,7 +49,11 @@ case class NicCcConfig(dataBytes: Int = 64, flows: Int = 1024, flowIdWidth: Int 
   ParamCheck(mtu > 64 + 1 && mtu - 64 <= 65535, "mtu", s"$mtu leaves no payload after the 64 header bytes, or more than 65535")
   ParamCheck(pullBytes >= 1 && pullBytes <= 65536 && isPow2(pullBytes), "pull-bytes", s"$pullBytes must be a power of two in 1..65536")
   val rx: NicCcRxConfig = NicCcRxConfig(dataBytes, flows)
-  val flowState: NicCcFlowsConfig = NicCcFlowsConfig(flows, credit)
+  /** DASR's pacing (the limiter behind the grants). */
+  val paced: Boolean = pacing == "dasr"
+  val flowState: NicCcFlowsConfig = NicCcFlowsConfig(flows, credit, pacing = paced)
+  /** The limiter's: BYTE_TIME's reset value from the link speed (ns a byte x 2^16, rounded: 100 Gb/s 5243). */
+  def dasr: DasrLimiterConfig = DasrLimiterConfig(flows, log2Up(flows), (8L * 65536 + linkGbps / 2) / linkGbps)
   val nscc: NsccConfig = NsccConfig(flows, log2Up(flows), linkGbps, mtu, networkRttPs)
   /** SMaRTT's sizes at their defaults, its MTU and BDP from the engine's (base RTT: the network RTT). */
   def smartt: SmarttConfig = SmarttConfig(flows, log2Up(flows), mtu = mtu, linkGbps = linkGbps, baseRttNs = scala.math.max(1L, networkRttPs / 1000))
@@ -67,8 +78,11 @@ case class NicCcConfig(dataBytes: Int = 64, flows: Int = 1024, flowIdWidth: Int 
 object NicCcConfig {
   val laws: Seq[String] = Seq("nscc", "smartt", "swift")
   val lbs: Seq[String] = "none" +: RepsMode.all
+  val pacings: Seq[String] = Seq("none", "dasr")
   /** RTO's reset value: the reference's fixed RTO at 100 Gb/s, 100.656 us (main_uec.cpp:695; ../shared/references/uet-nscc-rccc.md). */
   val rtoResetNs: Long = 100656L
+  /** PACE_LEAD's reset value: 32 clocks at 250 MHz, a flow alone's way from its time to its next sent event (22) and some wait for its look (docs/nic-engine.md, "Pacing"). */
+  val paceLeadResetNs: Int = 128
   val params: Seq[ParamSpec] = Seq(
     ParamSpec("data-bytes", "64", "bytes per beat of the control-frame AXI4-Stream: 64, 128, 256 or 512 bits", 8, 64, powerOfTwo = true),
     ParamSpec("flows", "1024", "flows (a multiple of 32)", 64, 4096),
@@ -80,12 +94,14 @@ object NicCcConfig {
     ParamSpec("link-gbps", "100", "link speed the law's CSR reset values are derived for (Gb/s)", 1, 1600),
     ParamSpec("mtu", "4150", "wire MTU, header included (bytes): the law's MTU and MSS's reset value (MTU - 64)", 66, 65535),
     ParamSpec("network-rtt-ps", "14022720", "network RTT the law's reset values are derived for (ps)", 1000, 16000000000L),
-    ParamSpec("lb", "none", "the load balancing that gives each grant its entropy (REPS's modes)", choices = lbs))
+    ParamSpec("lb", "none", "the load balancing that gives each grant its entropy (REPS's modes)", choices = lbs),
+    ParamSpec("pacing", "none", "dasr: DASR's limiter paces each flow at line rate / n, n from its ACKs", choices = pacings))
 
   def fromParams(p: ParamValues): NicCcConfig = NicCcConfig(dataBytes = p.int("data-bytes"), flows = p.int("flows"),
     flowIdWidth = p.int("flow-id-width"), law = p.string("law"),
     credit = p.string("credit") == "true", lawFifo = p.int("law-fifo"), pullBytes = p.int("pull-bytes"),
-    linkGbps = p.int("link-gbps"), mtu = p.int("mtu"), networkRttPs = p.long("network-rtt-ps"), lb = p.string("lb"))
+    linkGbps = p.int("link-gbps"), mtu = p.int("mtu"), networkRttPs = p.long("network-rtt-ps"), lb = p.string("lb"),
+    pacing = p.string("pacing"))
 }
 
 /** A doorbell: payload bytes queued on a flow; `start` starts the flow (the law's INIT gives its first window). */
@@ -145,8 +161,11 @@ class NicCcIo(cfg: NicCcConfig) extends Bundle {
   val retransmit = master(Flow(NicCcRetransmit(cfg)))
   /** Free-running time in ns (the RTT's clock and the law's). */
   val now = in UInt (32 bits)
-  /** The engine's registers at 0x000-0x0FF, the law's at 0x100-0x1FF, with `lb` REPS's at 0x200-0x2FF (docs/nic-engine.md, "Registers"). */
-  val ctrl = slave(AxiLite4(AxiLite4Config(addressWidth = if (cfg.withLb) 10 else 9, dataWidth = 32)))
+  /**
+   * The engine's registers at 0x000-0x0FF, the law's at 0x100-0x1FF; with `lb` or `pacing`, REPS's at
+   * 0x200-0x2FF and the DASR limiter's at 0x300-0x3FF, an absent one answering SLVERR (docs/nic-engine.md, "Registers").
+   */
+  val ctrl = slave(AxiLite4(AxiLite4Config(addressWidth = if (cfg.withLb || cfg.paced) 10 else 9, dataWidth = 32)))
   /** The post-reset sweeps are done (STATUS.INIT_DONE): doorbells and frames are taken from here on. */
   val initDone = out Bool ()
 }
@@ -171,15 +190,16 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
   /** The engine's map (0x000) and the law's (0x100) behind one port. */
   private val engineBus = AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32))
   private val lawBus = AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32))
-  /** With `lb`: REPS's map at 0x200; 0x300-0x3FF answers SLVERR. */
-  private val repsBus = cfg.withLb generate AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32))
-  val ctrlSplit = if (!cfg.withLb) new AxiLite4Split(io.ctrl, engineBus, lawBus) else new Area {
+  /** With `lb`: REPS's map at 0x200; with `pacing`: the limiter's at 0x300; an absent one answers SLVERR. */
+  private val repsBus = (cfg.withLb || cfg.paced) generate AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32))
+  private val pacerBus = (cfg.withLb || cfg.paced) generate AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32))
+  val ctrlSplit = if (!cfg.withLb && !cfg.paced) new AxiLite4Split(io.ctrl, engineBus, lawBus) else new Area {
     private val low, high = AxiLite4(AxiLite4Config(addressWidth = 9, dataWidth = 32))
-    private val unmapped = AxiLite4(AxiLite4Config(addressWidth = 8, dataWidth = 32))
     val top = new AxiLite4Split(io.ctrl, low, high)
     val engineAndLaw = new AxiLite4Split(low, engineBus, lawBus)
-    val repsAndNothing = new AxiLite4Split(high, repsBus, unmapped)
-    val nothing = new AxiLite4Unmapped(unmapped)
+    val repsAndPacer = new AxiLite4Split(high, repsBus, pacerBus)
+    val noReps = !cfg.withLb generate new AxiLite4Unmapped(repsBus)
+    val noPacer = !cfg.paced generate new AxiLite4Unmapped(pacerBus)
   }
 
   val csr = new Area {
@@ -199,6 +219,9 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     val statusInitDone = status.field(Bool(), AccessType.RO, doc = "Post-reset sweeps finished")(SymbolName("INIT_DONE"))
     val rto = reg("RTO", 0x18, "Retransmission timeout: a flow with bytes in flight and no progress for this long resends its oldest packet; 0: none")
       .field(UInt(32 bits), AccessType.RW, NicCcConfig.rtoResetNs, doc = "ns")(SymbolName("VALUE"))
+    /** With pacing: how long before its pacing time a flow is released (the release's way to the limiter's next event). */
+    val paceLead = if (cfg.paced) reg("PACE_LEAD", 0x1C, "With pacing: a flow is released this long before its pacing time (its next grant reaches the limiter about then)")
+      .field(UInt(16 bits), AccessType.RW, NicCcConfig.paceLeadResetNs, doc = "ns")(SymbolName("VALUE")) else null
     private val counters = new CsrCounters(busif, 0x40, oneReadMux = true)
     import counters.counter
     val FRAMES = counter("Control frames taken (ACK, NACK or PULL for a flow < N)")
@@ -223,7 +246,8 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     val DOORBELLS_OUT_OF_RANGE = counter("Doorbells for a flow id >= N (taken, no effect)")
     val BYTES = counter("Bytes of every frame on s_axis (tkeep's ones), taken or dropped; wraps at 2^32")
     val TIMEOUTS = counter("Retransmission timeouts applied (a flow's oldest packet retired and resent)")
-    val LB_DROPS = if (cfg.withLb) counter("REPS feedback dropped: an ACK, NACK or timeout for REPS with its FIFO full") else null
+    val LB_DROPS = if (cfg.withLb) counter("REPS feedback dropped: an ACK, NACK or timeout for REPS with its FIFO full") else { counters.skip(); null }
+    val PACED = if (cfg.paced) counter("Grants whose flow then waited for its pacing time (more than PACE_LEAD ahead at the first look)") else null
   }
   io.initDone := csr.statusInitDone
 
@@ -280,9 +304,12 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
       val rcvWndPen = UInt(8 bits)
       /** The echoed entropy (REPS's feedback): with `lb` only. */
       val entropy = if (cfg.echoesEntropy) UInt(16 bits) else null
+      /** An ACK's DASR n (byte 9): with `pacing` only. */
+      val activeSenders = if (cfg.paced) UInt(8 bits) else null
     }
     private val used = Used()
     if (cfg.echoesEntropy) used.entropy := r.control.entropy
+    if (cfg.paced) used.activeSenders := r.control.activeSenders
     used.kind := r.control.kind; used.flow := r.control.flow; used.psn := r.control.psn; used.number := r.control.number
     used.timestamp := r.control.timestamp; used.ecnEcho := r.control.ecnEcho; used.lastHop := r.control.lastHop
     used.rcvWndPen := r.control.rcvWndPen
@@ -334,9 +361,11 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
         val ecnEcho, lastHop = Bool()
         val rcvWndPen = UInt(8 bits)
         val entropy = if (cfg.echoesEntropy) UInt(16 bits) else null
+        val activeSenders = if (cfg.paced) UInt(8 bits) else null
       }
       private val later = Later()
       if (cfg.echoesEntropy) later.entropy := s2.c.entropy
+      if (cfg.paced) later.activeSenders := s2.c.activeSenders
       later.kind := s2.c.kind; later.flow := s2.c.flow; later.psn := s2.c.psn; later.number := s2.c.number
       later.ecnEcho := s2.c.ecnEcho; later.lastHop := s2.c.lastHop; later.rcvWndPen := s2.c.rcvWndPen
       val c = RegNext(later)
@@ -468,6 +497,91 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     val entryValue = entry
   }
 
+  /**
+   * With `pacing` = `dasr`: DASR's limiter (DasrLimiter with its n port) times each grant (dart.txt
+   * Sec. III-A: a flow sends at line rate / n, n its ACKs' active senders). The grant's state write
+   * holds its flow; the grant, registered, is the limiter's sent event (its wire bytes, 65535 at
+   * most); its answer (the flow's next time) enters the `fresh` FIFO. One entry a clock is looked
+   * at, from `fresh` and `waiting` in turn (either when the other is empty): its next time against
+   * `now` + PACE_LEAD (registered), then it releases its flow (the flow state's release; a check follows) or
+   * goes to `waiting` to be looked at again. A flow has at most one entry, so neither FIFO (N
+   * entries) overflows. ACKs at stage 3 give their flow's n through the limiter's n port.
+   */
+  val pacer = cfg.paced generate new Area {
+    val limiter = new DasrLimiter(cfg.dasr, true)
+    limiter.io.now := io.now
+    limiter.io.ctrl <> pacerBus
+    private val sent = flows.io.sent
+    /** Each grant, registered: the limiter's sent event. */
+    val event = new Area {
+      val valid = RegNext(sent.valid) init (False)
+      val flow = RegNext(sent.flow)
+      val bytes = RegNext(Mux(sent.wire.msb, U(65535, 16 bits), sent.wire(15 downto 0)))
+      val paced = RegNext(sent.paced)
+    }
+    limiter.io.event.valid := event.valid
+    limiter.io.event.kind := DasrLimiter.Kind.SENT
+    limiter.io.event.flow := event.flow.resized
+    limiter.io.event.bytes := event.bytes
+    // the toggle travels beside the limiter: its answers come in order, `latency` edges after the event
+    private val pacedAtAnswer = Delay(event.paced, DasrLimiter.latency)
+    limiter.io.nUpdate.valid := acks.s3.valid && acks.s3.c.kind === NicCcRx.Kind.Ack
+    limiter.io.nUpdate.flow := acks.s3.c.flow.resized
+    limiter.io.nUpdate.n := acks.s3.c.activeSenders.resized
+
+    case class Entry() extends Bundle {
+      val flow = UInt(A bits)
+      /** The flow's next time, ns mod 2^32 (the limiter's answer). */
+      val nextNs = UInt(32 bits)
+      val paced = Bool()
+    }
+    val fresh = StreamFifo(Entry(), N)
+    fresh.io.push.valid := limiter.io.answer.valid
+    fresh.io.push.flow := limiter.io.answer.flow.resized
+    fresh.io.push.nextNs := limiter.io.answer.nextNs
+    fresh.io.push.paced := pacedAtAnswer
+    val waiting = StreamFifo(Entry(), N)
+    /** Fresh entries first at the next look when both wait (set after a waiting one is looked at). */
+    val freshTurn = RegInit(True)
+    private val takeFresh = fresh.io.pop.valid && (freshTurn || !waiting.io.pop.valid)
+    private val takeWaiting = waiting.io.pop.valid && !takeFresh
+    fresh.io.pop.ready := takeFresh
+    waiting.io.pop.ready := takeWaiting
+    when(takeFresh || takeWaiting) { freshTurn := takeWaiting }
+    /** The entry looked at, registered. */
+    val look = new Area {
+      val valid = RegNext(takeFresh || takeWaiting) init (False)
+      val entry = RegNext(Mux(takeFresh, fresh.io.pop.payload, waiting.io.pop.payload))
+      val first = RegNext(takeFresh)
+    }
+    /** `now` + PACE_LEAD, registered: the decision compares a register with the entry's time. */
+    val nowLead = RegNext(io.now + csr.paceLead.resize(32)) init (0)
+    /**
+     * Its next time against the last edge's `now` + PACE_LEAD (at or behind it: due; a time more
+     * than 2^31 ns ahead reads as behind), registered.
+     */
+    val decide = new Area {
+      val valid = RegNext(look.valid) init (False)
+      val entry = RegNext(look.entry)
+      val first = RegNext(look.first)
+      // (only its sign is used: *Full, hw/lint/spinal-waivers.vlt)
+      private val sinceFull = CombInit(nowLead - look.entry.nextNs).setName("pacer_decide_sinceFull")
+      val due = RegNext(!sinceFull.msb)
+    }
+    flows.io.release.valid := decide.valid && decide.due
+    flows.io.release.flow := decide.entry.flow
+    flows.io.release.paced := decide.entry.paced
+    waiting.io.push.valid := decide.valid && !decide.due
+    waiting.io.push.payload := decide.entry
+    /** A grant whose flow waits (its first look found its time ahead). */
+    val waits = decide.valid && !decide.due && decide.first
+  }
+  /**
+   * The law's sweep done, and with pacing the limiter's, in one register (the doorbell's ready
+   * then adds no level to its path from the law's update).
+   */
+  private val partsReady: Bool = if (cfg.paced) RegNext(law.io.initDone && pacer.limiter.io.initDone) init (False) else law.io.initDone
+
   /** Ops into the flow state: the law's update (with what its event retires and resends) first, then credits, a timeout, doorbells. */
   val opMerge = new Area {
     private val upd = lawQueue.window
@@ -485,7 +599,7 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     private val initOk = !io.doorbell.start || (!lawQueue.fromFrame && initRoom && !timeout.lawNow)
     // a doorbell for a flow id >= flows is taken at once, counted and has no effect
     val doorbellInRange: Bool = if (isPow2(N) && cfg.flowIdWidth == A) True else io.doorbell.flow < N
-    io.doorbell.ready := law.io.initDone && (!doorbellInRange || (doorbellTurn && op.ready && initOk))
+    io.doorbell.ready := partsReady && (!doorbellInRange || (doorbellTurn && op.ready && initOk))
     val doorbellFire = io.doorbell.fire && doorbellInRange
     lawQueue.fifo.io.push.valid := lawQueue.fromFrame || timeout.lawNow || (doorbellFire && io.doorbell.start)
     lawQueue.fifo.io.push.payload := Mux(lawQueue.fromFrame, lawQueue.frameEntryValue,
@@ -551,7 +665,7 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     val dropped = (ackFifo.io.push.valid && !ackFifo.io.push.ready) || (failureFifo.io.push.valid && !failureFifo.io.push.ready)
   }
 
-  csr.statusInitDone := law.io.initDone && flows.io.ready && !acks.sweep.active && (if (cfg.withLb) lbStage.reps.io.initDone else True)
+  csr.statusInitDone := partsReady && flows.io.ready && !acks.sweep.active && (if (cfg.withLb) lbStage.reps.io.initDone else True)
 
   /** A NACK's retransmit request, at stage 3; a timeout's at a clock without one. */
   io.retransmit.valid := (acks.s3.valid && acks.s3.c.kind === NicCcRx.Kind.Nack) || timeout.rtxNow
@@ -582,12 +696,14 @@ class NicCc(val cfg: NicCcConfig) extends Component with RegisterDocs {
     when(r) { CsrCounters.add(csr.BYTES, RegNext(rx.io.result.wireBytes)) }
     count(csr.TIMEOUTS, RegNext(flows.io.timedOut.valid) init (False))
     if (cfg.withLb) count(csr.LB_DROPS, RegNext(lbStage.dropped) init (False))
+    if (cfg.paced) count(csr.PACED, RegNext(pacer.waits) init (False))
   }
 
   def emitRegisterDocs(): Unit = {
     RegisterDocs.emit(csr.busif, "uehw_nic_cc_regs", "NICCC")
     RegisterDocs.emit(law.busif, "uehw_nic_cc_law_regs", lawPlug.regsPrefix)
     if (cfg.withLb) RegisterDocs.emit(lbStage.reps.csr.busif, "uehw_nic_cc_reps_regs", "REPS")
+    if (cfg.paced) RegisterDocs.emit(pacer.limiter.csr.busif, "uehw_nic_cc_dasr_regs", "DASRL")
   }
   def registerBus: BusIf = csr.busif
   def registerPrefix: String = "NICCC"

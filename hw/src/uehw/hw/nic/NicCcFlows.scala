@@ -12,8 +12,11 @@ import uehw.hw.common.{KeyedOp, KeyedStateLoop, ParamCheck, ResetSweep}
  * @param credit      grants need positive credit (RCCC on, uec.cpp:1770-1786)
  * @param pickerDepth the grant picker's snapshot queue
  * @param grantFifo   grants held for a stalled `grant` output (at least 8: the five picks in the path and the FIFO stay at most 6 before a pick, so one grant a clock needs one FIFO entry)
+ * @param pacing      a granted flow waits for its release (`io.release`, the pacer's word that its pacing time has come) before its next grant
  */
-case class NicCcFlowsConfig(flows: Int = 1024, credit: Boolean = false, pickerDepth: Int = 5, grantFifo: Int = 8) {
+case class NicCcFlowsConfig(flows: Int = 1024, credit: Boolean = false, pickerDepth: Int = 5, grantFifo: Int = 8, pacing: Boolean = false) {
+  /** Without pacing (Java callers). */
+  def this(flows: Int, credit: Boolean, pickerDepth: Int, grantFifo: Int) = this(flows, credit, pickerDepth, grantFifo, false)
   ParamCheck(flows >= 64 && flows <= 4096 && flows % 32 == 0, "flows", s"$flows must be a multiple of 32 in 64..4096")
   ParamCheck(grantFifo >= 8 && grantFifo <= 64, "grant-fifo", s"$grantFifo is outside 8..64")
   val picker: NicCcPickerConfig = NicCcPickerConfig(flows, 2, pickerDepth)
@@ -95,8 +98,8 @@ case class NicCcFlowOwn(withCredit: Boolean) extends Bundle {
   val window = UInt(NicCcFlows.counterBits bits)
 }
 
-/** The counters the grant path writes (cumulative, mod 2^32); the PSN only in the grant path's own copy. */
-case class NicCcFlowSent(withPsn: Boolean = true) extends Bundle {
+/** The counters the grant path writes (cumulative, mod 2^32); the PSN only in the grant path's own copy; with pacing, its toggle. */
+case class NicCcFlowSent(withPsn: Boolean = true, withPacing: Boolean = false) extends Bundle {
   /** New payload bytes granted. */
   val granted = UInt(NicCcFlows.counterBits bits)
   /** Resent payload bytes granted. */
@@ -105,6 +108,24 @@ case class NicCcFlowSent(withPsn: Boolean = true) extends Bundle {
   val sent = UInt(NicCcFlows.counterBits bits)
   /** New packets granted: the next PSN. */
   val psn = if (withPsn) UInt(NicCcFlows.counterBits bits) else null
+  /** With pacing: flips at each grant; the flow is held while it differs from the released toggle. */
+  val paced = if (withPacing) Bool() else null
+}
+
+/** With pacing: a grant the pacer is to time (the grant path's write). */
+case class NicCcPaceSent(cfg: NicCcFlowsConfig) extends Bundle {
+  val flow = UInt(cfg.flowIdWidth bits)
+  /** The packet's wire bytes (payload + overhead). */
+  val wire = UInt(NicCcFlows.bytesBits + 1 bits)
+  /** The flow's paced toggle after this grant: its release carries it back. */
+  val paced = Bool()
+}
+
+/** With pacing: a flow whose pacing time has come; its next grant may go. */
+case class NicCcPaceRelease(cfg: NicCcFlowsConfig) extends Bundle {
+  val flow = UInt(cfg.flowIdWidth bits)
+  /** The toggle of the grant released (NicCcPaceSent.paced). */
+  val paced = Bool()
 }
 
 class NicCcFlowsIo(cfg: NicCcFlowsConfig) extends Bundle {
@@ -134,20 +155,26 @@ class NicCcFlowsIo(cfg: NicCcFlowsConfig) extends Bundle {
   val timedOut = master(Flow(NicCcTimedOut(cfg)))
   /** The flow the timeout scan reads at the next edge (0 at the first edge after the post-reset sweep, then one more a clock). */
   val timeoutScan = out UInt (cfg.flowIdWidth bits)
+  /** With pacing: each grant as its state is written (a pulse, sampled at edge g + 5 for the pick taken at g). */
+  val sent = if (cfg.pacing) master(Flow(NicCcPaceSent(cfg))) else null
+  /** With pacing: a granted flow released, written at the edge that samples it; its check reads from the next edge. */
+  val release = if (cfg.pacing) slave(Flow(NicCcPaceRelease(cfg))) else null
 }
 
 /**
  * The admission check, three register stages after the two states arrive (d0): what the flow's next
  * packet is and whether the window, less the bytes in flight, admits it (uec.cpp:1130-1135: cwnd >=
  * in_flight + packet, wire bytes), and, with `credit`, whether the credit is positive
- * (uec.cpp:1770-1786). A resend goes before new bytes (uec.cpp's rtx queue is served first).
+ * (uec.cpp:1770-1786). A resend goes before new bytes (uec.cpp's rtx queue is served first). With
+ * pacing a flow whose last grant is not yet released (its paced toggle differs) is not admitted.
  */
-class NicCcAdmit(cfg: NicCcFlowsConfig, validIn: Bool, flowIn: UInt, own: NicCcFlowOwn, sentIn: NicCcFlowSent,
+class NicCcAdmit(cfg: NicCcFlowsConfig, validIn: Bool, flowIn: UInt, own: NicCcFlowOwn, sentIn: NicCcFlowSent, released: Bool,
                  mss: UInt, overhead: UInt, carry: Boolean) extends Area {
   private val W = NicCcFlows.counterBits
   /** With `carry` (the grant path) the counters it writes travel along; a check carries none. */
   case class Carried() extends Bundle {
     val granted, resent, psn, sentPlusOverhead = UInt(W bits)
+    val paced = if (cfg.pacing) Bool() else null
   }
   private def carried(c: Carried): Carried = if (carry) RegNext(c) else null
   val c1 = new Area {
@@ -157,8 +184,11 @@ class NicCcAdmit(cfg: NicCcFlowsConfig, validIn: Bool, flowIn: UInt, own: NicCcF
       val c = Carried()
       c.granted := sentIn.granted; c.resent := sentIn.resent; c.psn := sentIn.psn
       c.sentPlusOverhead := sentIn.sent + overhead
+      if (cfg.pacing) c.paced := sentIn.paced
       RegNext(c)
     } else null
+    /** With pacing: a grant not yet released (its pacing time not come) holds the flow. */
+    val held = if (cfg.pacing) RegNext(sentIn.paced =/= released) else null
     // differences kept unsigned, read as signed 32-bit numbers
     val inFlight = RegNext(sentIn.sent - own.retired)
     val queued = RegNext(own.queued - sentIn.granted)
@@ -182,13 +212,14 @@ class NicCcAdmit(cfg: NicCcFlowsConfig, validIn: Bool, flowIn: UInt, own: NicCcF
     private val inFlight = Mux(c1.inFlight.msb, U(0, W bits), c1.inFlight)
     val room = RegNext(c1.windowLessOverhead.resize(W + 2) - inFlight.resize(W + 2).asSInt)
     val creditPositive = if (cfg.credit) RegNext(c1.creditPositive) else null
+    val held = if (cfg.pacing) RegNext(c1.held) else null
     /** Nothing was in flight (the grant path: this packet starts the flow's timer). */
     val idle = if (carry) RegNext(c1.inFlight.msb || c1.inFlight === 0) else null
   }
   val c3 = new Area {
     private val bytesNow = Mux(c2.hasResend, Mux(c2.resendBig, mss, c2.resendLow), Mux(c2.queuedBig, mss, c2.queuedLow))
     private val admitNow = (c2.hasResend || c2.hasQueued) && c2.room >= bytesNow.resize(W + 2).asSInt &&
-      (if (cfg.credit) c2.creditPositive else True)
+      (if (cfg.credit) c2.creditPositive else True) && (if (cfg.pacing) !c2.held else True)
     val valid = RegNext(c2.valid) init (False)
     // the grant path's flow (a check's goes to the picker from stage 2)
     val flow = if (carry) RegNext(c2.flow) else null
@@ -212,7 +243,7 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
   private val N = cfg.flows
   private val A = cfg.flowIdWidth
   private def zeroOwn: NicCcFlowOwn = { val z = NicCcFlowOwn(cfg.credit); z.assignFromBits(B(0, z.getBitsWidth bits)); z }
-  private def zeroSent(withPsn: Boolean): NicCcFlowSent = { val z = NicCcFlowSent(withPsn); z.assignFromBits(B(0, z.getBitsWidth bits)); z }
+  private def zeroSent(withPsn: Boolean): NicCcFlowSent = { val z = NicCcFlowSent(withPsn, cfg.pacing); z.assignFromBits(B(0, z.getBitsWidth bits)); z }
 
   val sweep = new ResetSweep(N, A)
   io.ready := !sweep.active
@@ -264,32 +295,54 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
 
   val picker = new NicCcPicker(cfg.picker)
 
+  /**
+   * With pacing: each reader's copy of the released toggle (the grant path, the two checks), written
+   * at the edge that samples `io.release`. A flow is held while its paced toggle (the grant path's)
+   * differs: from its grant until the pacer releases it.
+   */
+  val released = cfg.pacing generate new Area {
+    val rams = Seq("grantReleasedRam", "opCheckReleasedRam", "grantCheckReleasedRam").map { n =>
+      val m = Mem(Bool(), N).setName(n)
+      sweep.write(m, io.release.flow, io.release.paced, io.release.valid, False)
+      m
+    }
+  }
+  private def releasedRead(k: Int, flow: UInt, enable: Bool): Bool = if (cfg.pacing) released.rams(k).readSync(flow, enable) else null
+
   /** The grant path: a taken pick registered (p0), both states read (d0), NicCcAdmit's three stages, then the write and the push. */
   val grants = new Area {
     val fifo = StreamFifo(NicCcGrant(cfg), cfg.grantFifo, latency = 1)
     io.grant << fifo.io.pop
     private val ownRam = ops.mirror("grantOwnRam")
-    val sentRam = Mem(NicCcFlowSent(), N).setName("grantSentRam")
+    val sentRam = Mem(NicCcFlowSent(withPsn = true, cfg.pacing), N).setName("grantSentRam")
     /** The checks' copies: without the PSN, which only the grant needs. */
-    val checkSentRams = Seq("opCheckSentRam", "grantCheckSentRam").map(n => Mem(NicCcFlowSent(withPsn = false), N).setName(n))
+    val checkSentRams = Seq("opCheckSentRam", "grantCheckSentRam").map(n => Mem(NicCcFlowSent(withPsn = false, cfg.pacing), N).setName(n))
     // the pick registered first (the picker's offer is combinational from its head), then the RAM reads
     private val p0Valid = RegNext(picker.io.grant.fire) init (False)
     private val p0Flow = RegNext(picker.io.grant.payload)
     private val d0Valid = RegNext(p0Valid) init (False)
     private val d0Flow = RegNext(p0Flow)
     val check = new NicCcAdmit(cfg, d0Valid, d0Flow, ownRam.readSync(p0Flow, p0Valid),
-      sentRam.readSync(p0Flow, p0Valid), io.mss, io.overhead, carry = true)
+      sentRam.readSync(p0Flow, p0Valid), releasedRead(0, p0Flow, p0Valid), io.mss, io.overhead, carry = true)
     private val c3 = check.c3
     val writes = c3.valid && c3.admit
     io.refused := c3.valid && !c3.admit
-    val next = NicCcFlowSent()
+    val next = NicCcFlowSent(withPsn = true, cfg.pacing)
     next.granted := c3.sent.granted + Mux(c3.resend, U(0, NicCcFlows.bytesBits bits), c3.bytes).resize(NicCcFlows.counterBits)
     next.resent := c3.sent.resent + Mux(c3.resend, c3.bytes, U(0, NicCcFlows.bytesBits bits)).resize(NicCcFlows.counterBits)
     next.sent := c3.sent.sentPlusOverhead + c3.bytes
     next.psn := c3.sent.psn + (!c3.resend).asUInt.resize(NicCcFlows.counterBits)
+    if (cfg.pacing) next.paced := !c3.sent.paced
     sweep.write(sentRam, c3.flow, next, writes, zeroSent(true))
-    private val nextSeen = NicCcFlowSent(withPsn = false)
+    private val nextSeen = NicCcFlowSent(withPsn = false, cfg.pacing)
     nextSeen.granted := next.granted; nextSeen.resent := next.resent; nextSeen.sent := next.sent
+    if (cfg.pacing) {
+      nextSeen.paced := next.paced
+      io.sent.valid := writes
+      io.sent.flow := c3.flow
+      io.sent.wire := c3.bytes +^ io.overhead
+      io.sent.paced := next.paced
+    }
     checkSentRams.foreach(m => sweep.write(m, c3.flow, nextSeen, writes, zeroSent(false)))
     /** The time a packet left with nothing in flight before it (its timer's start). */
     val startedAt = Mem(UInt(32 bits), N).setName("startedAtRam")
@@ -383,6 +436,7 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
 
   /** A check of a flow after each write (the op port's on picker port 0, the grant path's on 1). */
   private def recheck(label: String, port: Int, validAtWrite: Bool, flowAtWrite: UInt, sentRam: Mem[NicCcFlowSent]) = new Area {
+    // (the grant path reads released copy 0, the checks 1 and 2)
     // read one edge after the write (a read at the write's edge returns the word before it)
     val r0Valid = RegNext(validAtWrite) init (False)
     val r0Flow = RegNext(flowAtWrite)
@@ -390,7 +444,7 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
     val d0Valid = RegNext(r0Valid) init (False)
     val d0Flow = RegNext(r0Flow)
     val check = new NicCcAdmit(cfg, d0Valid, d0Flow, ownRam.readSync(r0Flow, r0Valid), sentRam.readSync(r0Flow, r0Valid),
-      io.mss, io.overhead, carry = false)
+      releasedRead(port + 1, r0Flow, r0Valid), io.mss, io.overhead, carry = false)
     picker.io.updates(port).valid := check.c3.valid
     // the picker takes the flow a stage before the decision (its clears are then two LUT levels)
     picker.io.updateFlows(port) := check.c2.flow
@@ -398,5 +452,7 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
   }.setName(label)
 
   val opCheck = recheck("opCheck", 0, ops.loop.written.write && !sweep.active, ops.loop.written.addr, grants.checkSentRams(0))
-  val grantCheck = recheck("grantCheck", 1, grants.writes, grants.check.c3.flow, grants.checkSentRams(1))
+  // With pacing a grant leaves its flow held: the check follows its release instead (the pick cleared the bit).
+  val grantCheck = if (cfg.pacing) recheck("grantCheck", 1, io.release.valid, io.release.flow, grants.checkSentRams(1))
+    else recheck("grantCheck", 1, grants.writes, grants.check.c3.flow, grants.checkSentRams(1))
 }

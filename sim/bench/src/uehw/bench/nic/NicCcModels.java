@@ -9,6 +9,7 @@ import uehw.hw.reps.RepsConfig;
 import uehw.hw.nscc.Nscc;
 import uehw.hw.smartt.Smartt;
 import uehw.hw.swift.Swift;
+import uehw.model.dart.DasrLimiterModel;
 import uehw.model.nic.NicEngineLaws;
 import uehw.model.nic.NicEngineModel;
 import uehw.model.nscc.NsccFixedModel;
@@ -44,10 +45,18 @@ public final class NicCcModels {
         }
     }
 
-    /** The engine's model with MSS, OVERHEAD and UDP_PORT at their reset values and the given RTO (ns of `io_now`). */
+    /** The engine's model with MSS, OVERHEAD, UDP_PORT and PACE_LEAD at their reset values and the given RTO (ns of `io_now`). */
     public static NicEngineModel model(NicCcConfig cfg, long rto) {
-        return new NicEngineModel(new NicEngineModel.Config(cfg.flows(), cfg.credit(), cfg.flowState().pickerDepth(), cfg.flowState().grantFifo(),
-                cfg.lawFifo(), cfg.pullBytes(), cfg.mtu() - 64, 64, uehw.hw.common.PacketFormat.TransportUdpPort(), rto), law(cfg), reps(cfg));
+        NicEngineModel m = new NicEngineModel(new NicEngineModel.Config(cfg.flows(), cfg.credit(), cfg.flowState().pickerDepth(), cfg.flowState().grantFifo(),
+                cfg.lawFifo(), cfg.pullBytes(), cfg.mtu() - 64, 64, uehw.hw.common.PacketFormat.TransportUdpPort(), rto), law(cfg), reps(cfg),
+                pacer(cfg));
+        m.setPaceLead(NicCcConfig.paceLeadResetNs());
+        return m;
+    }
+
+    /** DASR's limiter of `cfg` at its CSRs' reset values, or null without pacing. */
+    public static DasrLimiterModel pacer(NicCcConfig cfg) {
+        return cfg.paced() ? new DasrLimiterModel(cfg.flows(), cfg.dasr().byteTime()) : null;
     }
 
     /** REPS of `cfg` at its CSRs' reset values, or null without load balancing. */

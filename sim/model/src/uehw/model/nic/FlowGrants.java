@@ -58,9 +58,20 @@ public final class FlowGrants {
     public record Grant(int flow, long psn, int bytes, boolean resend) {
     }
 
-    /** The op port's counters and window, and the grant path's counters (all mod 2^32). */
+    /**
+     * The op port's counters and window, the grant path's counters (all mod 2^32), and with pacing
+     * the grant path's paced toggle and whether it differs from the released one (held).
+     */
     public record State(long queued, long retired, long resend, long credit, long window,
-                        long granted, long resent, long sent, long psn) {
+                        long granted, long resent, long sent, long psn, boolean paced, boolean held) {
+    }
+
+    /** With pacing: a grant for the pacer, as its state is written (its wire bytes, the flow's paced toggle after it). */
+    public record PaceSent(int flow, int wire, boolean paced) {
+    }
+
+    /** With pacing: a flow released (the toggle of the grant released). */
+    public record PaceRelease(int flow, boolean paced) {
     }
 
     /** The admission's answer: the next packet's bytes, a resend or not, admitted or not. */
@@ -72,6 +83,9 @@ public final class FlowGrants {
 
     private final int flows;
     private final boolean creditOn;
+    private final boolean pacing;
+    // with pacing: the released toggle as its RAMs hold it
+    private final boolean[] releasedSeen;
     private final int fifoDepth;
     private final GrantPicker picker;
     private int mss;
@@ -79,7 +93,7 @@ public final class FlowGrants {
     // [flow][queued, retired, resend, credit, window]: as the op port sees them (all earlier ops) and as RAM readers do
     private final long[][] own;
     private final long[][] ownSeen;
-    // [flow][granted, resent, sent, psn]
+    // [flow][granted, resent, sent, psn, paced (0/1)]
     private final long[][] sent;
     private final Deque<Timed<long[]>> ownWrites = new ArrayDeque<>(); // value: {flow, 5 fields}
     private final Deque<Timed<Integer>> opChecks = new ArrayDeque<>();
@@ -107,13 +121,20 @@ public final class FlowGrants {
     private final Deque<Timed<TimedOut>> timedOut = new ArrayDeque<>();   // edge: the one that samples it
 
     public FlowGrants(int flows, boolean creditOn, int pickerDepth, int fifoDepth, int mss, int overhead) {
+        this(flows, creditOn, pickerDepth, fifoDepth, mss, overhead, false);
+    }
+
+    /** With pacing: a granted flow is held until its release ({@link #edge(Op, boolean, long, boolean, PaceRelease)}). */
+    public FlowGrants(int flows, boolean creditOn, int pickerDepth, int fifoDepth, int mss, int overhead, boolean pacing) {
         this.flows = flows;
         this.creditOn = creditOn;
+        this.pacing = pacing;
+        this.releasedSeen = new boolean[flows];
         this.fifoDepth = fifoDepth;
         this.picker = new GrantPicker(flows, pickerDepth);
         this.own = new long[flows][5];
         this.ownSeen = new long[flows][5];
-        this.sent = new long[flows][4];
+        this.sent = new long[flows][5];
         this.retiredAtSeen = new long[flows];
         this.startedAtSeen = new long[flows];
         setMss(mss);
@@ -130,7 +151,7 @@ public final class FlowGrants {
     /**
      * The admission rule (uec.cpp:1130-1135: cwnd >= in_flight + packet, wire bytes; with RCCC
      * credit > 0, uec.cpp:1770-1786): the counters' differences read as signed 32-bit numbers, a
-     * negative in-flight count as none, a resend before new bytes.
+     * negative in-flight count as none, a resend before new bytes; a held flow (pacing) none.
      */
     public static Admission admit(State s, int mss, int overhead, boolean creditOn) {
         int inFlight = (int) (s.sent() - s.retired());
@@ -141,7 +162,7 @@ public final class FlowGrants {
         boolean hasResend = resend > 0;
         boolean hasQueued = queued > 0;
         int bytes = hasResend ? (resend >= mss ? mss : resend & 0xFFFF) : (queued >= mss ? mss : queued & 0xFFFF);
-        boolean admit = (hasResend || hasQueued) && room >= bytes && (!creditOn || credit > 0);
+        boolean admit = (hasResend || hasQueued) && room >= bytes && (!creditOn || credit > 0) && !s.held();
         return new Admission(admit, bytes, hasResend);
     }
 
@@ -197,13 +218,25 @@ public final class FlowGrants {
     public State state(int flow) {
         long[] o = ownSeen[flow];
         long[] s = sent[flow];
-        return new State(o[0], o[1], o[2], o[3], o[4], s[0], s[1], s[2], s[3]);
+        boolean paced = s[4] == 1;
+        return new State(o[0], o[1], o[2], o[3], o[4], s[0], s[1], s[2], s[3], paced, pacing && paced != releasedSeen[flow]);
     }
 
     /** The in-flight query's answer for a flow sampled at the next edge (it shows two edges later): sent - retired, below zero 0. */
     public long inFlight(int flow) {
         State s = state(flow);
         return Math.max((int) (s.sent() - s.retired()), 0);
+    }
+
+    /** With pacing: the grant whose state the next edge writes (io_sent, sampled at that edge), or null. */
+    public PaceSent paceSent() {
+        for (Timed<Object[]> t : taken) {
+            if (t.edge() == edge && ((Admission) t.value()[1]).admit()) {
+                Admission a = (Admission) t.value()[1];
+                return new PaceSent((int) t.value()[0], a.bytes() + overhead, !((State) t.value()[2]).paced());
+            }
+        }
+        return null;
     }
 
     /** One edge with no time and no timeouts held: {@link #edge(Op, boolean, long, boolean)}. */
@@ -216,6 +249,14 @@ public final class FlowGrants {
      * timeout hold input the edge samples.
      */
     public void edge(Op op, boolean grantReady, long now, boolean timeoutHold) {
+        edge(op, grantReady, now, timeoutHold, null);
+    }
+
+    /** As {@link #edge(Op, boolean, long, boolean)}, with pacing's release the edge samples (null: none). */
+    public void edge(Op op, boolean grantReady, long now, boolean timeoutHold, PaceRelease release) {
+        if (release != null && !pacing) {
+            throw new IllegalArgumentException("a release without pacing");
+        }
         long e = edge;
         now &= MASK;
         // the timeout scan: the decision of the edge before into the slot
@@ -315,6 +356,7 @@ public final class FlowGrants {
                 b[1] = (s.resent() + (a.resend() ? a.bytes() : 0)) & MASK;
                 b[2] = (s.sent() + overhead + a.bytes()) & MASK;
                 b[3] = (s.psn() + (a.resend() ? 0 : 1)) & MASK;
+                b[4] = s.paced() ? 0 : 1;
                 // nothing in flight before this packet: the flow's timer starts now
                 if ((int) (s.sent() - s.retired()) <= 0) {
                     startedAtSeen[flow] = now;
@@ -323,7 +365,9 @@ public final class FlowGrants {
                 if (fifo.size() > fifoDepth) {
                     throw new IllegalStateException("the grant FIFO overflowed at edge " + e);
                 }
-                grantChecks.add(new Timed<>(e + 1, flow));
+                if (!pacing) {
+                    grantChecks.add(new Timed<>(e + 1, flow));
+                }
             }
         }
         // a refusal is c3's pulse, sampled at the edge a write would have had
@@ -332,6 +376,11 @@ public final class FlowGrants {
                 refusedNow = true;
                 refusals++;
             }
+        }
+        // with pacing: the release of this edge, written now; its check reads at the next edge
+        if (release != null) {
+            releasedSeen[release.flow()] = release.paced();
+            grantChecks.add(new Timed<>(e + 1, release.flow()));
         }
         // the op port's writes of this edge
         while (!ownWrites.isEmpty() && ownWrites.peek().edge() == e) {

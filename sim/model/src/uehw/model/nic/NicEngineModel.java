@@ -4,6 +4,7 @@ package uehw.model.nic;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
+import uehw.model.dart.DasrLimiterModel;
 import uehw.model.reps.RepsModel;
 
 /**
@@ -12,8 +13,9 @@ import uehw.model.reps.RepsModel;
  * per-flow ACK state, stages 3 and 4, the law's FIFO and its two register slices, the law (a
  * {@link Law}: the law's fixed model behind the window unit's holding register and same-flow
  * spacing), the direct ops' FIFO, the timeout area, the op port's priority, the doorbell's rule,
- * the flow state with its picker and timeout scan ({@link FlowGrants}), and with load balancing
- * REPS ({@link RepsModel}) giving each grant its entropy.
+ * the flow state with its picker and timeout scan ({@link FlowGrants}), with load balancing
+ * REPS ({@link RepsModel}) giving each grant its entropy, and with pacing DASR's limiter
+ * ({@link DasrLimiterModel}) and the pacer's two FIFOs releasing each granted flow.
  *
  * Edge 0 is any edge after the first that samples `io_initDone` high, with no input offered
  * before it; {@link #setTimeoutScan} aligns the scan with the RTL's. Before an edge, the outputs
@@ -135,6 +137,24 @@ public final class NicEngineModel {
     private final Deque<Timed<Grant>> inReps = new ArrayDeque<>();    // edge: the one that pushes its result
     private final Deque<Timed<Grant>> lbOut = new ArrayDeque<>();     // edge: its push
     private long lbDrops;
+    /** Edges from the limiter's acceptance of an event to the edge that samples its answer (DasrLimiter.latency). */
+    public static final int PACER_LATENCY = 8;
+    // pacing: the limiter, the grant it takes at the next edge, its answers, the fresh and waiting FIFOs ({flow, nextNs, paced})
+    private final DasrLimiterModel pacer;
+    private FlowGrants.PaceSent paceEvent;
+    private final Deque<Timed<long[]>> paceAnswers = new ArrayDeque<>();   // edge: the one that samples it
+    private final Deque<Timed<long[]>> fresh = new ArrayDeque<>();         // edge: its push
+    private final Deque<Timed<long[]>> waiting = new ArrayDeque<>();
+    private boolean freshTurn = true;
+    private long[] look;
+    private boolean lookFirst;
+    private long[] decide;
+    private boolean decideFirst;
+    private boolean decideDue;
+    private long paced;
+    /** PACE_LEAD (ns) and the pacer's register of `now` + PACE_LEAD (the last edge's). */
+    private long paceLead = 128;
+    private long nowLead;
 
     /** Without load balancing. */
     public NicEngineModel(Config cfg, Law law) {
@@ -143,10 +163,16 @@ public final class NicEngineModel {
 
     /** With load balancing when {@code reps} is not null (its CSRs at their reset values, a connection a flow). */
     public NicEngineModel(Config cfg, Law law, RepsModel reps) {
+        this(cfg, law, reps, null);
+    }
+
+    /** With pacing when {@code pacer} is not null (DASR's limiter at its CSRs' values, a flow a flow). */
+    public NicEngineModel(Config cfg, Law law, RepsModel reps, DasrLimiterModel pacer) {
         this.cfg = cfg;
         this.law = law;
         this.reps = reps;
-        this.flowState = new FlowGrants(cfg.flows(), cfg.credit(), cfg.pickerDepth(), cfg.grantFifo(), cfg.mss(), cfg.overhead());
+        this.pacer = pacer;
+        this.flowState = new FlowGrants(cfg.flows(), cfg.credit(), cfg.pickerDepth(), cfg.grantFifo(), cfg.mss(), cfg.overhead(), pacer != null);
         flowState.setRto(cfg.rto());
         this.received = new long[cfg.flows()];
         this.pulls = new long[cfg.flows()];
@@ -413,7 +439,8 @@ public final class NicEngineModel {
         if (reps != null) {
             flowGrantReady = lbEdge(e, grantReady, now, timedOut);
         }
-        flowState.edge(op, flowGrantReady, now, timeoutHold);
+        FlowGrants.PaceRelease release = pacer != null ? paceEdge(e, now) : null;
+        flowState.edge(op, flowGrantReady, now, timeoutHold, release);
         s2 = s1;
         s1 = s1Next;
         s3 = s3Next;
@@ -474,6 +501,68 @@ public final class NicEngineModel {
         return room;
     }
 
+    /**
+     * The pacer at edge e (NicCc.pacer): the decision registered before the edge releases its flow
+     * or goes to `waiting`; the entry looked at is decided with this edge's `now`; one FIFO's head
+     * is looked at (fresh and waiting in turn); the limiter's answer of this edge into `fresh`; the
+     * limiter takes the grant registered at the edge before, then the n of the ACK at stage 3.
+     * Returns the release the flow state samples at this edge.
+     */
+    private FlowGrants.PaceRelease paceEdge(long e, long now) {
+        FlowGrants.PaceRelease release = null;
+        if (decide != null) {
+            if (decideDue) {
+                release = new FlowGrants.PaceRelease((int) decide[0], decide[2] == 1);
+            } else {
+                waiting.add(new Timed<>(e, decide));
+                if (decideFirst) {
+                    paced++;
+                }
+            }
+        }
+        decide = look;
+        decideFirst = lookFirst;
+        decideDue = look != null && (int) ((nowLead - look[1]) & MASK) >= 0;
+        nowLead = (now + paceLead) & MASK;
+        boolean freshValid = fresh.peek() != null && fresh.peek().edge() <= e - 2;
+        boolean waitingValid = waiting.peek() != null && waiting.peek().edge() <= e - 2;
+        boolean takeFresh = freshValid && (freshTurn || !waitingValid);
+        boolean takeWaiting = waitingValid && !takeFresh;
+        look = takeFresh ? fresh.poll().value() : takeWaiting ? waiting.poll().value() : null;
+        lookFirst = takeFresh;
+        if (takeFresh || takeWaiting) {
+            freshTurn = takeWaiting;
+        }
+        Timed<long[]> answer = paceAnswers.peek();
+        if (answer != null && answer.edge() == e) {
+            fresh.add(new Timed<>(e, paceAnswers.poll().value()));
+        }
+        if (paceEvent != null) {
+            DasrLimiterModel.Answer a = pacer.sent(paceEvent.flow(), Math.min(paceEvent.wire(), 0xFFFF), now);
+            paceAnswers.add(new Timed<>(e + PACER_LATENCY, new long[] {paceEvent.flow(), a.nextNs(), paceEvent.paced() ? 1 : 0}));
+        }
+        if (s3 != null && s3.c().kind() == ControlFrames.ACK) {
+            pacer.ack((int) s3.c().flowId(), s3.c().activeSenders());
+        }
+        paceEvent = flowState.paceSent();
+        return release;
+    }
+
+    /** PACE_LEAD as the pacer holds it from the next edge on (ns, 0..65535). */
+    public void setPaceLead(long ns) {
+        paceLead = ns & 0xFFFF;
+    }
+
+    /** DASR's limiter (its counters), or null without pacing. */
+    public DasrLimiterModel pacer() {
+        return pacer;
+    }
+
+    /** Grants whose flow then waited for its pacing time (PACED). */
+    public long paced() {
+        return paced;
+    }
+
     /** REPS feedback dropped (LB_DROPS). */
     public long lbDrops() {
         return lbDrops;
@@ -508,6 +597,7 @@ public final class NicEngineModel {
     /** Nothing is in the engine's pipelines (frames, law, direct ops, timeout), so only grants and the scan can change. */
     public boolean quiet() {
         return rx.isEmpty() && s1 == null && s2 == null && s3 == null && s4 == null && lawFifo.isEmpty() && s2m == null && m2s == null
-                && hold == null && windowOps.isEmpty() && directFifo.isEmpty() && !timeoutValid;
+                && hold == null && windowOps.isEmpty() && directFifo.isEmpty() && !timeoutValid
+                && paceEvent == null && paceAnswers.isEmpty() && fresh.isEmpty() && waiting.isEmpty() && look == null && decide == null;
     }
 }
