@@ -442,19 +442,21 @@ class NetworkSimulatorTest {
     /**
      * The NIC engine in the loop (docs/nic-engine.md, "In the network simulator"): with every
      * sender's NIC the engine's RTL (one Verilated nic-cc a sender on one 250 MHz clock), the
-     * authors' 8:1 fat-tree incast (NSCC, 2 MB a sender) and a 4:1 of 500 KB (SMaRTT, Swift) give
-     * the engines' model run grant for grant (time, flow, PSN, bytes, resend), the same completions
-     * and the same digest.
+     * authors' 8:1 fat-tree incast (NSCC, 2 MB a sender) and a 4:1 of 500 KB (SMaRTT with the
+     * engine's REPS, Swift, SMaRTT with DASR's pacing and a DASR unit at the receiver) give the
+     * engines' model run grant for grant (time, flow, PSN, bytes, resend, entropy), the same
+     * completions and the same digest.
      */
     @Tag("rtl")
     @ParameterizedTest
-    @ValueSource(strings = {"nscc", "smartt reps", "swift"})
+    @ValueSource(strings = {"nscc", "smartt reps", "swift", "smartt dasr"})
     void engineInTheLoopGivesTheModelsTrace(String variant) {
         long seed = BenchExtension.seed();
         String law = variant.split(" ")[0];
-        String lb = variant.contains(" ") ? variant.split(" ")[1] : "none";
-        EngineIncast.Scenario s = law.equals("nscc") ? EngineIncast.fatTree(law, lb, 8, FatTreeIncast.FLOW_BYTES, seed)
-                : EngineIncast.fatTree(law, lb, 4, 500_000, seed);
+        String lb = variant.contains(" reps") ? "reps" : "none";
+        String pacing = variant.contains(" dasr") ? "dasr" : "none";
+        EngineIncast.Scenario s = variant.equals("nscc") ? EngineIncast.fatTree(law, lb, 8, FatTreeIncast.FLOW_BYTES, seed)
+                : EngineIncast.fatTree(law, lb, pacing, 4, 500_000, seed);
         List<String> modelGrants = new ArrayList<>();
         EngineIncast.Result model = EngineIncast.run(s, NicCcRtlEngines.models(s.cfg(), s.senders().length, s.rtoNs()), grantLog(modelGrants));
         List<String> rtlGrants = new ArrayList<>();

@@ -9,6 +9,8 @@ import java.util.Set;
 import java.util.function.BiFunction;
 
 import uehw.hw.nic.NicCcConfig;
+import uehw.model.dart.DasrModel;
+import uehw.netsim.DasrUnit;
 import uehw.netsim.Flow;
 import uehw.netsim.Network;
 import uehw.netsim.NicEngine;
@@ -57,13 +59,32 @@ public final class EngineIncast {
      * entropies).
      */
     public static NicCcConfig fatTreeEngine(String law, String lb) {
+        return fatTreeEngine(law, lb, "none");
+    }
+
+    /** The same with the engine's pacing (`dasr`: the receivers' ACKs carry DASR's n). */
+    public static NicCcConfig fatTreeEngine(String law, String lb, String pacing) {
         return new NicCcConfig(64, 64, 16, law, false, 64, 256, (int) FatTreeIncast.GBPS, FatTreeIncast.MTU + FatTreeIncast.HEADER,
-                FatTreeIncast.BASE_RTT_NS * 1000, lb);
+                FatTreeIncast.BASE_RTT_NS * 1000, lb, pacing);
     }
 
     /** The engine for the reference's setting: its defaults (100 Gb/s, MTU 4150, network RTT 14,022,720 ps), 64 flows. */
     public static NicCcConfig referenceEngine(String law, String lb) {
-        return new NicCcConfig(64, 64, 16, law, false, 64, 256, (int) UetReference.GBPS, UetReference.MTU, 14_022_720L, lb);
+        return referenceEngine(law, lb, "none");
+    }
+
+    /** The same with the engine's pacing. */
+    public static NicCcConfig referenceEngine(String law, String lb, String pacing) {
+        return new NicCcConfig(64, 64, 16, law, false, 64, 256, (int) UetReference.GBPS, UetReference.MTU, 14_022_720L, lb, pacing);
+    }
+
+    /**
+     * A receiver's DASR unit at `gbps` (dart.txt Sec. III-A, as DasrIncast's: 256 senders, a 10 us
+     * window at 95 % of line rate counts as line rate), for engines with `pacing` = `dasr`.
+     */
+    public static DasrUnit dasrReceiver(double gbps) {
+        long window = 10_000;
+        return DasrUnit.of(new DasrModel(256, 255, 2_000_000_000L, window, Math.round(gbps / 8 * window * 0.95)));
     }
 
     /** The authors' N:1 incast into host 127 of {@code bytes} a sender, without the engine's load balancing. */
@@ -73,6 +94,11 @@ public final class EngineIncast {
 
     /** The same with the engine's load balancing `lb`. */
     public static Scenario fatTree(String law, String lb, int senders, long bytes, long seed) {
+        return fatTree(law, lb, "none", senders, bytes, seed);
+    }
+
+    /** The same with the engine's pacing (`dasr`: a DASR unit at the receiver puts n on its ACKs). */
+    public static Scenario fatTree(String law, String lb, String pacing, int senders, long bytes, long seed) {
         int[] hosts = new int[senders];
         for (int i = 0; i < senders; i++) {
             hosts[i] = i;
@@ -80,9 +106,12 @@ public final class EngineIncast {
         long packets = (bytes + FatTreeIncast.MTU - 1) / FatTreeIncast.MTU;
         double ideal = (senders * (bytes + packets * FatTreeIncast.HEADER) * 8 / FatTreeIncast.GBPS + FatTreeIncast.BASE_RTT_NS) / 1000.0;
         long rto = FatTreeIncast.config().rtoNs();
-        return new Scenario("fat-tree-incast-" + senders, fatTreeEngine(law, lb), rto, hosts, ideal, (h, group) -> {
+        return new Scenario("fat-tree-incast-" + senders, fatTreeEngine(law, lb, pacing), rto, hosts, ideal, (h, group) -> {
             Network net = FatTreeIncast.build(seed);
             net.engineNics(h, group, CLOCK_PS);
+            if (pacing.equals("dasr")) {
+                net.enableDasr(FatTreeIncast.RECEIVER, dasrReceiver(FatTreeIncast.GBPS));
+            }
             for (int s : h) {
                 net.addFlow(s, FatTreeIncast.RECEIVER, bytes, 0);
             }
@@ -97,6 +126,11 @@ public final class EngineIncast {
 
     /** The same with the engine's load balancing `lb`. */
     public static Scenario incast15(String law, String lb) {
+        return incast15(law, lb, "none");
+    }
+
+    /** The same with the engine's pacing (`dasr`: a DASR unit at each receiver). */
+    public static Scenario incast15(String law, String lb, String pacing) {
         UetReference.Scenario s = UetReference.defaults().stream().filter(x -> x.name().equals("incast15")).findFirst().orElseThrow();
         Set<Integer> senders = new LinkedHashSet<>();
         long wire = 0;
@@ -108,13 +142,17 @@ public final class EngineIncast {
         int[] hosts = senders.stream().mapToInt(Integer::intValue).toArray();
         double ideal = (wire * 8.0 / UetReference.GBPS + 14_022.72) / 1000.0;
         long rto = UetReference.RTO_PS / 1000;
-        return new Scenario("incast15", referenceEngine(law, lb), rto, hosts, ideal, (h, group) -> {
+        return new Scenario("incast15", referenceEngine(law, lb, pacing), rto, hosts, ideal, (h, group) -> {
             Port.Spec port = Port.Spec.composite(UetReference.QUEUE_BYTES, UetReference.HEADER, UetReference.ECN_LOW, UetReference.ECN_HIGH,
                     0x5EED_0013L);
             Network.Config config = new Network.Config(UetReference.GBPS, UetReference.LINK_NS, port, UetReference.MTU - UetReference.HEADER,
                     UetReference.HEADER, UetReference.HEADER, rto, 1);
             Network net = Network.fatTree(4, config, (x, n) -> null, (x, n) -> new UecMixedEntropies(n, s.paths(), 0x13L * 1_000_003 + x));
             net.engineNics(h, group, CLOCK_PS);
+            if (pacing.equals("dasr")) {
+                s.connections().stream().mapToInt(UetReference.Connection::dst).distinct()
+                        .forEach(d -> net.enableDasr(d, dasrReceiver(UetReference.GBPS)));
+            }
             for (UetReference.Connection c : s.connections()) {
                 net.addFlow(c.src(), c.dst(), c.bytes(), c.startUs() * 1000);
             }
@@ -162,7 +200,7 @@ public final class EngineIncast {
         }
         fct.sort(null);
         long[] c = net.engineCounts();
-        return new Result(s.name(), s.cfg().law() + (s.cfg().withLb() ? "+" + s.cfg().lb() : ""), s.senders().length, fct.get(fct.size() / 2) / 1000.0, fct.get(fct.size() - 1) / 1000.0,
+        return new Result(s.name(), s.cfg().law() + (s.cfg().withLb() ? "+" + s.cfg().lb() : "") + (s.cfg().paced() ? "+" + s.cfg().pacing() : ""), s.senders().length, fct.get(fct.size() / 2) / 1000.0, fct.get(fct.size() - 1) / 1000.0,
                 s.idealUs(), nacks, timeouts, packets, c[0], c[1], c[2], net.traceDigest(), finished, wall);
     }
 }

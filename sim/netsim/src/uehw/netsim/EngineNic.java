@@ -181,19 +181,29 @@ final class EngineNic {
         Packet p = new Packet(Packet.Kind.DATA, f.id, host.id, f.dst, seq, g.bytes(), entropy, now, g.bytes() + net.config.headerBytes(), false);
         p.psn = g.psn();
         p.retransmission = retransmission;
+        // the message's ends, for a receiver's DASR unit (as Host marks them)
+        p.first = seq == 0;
+        p.last = seq + g.bytes() == f.bytes;
         // the grant that follows may be waiting for room
         clock.wake();
         return p;
     }
 
-    /** The receiver: an ACK with the flow's cumulative received wire bytes, or a NACK of a trimmed header. */
+    /**
+     * The receiver: an ACK with the flow's cumulative received wire bytes, or a NACK of a trimmed
+     * header. With a DASR unit at the host (Network.enableDasr) the ACK carries its n, the
+     * extension's byte 9 (docs/packet-format.md).
+     */
     void receiveData(Packet p, Flow flow) {
         net.delivered(p);
         Packet.Kind reply = p.trimmed ? Packet.Kind.NACK : Packet.Kind.ACK;
         if (!p.trimmed) {
             flow.receivedWire += p.bytes;
         }
-        Packet answer = new Packet(reply, p.flow, host.id, p.src, p.seq, p.payload, p.entropy, p.sentAtPs, net.config.ackBytes(), p.ce);
+        uehw.model.dart.DasrModel.Reply r = host.dasrReply(p);
+        Packet answer = new Packet(reply, p.flow, host.id, p.src, p.seq, p.payload, p.entropy, p.sentAtPs, net.config.ackBytes(),
+                p.ce && (r == null || r.ecnPass()));
+        answer.n = r == null ? 0 : r.n();
         answer.psn = p.psn;
         answer.recvdBytes = flow.receivedWire;
         answer.hops = p.hops;
@@ -206,7 +216,8 @@ final class EngineNic {
         boolean nack = p.kind == Packet.Kind.NACK;
         long wire = (long) p.payload + net.config.headerBytes();
         ControlFrames.Control c = new ControlFrames.Control(nack ? ControlFrames.NACK : ControlFrames.ACK, f.local, p.psn & 0xFFFF_FFFFL,
-                p.ecnEcho, p.entropy & 0xFFFF, (p.sentAtPs / 1000) & 0xFFFF_FFFFL, nack ? wire : p.recvdBytes & 0xFFFF_FFFFL, 255, nack && p.trimmedAtLastHop);
+                p.ecnEcho, p.entropy & 0xFFFF, (p.sentAtPs / 1000) & 0xFFFF_FFFFL, nack ? wire : p.recvdBytes & 0xFFFF_FFFFL, 255, nack && p.trimmedAtLastHop,
+                nack ? 0 : Math.min(p.n, 255));
         frames.add(ControlFrames.build(c, false, 4000, 0));
         clock.wake();
         host.entropies.feedback(f.local, p.entropy, p.ecnEcho, nack, net.loop.now() / 1000);

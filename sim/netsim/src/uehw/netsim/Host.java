@@ -52,6 +52,22 @@ public final class Host implements Node {
         return uec;
     }
 
+    /**
+     * With a DASR unit here, its reply to a data packet (the n for its ACK, whether its ECN echo may
+     * pass), traced; null without one, or for a trimmed header (NACKed: its data comes again).
+     */
+    uehw.model.dart.DasrModel.Reply dasrReply(Packet p) {
+        if (dasr == null || p.trimmed) {
+            return null;
+        }
+        if (p.lookAhead != null) {
+            dasr.lookAhead(p.lookAheadGroup, p.lookAhead, nowNs());
+        }
+        uehw.model.dart.DasrModel.Reply r = dasr.packet(p.src, p.first, p.last, p.announced, p.ce, p.bytes, nowNs());
+        net.noteDasr(this, p, r.n());
+        return r;
+    }
+
     private long nowNs() {
         return net.loop.now() / 1000;
     }
@@ -167,17 +183,9 @@ public final class Host implements Node {
             }
             flow.deflectedPackets += p.deflections > 0 ? 1 : 0;
             Packet.Kind reply = p.trimmed ? Packet.Kind.NACK : Packet.Kind.ACK;
-            boolean ecnEcho = p.ce;
-            int n = 0;
-            if (dasr != null && !p.trimmed) { // a trimmed header is NACKed; its data comes again
-                if (p.lookAhead != null) {
-                    dasr.lookAhead(p.lookAheadGroup, p.lookAhead, nowNs());
-                }
-                uehw.model.dart.DasrModel.Reply r = dasr.packet(p.src, p.first, p.last, p.announced, p.ce, p.bytes, nowNs());
-                n = r.n();
-                ecnEcho = p.ce && r.ecnPass();
-                net.noteDasr(this, p, n);
-            }
+            uehw.model.dart.DasrModel.Reply r = dasrReply(p);
+            boolean ecnEcho = p.ce && (r == null || r.ecnPass());
+            int n = r == null ? 0 : r.n();
             Packet answer = new Packet(reply, p.flow, id, p.src, p.seq, p.payload, p.entropy, p.sentAtPs, net.config.ackBytes(), ecnEcho);
             answer.n = n;
             answer.hops = p.hops;

@@ -156,6 +156,10 @@ final class ExperimentCommand implements Callable<Integer> {
                 description = "the engines' load balancing: none (the hosts' entropy units), reps, reps-lite or ops [default: ${DEFAULT-VALUE}]")
         String lb;
 
+        @Option(names = "--pacing", defaultValue = "none",
+                description = "the engines' pacing: none, or dasr (DASR units at the receivers put n on their ACKs) [default: ${DEFAULT-VALUE}]")
+        String pacing;
+
         @Option(names = "--rtl", description = "the engines' RTL in the loop instead of their model (the same trace; Verilator)")
         boolean rtl;
 
@@ -177,10 +181,14 @@ final class ExperimentCommand implements Callable<Integer> {
                 System.err.println("hwgen: parameter 'lb' = " + lb + " is not allowed: must be none, reps, reps-lite or ops");
                 return Hwgen.EXIT_BAD_PARAMETER;
             }
+            if (!List.of("none", "dasr").contains(pacing)) {
+                System.err.println("hwgen: parameter 'pacing' = " + pacing + " is not allowed: must be none or dasr");
+                return Hwgen.EXIT_BAD_PARAMETER;
+            }
             java.util.List<String> rows = new java.util.ArrayList<>(java.util.List.of(uehw.experiments.EngineIncast.Result.HEADER + ",digest"));
             for (String law : laws) {
-                for (uehw.experiments.EngineIncast.Scenario s : List.of(uehw.experiments.EngineIncast.fatTree(law, lb, 8, FatTreeIncast.FLOW_BYTES, seed),
-                        uehw.experiments.EngineIncast.incast15(law, lb))) {
+                for (uehw.experiments.EngineIncast.Scenario s : List.of(uehw.experiments.EngineIncast.fatTree(law, lb, pacing, 8, FatTreeIncast.FLOW_BYTES, seed),
+                        uehw.experiments.EngineIncast.incast15(law, lb, pacing))) {
                     uehw.experiments.EngineIncast.Result r = rtl ? uehw.experiments.EngineIncast.runRtl(s, seed)
                             : uehw.experiments.EngineIncast.runModel(s);
                     String row = r.row() + "," + Long.toHexString(r.digest());

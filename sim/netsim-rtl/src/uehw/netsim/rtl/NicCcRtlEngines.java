@@ -31,7 +31,9 @@ public final class NicCcRtlEngines implements NicEngine.Group {
 
     /** The Verilated engines of {@code cfg}, {@code count} of them, compiled once a configuration (build/sim/NicCcRtlEngines/). */
     public static Simulation<NicCcArray> simulation(NicCcConfig cfg, int count) {
-        String name = "x" + count + "_f" + cfg.flows() + "_" + cfg.law() + "_" + cfg.linkGbps() + "g_" + cfg.mtu() + "_" + cfg.networkRttPs();
+        // every parameter the scenarios vary is in the name (a build is reused by name)
+        String name = "x" + count + "_f" + cfg.flows() + "_" + cfg.law() + "_" + cfg.linkGbps() + "g_" + cfg.mtu() + "_" + cfg.networkRttPs()
+                + (cfg.credit() ? "_credit" : "") + (cfg.withLb() ? "_" + cfg.lb() : "") + (cfg.paced() ? "_" + cfg.pacing() : "");
         return Simulation.compile(NicCcRtlEngines.class, name, () -> {
             NicCcArray a = new NicCcArray(cfg, count);
             for (int i = 0; i < count; i++) {
