@@ -76,11 +76,10 @@ class NicCcPickerTest {
             int flow = 77;
             sim.poke(io.updateFlows().apply(1), flow); // the flow one edge before its update
             sim.step();
-            sim.poke(io.updates().apply(1).valid(), true);
-            sim.poke(io.updates().apply(1).payload().eligible(), true);
+            update(sim, 1, true, true);
             sim.step();
             long e = sim.cycle();
-            sim.poke(io.updates().apply(1).valid(), false);
+            update(sim, 1, false, false);
             long offered = -1;
             for (int i = 0; i < 12 && offered < 0; i++) {
                 sim.step();
@@ -94,10 +93,9 @@ class NicCcPickerTest {
             // cleared at edge c: the edge after c samples no offer
             sim.poke(io.updateFlows().apply(0), flow);
             sim.step();
-            sim.poke(io.updates().apply(0).valid(), true);
-            sim.poke(io.updates().apply(0).payload().eligible(), false);
+            update(sim, 0, true, false);
             sim.step();
-            sim.poke(io.updates().apply(0).valid(), false);
+            update(sim, 0, false, false);
             sim.step();
             assertEquals(false, sim.peekBool(io.grant().valid()), "offered after its clear");
         });
@@ -114,10 +112,7 @@ class NicCcPickerTest {
         sim.poke(io.grant().ready(), ready);
         for (int p = 0; p < CFG.updatePorts(); p++) {
             boolean on = p < updates.size();
-            sim.poke(io.updates().apply(p).valid(), on);
-            if (on) {
-                sim.poke(io.updates().apply(p).payload().eligible(), updates.get(p).eligible());
-            }
+            update(sim, p, on, on && updates.get(p).eligible());
             // a port idle at the next edge gets a flow all the same: the picker must ignore it
             sim.poke(io.updateFlows().apply(p), p < next.size() ? next.get(p).flow() : (offer & 0xff) ^ 0x55);
         }
@@ -140,11 +135,19 @@ class NicCcPickerTest {
     }
 
     /** Ports idle, then reset. */
+    /** Port p's update at the next edge: valid, eligible, and its clear (valid and not eligible) as the source registers it. */
+    private static void update(Sim<NicCcPicker> sim, int p, boolean valid, boolean eligible) {
+        NicCcPickerIo io = sim.dut().io();
+        sim.poke(io.updates().apply(p).valid(), valid);
+        sim.poke(io.updates().apply(p).payload().eligible(), eligible);
+        sim.poke(io.updateClears().apply(p), valid && !eligible);
+    }
+
     private static NicCcPickerIo start(Sim<NicCcPicker> sim) {
         NicCcPickerIo io = sim.dut().io();
         sim.poke(io.grant().ready(), false);
         for (int p = 0; p < CFG.updatePorts(); p++) {
-            sim.poke(io.updates().apply(p).valid(), false);
+            update(sim, p, false, false);
         }
         sim.reset(4);
         return io;

@@ -225,6 +225,8 @@ class NicCcAdmit(cfg: NicCcFlowsConfig, validIn: Bool, flowIn: UInt, own: NicCcF
     val flow = if (carry) RegNext(c2.flow) else null
     val sent: Carried = carried(c2.sent)
     val admit = RegNext(admitNow)
+    /** A check's clear of the flow's picker bit (valid and not admitted), a register of its own (the picker's updateClears). */
+    val clear = if (carry) null else RegNext(c2.valid && !admitNow) init (False)
     val bytes = if (carry) RegNext(bytesNow) else null
     val resend = if (carry) RegNext(c2.hasResend) else null
     val idle = if (carry) RegNext(c2.idle) else null
@@ -449,6 +451,7 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
     // the picker takes the flow a stage before the decision (its clears are then two LUT levels)
     picker.io.updateFlows(port) := check.c2.flow
     picker.io.updates(port).eligible := check.c3.admit
+    picker.io.updateClears(port) := check.c3.clear
   }.setName(label)
 
   val opCheck = recheck("opCheck", 0, ops.loop.written.write && !sweep.active, ops.loop.written.addr, grants.checkSentRams(0))

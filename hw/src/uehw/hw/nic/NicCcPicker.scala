@@ -37,6 +37,11 @@ class NicCcPickerIo(cfg: NicCcPickerConfig) extends Bundle {
    * the head in two LUT levels (the engine's checks know the flow a stage before the decision).
    */
   val updateFlows = Vec(in(UInt(cfg.flowIdWidth bits)), cfg.updatePorts)
+  /**
+   * Each port's clear: high exactly when its update is valid and not eligible, from a register of
+   * the source (the engine's checks decide it a stage before), so a clear starts at a flip-flop.
+   */
+  val updateClears = Vec(in(Bool()), cfg.updatePorts)
   /** The offered flow: taken at an edge with ready high (valid and payload as that edge samples them). */
   val grant = master(Stream(UInt(cfg.flowIdWidth bits)))
 }
@@ -166,8 +171,8 @@ class NicCcPicker(val cfg: NicCcPickerConfig) extends Component {
       val nextWord = wordOf(early)
       val wordOh = RegNext(UIntToOh(wordOf(early), M))
       val bitOh = RegNext(UIntToOh(bitOf(early), 32))
-      // one LUT of its own (kept): ABC otherwise spreads it over the clears and maps them deeper
-      val clears = Kept(io.updates(k).valid && !io.updates(k).eligible)
+      // the source's register (valid and not eligible): no LUT in front of the clears
+      val clears = io.updateClears(k)
       val headMatch = Reg(Bool())
       val ringMatch = Vec(Reg(Bool()), R)
       val stagedMatch = Reg(Bool())
