@@ -503,7 +503,8 @@ public final class NicEngineModel {
 
     /**
      * The pacer at edge e (NicCc.pacer): the decision registered before the edge releases its flow
-     * or goes to `waiting`; the entry looked at is decided with this edge's `now`; one FIFO's head
+     * or goes to `waiting`; the entry looked at is decided against the register of the edge
+     * before's `now` + PACE_LEAD, and that register takes this edge's; one FIFO's head
      * is looked at (fresh and waiting in turn); the limiter's answer of this edge into `fresh`; the
      * limiter takes the grant registered at the edge before, then the n of the ACK at stage 3.
      * Returns the release the flow state samples at this edge.
