@@ -21,6 +21,7 @@ module nic_cc_shell (
   input  wire [15:0]  io_doorbell_payload_flow,
   input  wire [31:0]  io_doorbell_payload_bytes,
   input  wire         io_doorbell_payload_start,
+  input  wire         io_doorbell_payload_last,
   // grants to the transmit engine
   output wire         io_grant_valid,
   input  wire         io_grant_ready,
@@ -28,6 +29,7 @@ module nic_cc_shell (
   output wire [31:0]  io_grant_payload_psn,
   output wire [15:0]  io_grant_payload_bytes,
   output wire         io_grant_payload_resend,
+  output wire         io_grant_payload_last,
   // retransmit requests to the transport
   output wire         io_retransmit_valid,
   output wire [5:0]   io_retransmit_payload_flow,
@@ -64,10 +66,11 @@ module nic_cc_shell (
     .s_axis_tlast(s_axis_tlast), .s_axis_tuser(s_axis_tuser),
     .io_doorbell_valid(io_doorbell_valid), .io_doorbell_ready(io_doorbell_ready),
     .io_doorbell_payload_flow(io_doorbell_payload_flow), .io_doorbell_payload_bytes(io_doorbell_payload_bytes),
-    .io_doorbell_payload_start(io_doorbell_payload_start),
+    .io_doorbell_payload_start(io_doorbell_payload_start), .io_doorbell_payload_last(io_doorbell_payload_last),
     .io_grant_valid(io_grant_valid), .io_grant_ready(io_grant_ready),
     .io_grant_payload_flow(io_grant_payload_flow), .io_grant_payload_psn(io_grant_payload_psn),
     .io_grant_payload_bytes(io_grant_payload_bytes), .io_grant_payload_resend(io_grant_payload_resend),
+    .io_grant_payload_last(io_grant_payload_last),
     .io_retransmit_valid(io_retransmit_valid), .io_retransmit_payload_flow(io_retransmit_payload_flow),
     .io_retransmit_payload_psn(io_retransmit_payload_psn), .io_retransmit_payload_timeout(io_retransmit_payload_timeout),
     .io_now(now_ns),

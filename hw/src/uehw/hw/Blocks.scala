@@ -298,7 +298,10 @@ object Blocks {
       LintVariant("nic-cc-reps", Map("lb" -> "reps"), "REPS gives each grant its entropy (a third and fourth map quarter)"),
       LintVariant("nic-cc-ops", Map("lb" -> "ops", "law" -> "swift", "flows" -> "96"), "REPS in mode ops: no echoed entropy kept"),
       LintVariant("nic-cc-4096", Map("flows" -> "4096", "lb" -> "reps"), "the most flows (the picker's 128 words) with REPS"),
-      LintVariant("nic-cc-dasr", Map("pacing" -> "dasr", "credit" -> "true", "flows" -> "96"), "DASR's pacing with credit, N not a power of two (the limiter's range check, FIFOs of 96)"))) {
+      LintVariant("nic-cc-dasr", Map("pacing" -> "dasr", "credit" -> "true", "flows" -> "96"), "DASR's pacing with credit, N not a power of two (the limiter's range check, FIFOs of 96)"),
+      LintVariant("nic-cc-ends4", Map("message-ends" -> "4", "lb" -> "reps", "flows" -> "96"), "four message ends a flow (the ring's 2-bit slot), REPS, N not a power of two"),
+      LintVariant("nic-cc-ends1", Map("message-ends" -> "1", "law" -> "swift"), "one message end a flow (no slot), Swift"),
+      LintVariant("nic-cc-no-ends", Map("message-ends" -> "0"), "no message boundaries (the doorbell straight to the op merge)"))) {
     def config(values: ParamValues): NicCcConfig = NicCcConfig.fromParams(values)
     def build(cfg: NicCcConfig) = new NicCc(cfg)
     def factsOf(cfg: NicCcConfig): Map[String, String] = Map(

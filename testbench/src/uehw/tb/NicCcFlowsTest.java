@@ -4,7 +4,9 @@ package uehw.tb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Random;
 
@@ -63,13 +65,24 @@ class NicCcFlowsTest {
         private final Random releaseDelays = new Random(7);
         long released;
 
+        /** Message ends the bench wrote and the grants have not reached, per flow; ends written; grants with last. */
+        private final boolean messages;
+        final List<Deque<Long>> ends = new ArrayList<>();
+        final long[] endsWritten;
+        long lasts;
+
         Bench(Sim<NicCcFlows> sim, NicCcFlowsConfig cfg) {
             this.sim = sim;
             this.io = sim.dut().io();
             this.credit = cfg.credit();
             this.pacing = cfg.pacing();
+            this.messages = cfg.messages();
             int n = cfg.flows();
-            model = new FlowGrants(n, cfg.credit(), cfg.pickerDepth(), cfg.grantFifo(), MSS, OVERHEAD, pacing);
+            model = new FlowGrants(n, cfg.credit(), cfg.pickerDepth(), cfg.grantFifo(), MSS, OVERHEAD, pacing, cfg.messageEnds());
+            for (int f = 0; f < n; f++) {
+                ends.add(new ArrayDeque<>());
+            }
+            endsWritten = new long[n];
             queued = new long[n];
             resend = new long[n];
             newGranted = new long[n];
@@ -154,6 +167,9 @@ class NicCcFlowsTest {
                 sim.poke(io.op().payload().window(), op.window());
                 sim.poke(io.op().payload().timeout(), op.timeout());
                 sim.poke(io.op().payload().expect(), op.expect());
+                if (messages) {
+                    sim.poke(io.op().payload().end(), op.end());
+                }
             }
             sim.poke(io.grant().ready(), ready);
             sim.step();
@@ -190,7 +206,7 @@ class NicCcFlowsTest {
             if (expected != null) {
                 FlowGrants.Grant got = new FlowGrants.Grant((int) sim.peek(io.grant().payload().flow()),
                         sim.peek(io.grant().payload().psn()), (int) sim.peek(io.grant().payload().bytes()),
-                        sim.peekBool(io.grant().payload().resend()));
+                        sim.peekBool(io.grant().payload().resend()), messages && sim.peekBool(io.grant().payload().last()));
                 assertEquals(expected, got, "grant at edge " + c);
                 if (ready) {
                     ledger(got);
@@ -198,6 +214,10 @@ class NicCcFlowsTest {
             }
             if (op != null) {
                 queued[op.flow()] += op.queued();
+                if (op.end()) {
+                    ends.get(op.flow()).add(queued[op.flow()]);
+                    endsWritten[op.flow()]++;
+                }
                 if (!op.timeout()) {
                     resend[op.flow()] += op.resend();   // a timeout's when it applies (timedOut)
                 }
@@ -216,8 +236,17 @@ class NicCcFlowsTest {
                 assertEquals(nextPsn[f]++, g.psn(), "flow " + f + ": new packets' PSNs in order");
                 newGranted[f] += g.bytes();
                 assertTrue(newGranted[f] <= queued[f], "flow " + f + " granted more than was queued");
+                // the message ends the bench wrote: a packet never crosses the next, and says last when it reaches it
+                Long end = ends.get(f).peek();
+                assertTrue(end == null || newGranted[f] <= end, "flow " + f + ": a packet crossed the message end " + end);
+                assertEquals(end != null && newGranted[f] == end, g.last(), "flow " + f + ": last at " + newGranted[f] + " (end " + end + ")");
+                if (g.last()) {
+                    ends.get(f).poll();
+                    lasts++;
+                }
             }
-            assertTrue(g.bytes() >= 1 && g.bytes() <= MSS, "grant of " + g.bytes() + " bytes");
+            // 0 bytes: an empty message's packet only
+            assertTrue(g.bytes() <= MSS && (g.bytes() >= 1 || g.last()), "grant of " + g.bytes() + " bytes");
             wireGranted[f] += g.bytes() + OVERHEAD;
         }
     }
@@ -247,7 +276,9 @@ class NicCcFlowsTest {
                     int f = phase == 2 ? r.nextInt(4) : r.nextInt(n);
                     long outstanding = b.wireGranted[f] - retired[f];
                     switch (r.nextInt(6)) {
-                        case 0 -> op = FlowGrants.Op.doorbell(f, 1 + r.nextInt(r.nextBoolean() ? 200 : 5000));
+                        // a doorbell; one in three ends a message (some empty) while the flow holds fewer than messageEnds ends
+                        case 0 -> op = FlowGrants.Op.doorbell(f, r.nextInt(8) == 0 ? 0 : 1 + r.nextInt(r.nextBoolean() ? 200 : 5000),
+                                r.nextInt(3) == 0 && b.ends.get(f).size() < cfg.messageEnds());
                         case 1 -> op = FlowGrants.Op.window(f, r.nextInt(8) == 0 ? r.nextInt(500) : 1000 + r.nextInt(20000));
                         case 2, 3 -> {     // an ACK: some of what is in flight (or, rarely, more)
                             long bytes = outstanding > 0 ? 1 + (long) (r.nextDouble() * outstanding) : r.nextInt(16) == 0 ? 100 : 0;
@@ -281,9 +312,13 @@ class NicCcFlowsTest {
                 assertEquals(b.queued[f] & 0xFFFF_FFFFL, b.newGranted[f] & 0xFFFF_FFFFL, "flow " + f + ": every queued byte granted");
                 assertEquals(b.resend[f], b.resent[f], "flow " + f + ": every resend granted");
             }
-            System.out.printf("nic-cc flows (%s): %d grants, %d refused picks, %d timeouts (%d timeout ops), %d releases over %d clocks%n",
-                    variant, b.grants.size(), refusals, b.timeouts.size(), b.timeoutOps, b.released, clocks);
+            System.out.printf("nic-cc flows (%s): %d grants, %d refused picks, %d timeouts (%d timeout ops), %d releases, %d messages over %d clocks%n",
+                    variant, b.grants.size(), refusals, b.timeouts.size(), b.timeoutOps, b.released, b.lasts, clocks);
             assertTrue(!cfg.pacing() || b.released == b.grants.size(), "every grant released (" + b.released + ")");
+            assertEquals(b.model.messages(), b.lasts, "grants with last");
+            long endsWritten = java.util.Arrays.stream(b.endsWritten).sum();
+            assertEquals(endsWritten, b.lasts, "every message end reached");
+            assertTrue(b.lasts > 50, "messages " + b.lasts);
             assertTrue(b.grants.size() > clocks / 10, "grants " + b.grants.size());
             assertTrue(b.timeouts.size() > 10, "timeouts " + b.timeouts.size());
         });

@@ -2,6 +2,7 @@
 package uehw.tb;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayDeque;
@@ -93,14 +94,17 @@ class NicCcTest {
      * on the grants; at the end the counters against the model's.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"nscc", "smartt", "swift", "smartt reps", "nscc ops", "nscc dasr", "swift reps dasr"})
+    @ValueSource(strings = {"nscc", "smartt", "swift", "smartt reps", "nscc ops", "nscc dasr", "swift reps dasr", "nscc ends0"})
     void theEngineModelPredictsEveryEdge(String variant) {
         long seed = BenchExtension.seed();
         List<String> words = List.of(variant.split(" "));
         String law = words.get(0);
         String lb = words.stream().filter(NicCcConfig.lbs()::contains).filter(w -> !w.equals("none")).findFirst().orElse("none");
         String pacing = words.contains("dasr") ? "dasr" : "none";
-        NicCcConfig cfg = variant.equals("nscc") ? CFG : new NicCcConfig(64, 64, 16, law, false, 64, 256, 100, 4150, 14022720L, lb, pacing);
+        // "ends0": no message boundaries (message-ends 0)
+        int messageEnds = words.contains("ends0") ? 0 : 2;
+        NicCcConfig cfg = variant.equals("nscc") ? CFG : new NicCcConfig(64, 64, 16, law, false, 64, 256, 100, 4150, 14022720L, lb, pacing,
+                messageEnds);
         Simulation<NicCc> build = Simulation.compile(NicCcTest.class, "f64_" + variant.replace(' ', '_'), () -> exposed(cfg));
         build.run("model", seed, sim -> modelAgainstRtl(sim, cfg, new Random(seed), 12000 * Seeds.scale()));
     }
@@ -123,8 +127,12 @@ class NicCcTest {
         model.setTimeoutScan((int) ((sim.peek(sim.dut().flows().io().timeoutScan()) + 1) % n));
         PriorityQueue<Frame> network = new PriorityQueue<>((a, b) -> a.due != b.due ? Long.compare(a.due, b.due) : Long.compare(a.order, b.order));
         Deque<NicEngineModel.Doorbell> doorbells = new ArrayDeque<>();
+        // message ends each flow's doorbells gave and its grants have not reached (the bench keeps at most two, but in its bursts)
+        int[] pendingEnds = new int[n];
         for (int f = 0; f < n; f++) {
-            doorbells.add(new NicEngineModel.Doorbell(f, 20_000 + r.nextInt(60_000), true));
+            boolean last = cfg.messages() && r.nextBoolean();
+            doorbells.add(new NicEngineModel.Doorbell(f, 20_000 + r.nextInt(60_000), true, last));
+            pendingEnds[f] += last ? 1 : 0;
         }
         long[] received = new long[n];
         long order = 0;
@@ -157,7 +165,24 @@ class NicCcTest {
                 Axi4StreamPackets.poke(sim, io.s_axis().payload(), Axi4StreamPackets.beats(new Axi4StreamPackets.Packet(frame, bad ? 1 : 0), 64).get(0));
             }
             if (doorbells.isEmpty() && r.nextInt(150) == 0) {
-                doorbells.add(new NicEngineModel.Doorbell(r.nextInt(5) == 0 ? n + r.nextInt(65536 - n) : r.nextInt(n), 1 + r.nextInt(30_000), false));
+                // with messages: half end one while the flow holds fewer than two ends (as a host that counts them); now and
+                // then four short messages (one empty) on a flow with none pending, more than its two ends: the third waits.
+                // (Not with pacing: a flow whose ACK said n = 255 sends a packet in 85 us, and its waiting doorbell would hold
+                // every doorbell behind it for the rest of the run.)
+                long f = r.nextInt(5) == 0 ? n + r.nextInt(65536 - n) : r.nextInt(n);
+                boolean inRange = f < n;
+                if (cfg.messages() && !cfg.paced() && inRange && pendingEnds[(int) f] == 0 && r.nextInt(3) == 0) {
+                    for (int k = 0; k < 4; k++) {
+                        doorbells.add(new NicEngineModel.Doorbell(f, k == 2 ? 0 : 1 + r.nextInt(6000), false, true));
+                    }
+                    pendingEnds[(int) f] += 4;
+                } else {
+                    boolean last = cfg.messages() && r.nextBoolean() && (!inRange || pendingEnds[(int) f] < 2);
+                    doorbells.add(new NicEngineModel.Doorbell(f, 1 + r.nextInt(30_000), false, last));
+                    if (last && inRange) {
+                        pendingEnds[(int) f]++;
+                    }
+                }
             }
             NicEngineModel.Doorbell db = inTail ? null : doorbells.peek();
             sim.poke(io.doorbell().valid(), db != null);
@@ -165,6 +190,9 @@ class NicCcTest {
                 sim.poke(io.doorbell().payload().flow(), db.flow());
                 sim.poke(io.doorbell().payload().bytes(), db.bytes());
                 sim.poke(io.doorbell().payload().start(), db.start());
+                if (cfg.messages()) {
+                    sim.poke(io.doorbell().payload().last(), db.last());
+                }
             }
             boolean ready = !inTail && ((c / 3000) % 2 == 0 ? r.nextInt(8) > 0 : r.nextInt(3) == 0);
             sim.poke(io.grant().ready(), ready);
@@ -179,7 +207,8 @@ class NicCcTest {
             if (offer != null) {
                 assertEquals(offer, new NicEngineModel.Grant((int) sim.peek(io.grant().payload().flow()), sim.peek(io.grant().payload().psn()),
                         (int) sim.peek(io.grant().payload().bytes()), sim.peekBool(io.grant().payload().resend()),
-                        cfg.withLb() ? (int) sim.peek(io.grant().payload().entropy()) : -1), "grant at edge " + edge);
+                        cfg.withLb() ? (int) sim.peek(io.grant().payload().entropy()) : -1,
+                        cfg.messages() && sim.peekBool(io.grant().payload().last())), "grant at edge " + edge);
             }
             assertEquals(rtx != null, sim.peekBool(io.retransmit().valid()), "retransmit valid at edge " + edge);
             if (rtx != null) {
@@ -195,6 +224,7 @@ class NicCcTest {
             }
             if (offer != null && ready) {
                 grants++;
+                pendingEnds[offer.flow()] -= offer.last() ? 1 : 0;
                 entropies.add(offer.entropy());
                 int f = offer.flow();
                 long wire = offer.bytes() + OVERHEAD;
@@ -229,6 +259,10 @@ class NicCcTest {
         assertTrue(!cfg.law().equals("nscc") || cfg.paced() || model.acksBypassed() > 0, "no ACK bypassed NSCC");
         sim.poke(io.s_axis().valid(), false);
         sim.poke(io.doorbell().valid(), false);
+        // a last doorbell still waiting (its flow's ends not passed while the grants are stalled) counts ENDS_FULL each clock
+        long modelEnd = sim.cycle();
+        long endsFull = cfg.messages() ? csr.read(NicCcCsr.ENDS_FULL) : 0;
+        long readEnd = sim.cycle();
         assertEquals(model.frames(), csr.read(NicCcCsr.FRAMES), "FRAMES");
         assertEquals(model.acksBypassed(), csr.read(NicCcCsr.ACKS_BYPASSED), "ACKS_BYPASSED");
         assertEquals(model.nacksBypassed(), csr.read(NicCcCsr.NACKS_BYPASSED), "NACKS_BYPASSED");
@@ -251,6 +285,19 @@ class NicCcTest {
             assertEquals(model.pacer().counters.get("SENTS"), csr.read(0x344), "the limiter's SENTS");
             assertEquals(model.pacer().counters.get("ACKS"), csr.read(0x340), "the limiter's ACKS (the n port)");
         }
+        if (cfg.messages()) {
+            // MESSAGES and ENDS_FULL after PACED
+            System.out.printf("NicCcTest messages: %d grants ended a message; a last doorbell waited %d clocks for its flow's ends%n",
+                    model.messages(), model.endsFull());
+            assertTrue(model.messages() > 20 && (cfg.paced() || model.endsFull() > 0), "messages " + model.messages() + ", ends full " + model.endsFull());
+            assertEquals(model.messages(), csr.read(NicCcCsr.MESSAGES), "MESSAGES");
+            if (model.doorbellWaitsFull()) {
+                assertTrue(endsFull >= model.endsFull() && endsFull <= model.endsFull() + readEnd - modelEnd,
+                        "ENDS_FULL " + endsFull + ", the model's " + model.endsFull() + " and a clock each of the " + (readEnd - modelEnd) + " of its read");
+            } else {
+                assertEquals(model.endsFull(), endsFull, "ENDS_FULL");
+            }
+        }
         if (cfg.withLb() != cfg.paced()) {
             // the absent one of REPS (0x200) and the limiter (0x300) answers SLVERR, data 0; a write too
             int absent = cfg.withLb() ? 0x300 : 0x200;
@@ -272,6 +319,84 @@ class NicCcTest {
      * without it (0) each gap grows by that latency. Before, with BYTE_TIME 0 (no gap) and no ACKs,
      * another flow is granted as often as the engine's pacing loop lets a flow alone go.
      */
+    /**
+     * A flow's messages (docs/nic-engine.md, "Messages"; MSS 4086): doorbells of 10 x MSS + 5
+     * bytes, of MSS and of none, each with `last`, then 3 bytes without. The grants, in order: ten
+     * of MSS, 5 (last), MSS (last), 0 (last: the empty message's packet), 3. The expectation is the
+     * rule's, not the model's. With the grant output stalled, the grants written stop before the
+     * first message's end (the FIFO and the path hold 8), so the flow holds its two ends: the third
+     * last doorbell waits in the doorbell's register, each clock counted by ENDS_FULL, and the
+     * doorbell behind it is not taken until the grants go on.
+     */
+    @Test
+    void grantsStopAtMessageEndsAndALastDoorbellWaitsForItsFlowsEnds() {
+        long seed = BenchExtension.seed();
+        Simulation.compile(NicCcTest.class, "f64_nscc", () -> exposed(CFG)).run("messages", seed, sim -> {
+            NicCcIo io = sim.dut().io();
+            AxiLite4Master csr = start(sim, false);
+            while (!sim.peekBool(io.initDone())) {
+                sim.step();
+            }
+            int mss = 4150 - 64;
+            int flow = 9;
+            boolean[] grantReady = {false};
+            List<long[]> grants = new ArrayList<>();   // {flow, psn, bytes, resend, last}
+            // (a peek after a step gives what that edge sampled)
+            Runnable clock = () -> {
+                sim.poke(io.grant().ready(), grantReady[0]);
+                sim.step();
+                if (grantReady[0] && sim.peekBool(io.grant().valid())) {
+                    grants.add(new long[] {sim.peek(io.grant().payload().flow()), sim.peek(io.grant().payload().psn()),
+                        sim.peek(io.grant().payload().bytes()), sim.peekBool(io.grant().payload().resend()) ? 1 : 0,
+                        sim.peekBool(io.grant().payload().last()) ? 1 : 0});
+                }
+            };
+            // offers a doorbell for at most `clocks` clocks; true if taken
+            java.util.function.BiPredicate<long[], Integer> offer = (d, clocks) -> {
+                sim.poke(io.doorbell().valid(), true);
+                sim.poke(io.doorbell().payload().flow(), flow);
+                sim.poke(io.doorbell().payload().bytes(), d[0]);
+                sim.poke(io.doorbell().payload().start(), d[1] == 1);
+                sim.poke(io.doorbell().payload().last(), d[2] == 1);
+                for (int c = 0; c < clocks; c++) {
+                    clock.run();
+                    if (sim.peekBool(io.doorbell().ready())) {
+                        sim.poke(io.doorbell().valid(), false);
+                        return true;
+                    }
+                }
+                sim.poke(io.doorbell().valid(), false);
+                return false;
+            };
+            assertTrue(offer.test(new long[] {10L * mss + 5, 1, 1}, 10), "the first message's doorbell");
+            assertTrue(offer.test(new long[] {mss, 0, 1}, 10), "the second message's doorbell");
+            // the third end enters the doorbell's register and waits there: the doorbell after it is not taken
+            assertTrue(offer.test(new long[] {0, 0, 1}, 10), "the empty message's doorbell into the register");
+            assertFalse(offer.test(new long[] {3, 0, 0}, 300), "a doorbell behind a third end while the first two are not reached");
+            long waited = csr.read(NicCcCsr.ENDS_FULL);
+            assertTrue(waited >= 298, "ENDS_FULL " + waited + " after 300 clocks");
+            grantReady[0] = true;
+            assertTrue(offer.test(new long[] {3, 0, 0}, 200), "3 bytes without an end, once the first end is reached");
+            for (int c = 0; c < 300; c++) {
+                clock.run();
+            }
+            List<String> got = grants.stream().map(g -> g[2] + (g[4] == 1 ? " last" : "")).toList();
+            List<String> expected = new ArrayList<>();
+            for (int k = 0; k < 10; k++) {
+                expected.add(String.valueOf(mss));
+            }
+            expected.addAll(List.of("5 last", mss + " last", "0 last", "3"));
+            assertEquals(expected, got, "the grants' bytes and last");
+            for (int k = 0; k < grants.size(); k++) {
+                assertEquals(flow, grants.get(k)[0], "grant " + k + "'s flow");
+                assertEquals(k, grants.get(k)[1], "grant " + k + "'s PSN");
+                assertEquals(0, grants.get(k)[3], "grant " + k + " is new");
+            }
+            assertEquals(3, csr.read(NicCcCsr.MESSAGES), "MESSAGES");
+            System.out.printf("NicCcTest messages: the third last doorbell waited %d clocks (ENDS_FULL after 300)%n", waited);
+        });
+    }
+
     /** Clocks between two grants of a flow alone with pacing and no gap (docs/nic-engine.md, "Pacing"). */
     static final int PACED_FLOW_ALONE_CLOCKS = 30;
 
@@ -778,7 +903,8 @@ class NicCcTest {
             assertEquals(offer != null, sim.peekBool(io.grant().valid()), "grant valid at edge " + edge);
             if (offer != null) {
                 FlowGrants.Grant got = new FlowGrants.Grant((int) sim.peek(io.grant().payload().flow()), sim.peek(io.grant().payload().psn()),
-                        (int) sim.peek(io.grant().payload().bytes()), sim.peekBool(io.grant().payload().resend()));
+                        (int) sim.peek(io.grant().payload().bytes()), sim.peekBool(io.grant().payload().resend()),
+                        cfg.messages() && sim.peekBool(io.grant().payload().last()));
                 assertEquals(offer, got, "grant at edge " + edge);
                 if (ready) {
                     grants++;
@@ -907,7 +1033,7 @@ class NicCcTest {
             if (sim.peekBool(sim.dut().flows().io().op().valid()) && sim.peekBool(sim.dut().flows().io().op().ready())) {
                 taken = new FlowGrants.Op((int) sim.peek(op.flow()), sim.peek(op.queued()), sim.peek(op.retired()), sim.peek(op.resend()),
                         cfg.credit() ? sim.peek(op.credit()) : 0, sim.peekBool(op.setWindow()), sim.peek(op.window()),
-                        sim.peekBool(op.timeout()), sim.peek(op.expect()));
+                        sim.peekBool(op.timeout()), sim.peek(op.expect()), cfg.messages() && sim.peekBool(op.end()));
                 if (taken.setWindow()) {
                     long[] w = windowBytes.poll();
                     assertTrue(w != null, "a window op at edge " + edge + " for no update");

@@ -139,9 +139,10 @@ class SecondSimulatorTest {
      * The integration example (docs/nic-engine.md, "Integration example"): the engine generated
      * with a fixed module name inside the plain-Verilog shell docs/examples/nic-cc/nic_cc_shell.v,
      * which gives it its ns clock. Two flows start with 10,000 and 5,000 queued bytes; after 300
-     * foreign frames (counted, dropped) a NACK of flow 3's second packet comes. Expected from the
-     * rule alone (the law's first window is far above 15 kB): flow 3 gets packets of 4086, 4086 and
-     * 1828 bytes (PSN 0, 1, 2), flow 7 of 4086 and 914 (PSN 0, 1), then flow 3 a resend of 4086
+     * foreign frames (counted, dropped) a NACK of flow 3's second packet comes. Flow 3's doorbell
+     * ends a message, flow 7's does not. Expected from the rule alone (the law's first window is far
+     * above 15 kB): flow 3 gets packets of 4086, 4086 and 1828 bytes (PSN 0, 1, 2; the last one
+     * `last`), flow 7 of 4086 and 914 (PSN 0, 1, neither `last`), then flow 3 a resend of 4086
      * bytes (its next PSN, 3) and a retransmit request for PSN 1. Icarus and Verilator must agree
      * clock for clock; the registers read first: both maps' block ids.
      */
@@ -169,8 +170,9 @@ class SecondSimulatorTest {
         json.writeValue(dir.resolve("nic_cc_shell.manifest.json").toFile(), shell);
         VerilogBench bench = new VerilogBench(dir.resolve("nic_cc_shell.manifest.json"))
                 .csrRead(NicCcCsr.INFO).csrRead(0x100).startAfter("s_axis", "io_doorbell").drainClocks(600);
-        assertEquals(List.of("io_doorbell_payload_flow", "io_doorbell_payload_bytes", "io_doorbell_payload_start"), bench.fields("io_doorbell"));
-        bench.send("io_doorbell", 3, 10_000, 1).send("io_doorbell", 7, 5_000, 1);
+        assertEquals(List.of("io_doorbell_payload_flow", "io_doorbell_payload_bytes", "io_doorbell_payload_start", "io_doorbell_payload_last"),
+                bench.fields("io_doorbell"));
+        bench.send("io_doorbell", 3, 10_000, 1, 1).send("io_doorbell", 7, 5_000, 1, 0);
         for (int i = 0; i < 301; i++) {
             ControlFrames.Control c = i < 300
                     ? new ControlFrames.Control(ControlFrames.ACK, 3, 0, false, 0, 0, 0, 255, false)
@@ -188,11 +190,11 @@ class SecondSimulatorTest {
         List<List<BigInteger>> reads = lines(log, "csr");
         assertEquals(0x45, reads.get(0).get(1).longValue() & 0xFF, "the engine's INFO: 'E'");
         assertEquals(0x4E, reads.get(1).get(1).longValue() & 0xFF, "the law's INFO at 0x100: 'N' (NSCC)");
-        // grants: flow, psn, bytes, resend; per flow in order
+        // grants: flow, psn, bytes, resend, last; per flow in order
         List<List<BigInteger>> grants = lines(log, "io_grant");
-        assertEquals(List.of(values(3, 0, 4086, 0), values(3, 1, 4086, 0), values(3, 2, 1828, 0), values(3, 3, 4086, 1)),
+        assertEquals(List.of(values(3, 0, 4086, 0, 0), values(3, 1, 4086, 0, 0), values(3, 2, 1828, 0, 1), values(3, 3, 4086, 1, 0)),
                 grants.stream().filter(g -> g.get(0).intValue() == 3).toList(), "flow 3's grants");
-        assertEquals(List.of(values(7, 0, 4086, 0), values(7, 1, 914, 0)),
+        assertEquals(List.of(values(7, 0, 4086, 0, 0), values(7, 1, 914, 0, 0)),
                 grants.stream().filter(g -> g.get(0).intValue() == 7).toList(), "flow 7's grants");
         assertEquals(6, grants.size(), "no other grant");
         assertEquals(List.of(values(3, 1, 0)), lines(log, "io_retransmit"), "the NACK's retransmit request (flow, PSN, not a timeout)");

@@ -13,10 +13,20 @@ import uehw.hw.common.{KeyedOp, KeyedStateLoop, ParamCheck, ResetSweep}
  * @param pickerDepth the grant picker's snapshot queue
  * @param grantFifo   grants held for a stalled `grant` output (at least 8: the five picks in the path and the FIFO stay at most 6 before a pick, so one grant a clock needs one FIFO entry)
  * @param pacing      a granted flow waits for its release (`io.release`, the pacer's word that its pacing time has come) before its next grant
+ * @param messageEnds message ends a flow holds that its grants have not reached (1, 2 or 4; 0: no message boundaries): an op's
+ *                    `end` marks its queued count as a message's end; a grant's bytes stop there and it says `last`
  */
-case class NicCcFlowsConfig(flows: Int = 1024, credit: Boolean = false, pickerDepth: Int = 5, grantFifo: Int = 8, pacing: Boolean = false) {
-  /** Without pacing (Java callers). */
-  def this(flows: Int, credit: Boolean, pickerDepth: Int, grantFifo: Int) = this(flows, credit, pickerDepth, grantFifo, false)
+case class NicCcFlowsConfig(flows: Int = 1024, credit: Boolean = false, pickerDepth: Int = 5, grantFifo: Int = 8, pacing: Boolean = false,
+                            messageEnds: Int = 2) {
+  /** Without pacing, with the default message ends (Java callers). */
+  def this(flows: Int, credit: Boolean, pickerDepth: Int, grantFifo: Int) = this(flows, credit, pickerDepth, grantFifo, false, 2)
+  /** With the default message ends (Java callers). */
+  def this(flows: Int, credit: Boolean, pickerDepth: Int, grantFifo: Int, pacing: Boolean) = this(flows, credit, pickerDepth, grantFifo, pacing, 2)
+  ParamCheck(Seq(0, 1, 2, 4).contains(messageEnds), "message-ends", s"$messageEnds is not 0, 1, 2 or 4")
+  /** Doorbells and grants carry message boundaries. */
+  val messages: Boolean = messageEnds > 0
+  /** The cumulative count of message ends written (the op port's tail) and passed (the grant path's head), mod 2 x messageEnds. */
+  val endCountBits: Int = log2Up(messageEnds max 1) + 1
   ParamCheck(flows >= 64 && flows <= 4096 && flows % 32 == 0, "flows", s"$flows must be a multiple of 32 in 64..4096")
   ParamCheck(grantFifo >= 8 && grantFifo <= 64, "grant-fifo", s"$grantFifo is outside 8..64")
   val picker: NicCcPickerConfig = NicCcPickerConfig(flows, 2, pickerDepth)
@@ -59,6 +69,8 @@ case class NicCcFlowOp(cfg: NicCcFlowsConfig) extends Bundle {
    */
   val timeout = Bool()
   val expect = UInt(NicCcFlows.counterBits bits)
+  /** With message boundaries: the queued count after this op ends a message (a doorbell's last). */
+  val end = if (cfg.messages) Bool() else null
 }
 
 /** A flow the timeout scan found without progress for RTO: its oldest packet to retire and resend. */
@@ -87,19 +99,26 @@ case class NicCcGrant(cfg: NicCcFlowsConfig) extends Bundle {
   val bytes = UInt(NicCcFlows.bytesBits bits)
   /** The packet resends NACKed or timed-out bytes (the transport picks them from its own queue). */
   val resend = Bool()
+  /** With message boundaries: the packet's bytes end a message (a new packet only; an empty message's packet has 0 bytes). */
+  val last = if (cfg.messages) Bool() else null
 }
 
-/** The counters the op port writes (cumulative, mod 2^32) and the window; credit only with RCCC on. */
-case class NicCcFlowOwn(withCredit: Boolean) extends Bundle {
+/**
+ * The counters the op port writes (cumulative, mod 2^32) and the window; credit only with RCCC on;
+ * with message boundaries `tail`, the count of message ends written (the ends themselves, a ring of
+ * messageEnds queued counts, are RAMs of their own beside each copy: NicCcFlows.ops.endsMirror).
+ */
+case class NicCcFlowOwn(cfg: NicCcFlowsConfig) extends Bundle {
   val queued = UInt(NicCcFlows.counterBits bits)
   val retired = UInt(NicCcFlows.counterBits bits)
   val resend = UInt(NicCcFlows.counterBits bits)
-  val credit = if (withCredit) UInt(NicCcFlows.counterBits bits) else null
+  val credit = if (cfg.credit) UInt(NicCcFlows.counterBits bits) else null
   val window = UInt(NicCcFlows.counterBits bits)
+  val tail = if (cfg.messages) UInt(cfg.endCountBits bits) else null
 }
 
-/** The counters the grant path writes (cumulative, mod 2^32); the PSN only in the grant path's own copy; with pacing, its toggle. */
-case class NicCcFlowSent(withPsn: Boolean = true, withPacing: Boolean = false) extends Bundle {
+/** The counters the grant path writes (cumulative, mod 2^32); the PSN only in the grant path's own copy; with pacing, its toggle; with messages, the ends passed. */
+case class NicCcFlowSent(withPsn: Boolean = true, withPacing: Boolean = false, endCountBits: Int = 0) extends Bundle {
   /** New payload bytes granted. */
   val granted = UInt(NicCcFlows.counterBits bits)
   /** Resent payload bytes granted. */
@@ -110,6 +129,14 @@ case class NicCcFlowSent(withPsn: Boolean = true, withPacing: Boolean = false) e
   val psn = if (withPsn) UInt(NicCcFlows.counterBits bits) else null
   /** With pacing: flips at each grant; the flow is held while it differs from the released toggle. */
   val paced = if (withPacing) Bool() else null
+  /** With message boundaries: the count of message ends the grants passed (a grant with `last` adds one). */
+  val head = if (endCountBits > 0) UInt(endCountBits bits) else null
+}
+
+/** With message boundaries: a grant with `last` as its state is written, and the flow's count of ends passed after it. */
+case class NicCcEnded(cfg: NicCcFlowsConfig) extends Bundle {
+  val flow = UInt(cfg.flowIdWidth bits)
+  val head = UInt(cfg.endCountBits bits)
 }
 
 /** With pacing: a grant the pacer is to time (the grant path's write). */
@@ -159,6 +186,8 @@ class NicCcFlowsIo(cfg: NicCcFlowsConfig) extends Bundle {
   val sent = if (cfg.pacing) master(Flow(NicCcPaceSent(cfg))) else null
   /** With pacing: a granted flow released, written at the edge that samples it; its check reads from the next edge. */
   val release = if (cfg.pacing) slave(Flow(NicCcPaceRelease(cfg))) else null
+  /** With message boundaries: each grant with `last` as its state is written (a pulse, at edge g + 5 for the pick taken at g). */
+  val ended = if (cfg.messages) master(Flow(NicCcEnded(cfg))) else null
 }
 
 /**
@@ -167,14 +196,19 @@ class NicCcFlowsIo(cfg: NicCcFlowsConfig) extends Bundle {
  * in_flight + packet, wire bytes), and, with `credit`, whether the credit is positive
  * (uec.cpp:1770-1786). A resend goes before new bytes (uec.cpp's rtx queue is served first). With
  * pacing a flow whose last grant is not yet released (its paced toggle differs) is not admitted.
+ * With message boundaries a new packet's bytes stop at the flow's next message end when one is
+ * written and not yet passed (then it may be 0: an empty message's one packet), and it says `last`
+ * when it reaches that end.
  */
-class NicCcAdmit(cfg: NicCcFlowsConfig, validIn: Bool, flowIn: UInt, own: NicCcFlowOwn, sentIn: NicCcFlowSent, released: Bool,
+class NicCcAdmit(cfg: NicCcFlowsConfig, validIn: Bool, flowIn: UInt, own: NicCcFlowOwn, ends: Seq[UInt], sentIn: NicCcFlowSent, released: Bool,
                  mss: UInt, overhead: UInt, carry: Boolean) extends Area {
   private val W = NicCcFlows.counterBits
+  private val K = cfg.messageEnds
   /** With `carry` (the grant path) the counters it writes travel along; a check carries none. */
   case class Carried() extends Bundle {
     val granted, resent, psn, sentPlusOverhead = UInt(W bits)
     val paced = if (cfg.pacing) Bool() else null
+    val head = if (cfg.messages) UInt(cfg.endCountBits bits) else null
   }
   private def carried(c: Carried): Carried = if (carry) RegNext(c) else null
   val c1 = new Area {
@@ -185,8 +219,13 @@ class NicCcAdmit(cfg: NicCcFlowsConfig, validIn: Bool, flowIn: UInt, own: NicCcF
       c.granted := sentIn.granted; c.resent := sentIn.resent; c.psn := sentIn.psn
       c.sentPlusOverhead := sentIn.sent + overhead
       if (cfg.pacing) c.paced := sentIn.paced
+      if (cfg.messages) c.head := sentIn.head
       RegNext(c)
     } else null
+    /** With messages: an end written that the grants have not passed, its slot, and the bytes to each slot's end. */
+    val endValid = if (cfg.messages) RegNext(own.tail =/= sentIn.head) else null
+    val headSlot = if (K > 1) RegNext(sentIn.head(log2Up(K) - 1 downto 0)) else null
+    val toEnd = if (cfg.messages) Vec(ends.map(e => RegNext(e - sentIn.granted))) else null
     /** With pacing: a grant not yet released (its pacing time not come) holds the flow. */
     val held = if (cfg.pacing) RegNext(sentIn.paced =/= released) else null
     // differences kept unsigned, read as signed 32-bit numbers
@@ -203,11 +242,16 @@ class NicCcAdmit(cfg: NicCcFlowsConfig, validIn: Bool, flowIn: UInt, own: NicCcF
     val sent: Carried = carried(c1.sent)
     private val mssS = mss.resize(W + 1).asSInt
     val hasResend = RegNext(c1.resend.asSInt > 0)
-    val hasQueued = RegNext(c1.queued.asSInt > 0)
+    /** The new bytes the next packet may take: to the next message end when one is pending, else all queued. */
+    private val pending: UInt = if (!cfg.messages) c1.queued
+      else Mux(c1.endValid, if (K > 1) c1.toEnd(c1.headSlot) else c1.toEnd(0), c1.queued)
+    val hasQueued = RegNext(pending.asSInt > 0 || (if (cfg.messages) c1.endValid else False))
     val resendBig = RegNext(c1.resend.asSInt.resize(W + 1) >= mssS)
-    val queuedBig = RegNext(c1.queued.asSInt.resize(W + 1) >= mssS)
+    val queuedBig = RegNext(pending.asSInt.resize(W + 1) >= mssS)
     val resendLow = RegNext(c1.resend(NicCcFlows.bytesBits - 1 downto 0))
-    val queuedLow = RegNext(c1.queued(NicCcFlows.bytesBits - 1 downto 0))
+    val queuedLow = RegNext(pending(NicCcFlows.bytesBits - 1 downto 0))
+    /** A new packet would reach the pending message end (at most MSS to it). */
+    val ending = if (carry && cfg.messages) RegNext(c1.endValid && !(pending.asSInt.resize(W + 1) > mssS)) else null
     // a negative in-flight count (more retired than sent) counts as none
     private val inFlight = Mux(c1.inFlight.msb, U(0, W bits), c1.inFlight)
     val room = RegNext(c1.windowLessOverhead.resize(W + 2) - inFlight.resize(W + 2).asSInt)
@@ -230,6 +274,7 @@ class NicCcAdmit(cfg: NicCcFlowsConfig, validIn: Bool, flowIn: UInt, own: NicCcF
     val bytes = if (carry) RegNext(bytesNow) else null
     val resend = if (carry) RegNext(c2.hasResend) else null
     val idle = if (carry) RegNext(c2.idle) else null
+    val last = if (carry && cfg.messages) RegNext(!c2.hasResend && c2.ending) else null
   }
 }
 
@@ -244,8 +289,9 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
   val io = new NicCcFlowsIo(cfg)
   private val N = cfg.flows
   private val A = cfg.flowIdWidth
-  private def zeroOwn: NicCcFlowOwn = { val z = NicCcFlowOwn(cfg.credit); z.assignFromBits(B(0, z.getBitsWidth bits)); z }
-  private def zeroSent(withPsn: Boolean): NicCcFlowSent = { val z = NicCcFlowSent(withPsn, cfg.pacing); z.assignFromBits(B(0, z.getBitsWidth bits)); z }
+  private def zeroOwn: NicCcFlowOwn = { val z = NicCcFlowOwn(cfg); z.assignFromBits(B(0, z.getBitsWidth bits)); z }
+  private def sentState(withPsn: Boolean): NicCcFlowSent = NicCcFlowSent(withPsn, cfg.pacing, if (cfg.messages) cfg.endCountBits else 0)
+  private def zeroSent(withPsn: Boolean): NicCcFlowSent = { val z = sentState(withPsn); z.assignFromBits(B(0, z.getBitsWidth bits)); z }
 
   val sweep = new ResetSweep(N, A)
   io.ready := !sweep.active
@@ -265,10 +311,10 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
       val now = RegNext(s1.now)
       val retires = RegNext(s1.retires)
     }
-    val loop = new KeyedStateLoop(NicCcFlowOwn(cfg.credit), N, A, 3, 1, sweep,
+    val loop = new KeyedStateLoop(NicCcFlowOwn(cfg), N, A, 3, 1, sweep,
       key = io.op.flow, twoBeforeW = KeyedOp(s1.valid, s1.op.flow))
     private val now = loop.read.state
-    private val next = NicCcFlowOwn(cfg.credit)
+    private val next = NicCcFlowOwn(cfg)
     // a timeout applies only if nothing was retired since the scan read the flow
     val cancel = s2.op.timeout && now.retired =/= s2.op.expect
     next.queued := now.queued + s2.op.queued
@@ -277,6 +323,8 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
     next.resend := Mux(cancel, now.resend, now.resend + s2.op.resend)
     if (cfg.credit) next.credit := now.credit + s2.op.credit
     next.window := Mux(s2.op.setWindow, s2.op.window, now.window)
+    // a message end: the queued count after the op goes into the ring's slot `tail` (endsMirror)
+    if (cfg.messages) next.tail := now.tail + s2.op.end.asUInt.resize(cfg.endCountBits)
     loop.write(s2.valid, s2.op.flow, next, zeroOwn)
     /** The time of the flow's last op that retired bytes (its timer's restart), written with the op's state. */
     val retiredAt = Mem(UInt(32 bits), N).setName("retiredAtRam")
@@ -289,8 +337,23 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
     val timeoutInFlight = (s1.valid && s1.op.timeout) || (s2.valid && s2.op.timeout) || io.timedOut.valid
     /** The copy of the op port's state each reader has (one read port a RAM). */
     def mirror(name: String): Mem[NicCcFlowOwn] = {
-      val m = Mem(NicCcFlowOwn(cfg.credit), N).setName(name)
+      val m = Mem(NicCcFlowOwn(cfg), N).setName(name)
       m.write(loop.ramWrite.addr, loop.ramWrite.state, loop.ramWrite.enable)
+      m
+    }
+    /**
+     * With messages: the op's end and its ring slot, registered beside the loop's written state, so
+     * the end is written with the op's words (the written queued count, no mux after the sums).
+     */
+    val endWrite = cfg.messages generate new Area {
+      val valid = RegNext(s2.valid && s2.op.end) init (False)
+      val slot = if (cfg.messageEnds > 1) RegNext(now.tail.resize(log2Up(cfg.messageEnds))) else null
+    }
+    /** A reader's copy of the ring: one RAM a slot, written with the op's words (0 in the sweep). */
+    def endsMirror(name: String): Seq[Mem[UInt]] = if (!cfg.messages) Nil else (0 until cfg.messageEnds).map { k =>
+      val m = Mem(UInt(NicCcFlows.counterBits bits), N).setName(s"${name}$k")
+      val slotHit = if (cfg.messageEnds > 1) endWrite.slot === k else True
+      m.write(loop.ramWrite.addr, loop.ramWrite.state.queued, sweep.active || (loop.ramWrite.enable && endWrite.valid && slotHit))
       m
     }
   }
@@ -316,28 +379,36 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
     val fifo = StreamFifo(NicCcGrant(cfg), cfg.grantFifo, latency = 1)
     io.grant << fifo.io.pop
     private val ownRam = ops.mirror("grantOwnRam")
-    val sentRam = Mem(NicCcFlowSent(withPsn = true, cfg.pacing), N).setName("grantSentRam")
+    private val endsRams = ops.endsMirror("grantEndsRam")
+    val sentRam = Mem(sentState(withPsn = true), N).setName("grantSentRam")
     /** The checks' copies: without the PSN, which only the grant needs. */
-    val checkSentRams = Seq("opCheckSentRam", "grantCheckSentRam").map(n => Mem(NicCcFlowSent(withPsn = false, cfg.pacing), N).setName(n))
+    val checkSentRams = Seq("opCheckSentRam", "grantCheckSentRam").map(n => Mem(sentState(withPsn = false), N).setName(n))
     // the pick registered first (the picker's offer is combinational from its head), then the RAM reads
     private val p0Valid = RegNext(picker.io.grant.fire) init (False)
     private val p0Flow = RegNext(picker.io.grant.payload)
     private val d0Valid = RegNext(p0Valid) init (False)
     private val d0Flow = RegNext(p0Flow)
-    val check = new NicCcAdmit(cfg, d0Valid, d0Flow, ownRam.readSync(p0Flow, p0Valid),
+    val check = new NicCcAdmit(cfg, d0Valid, d0Flow, ownRam.readSync(p0Flow, p0Valid), endsRams.map(_.readSync(p0Flow, p0Valid)),
       sentRam.readSync(p0Flow, p0Valid), releasedRead(0, p0Flow, p0Valid), io.mss, io.overhead, carry = true)
     private val c3 = check.c3
     val writes = c3.valid && c3.admit
     io.refused := c3.valid && !c3.admit
-    val next = NicCcFlowSent(withPsn = true, cfg.pacing)
+    val next = sentState(withPsn = true)
     next.granted := c3.sent.granted + Mux(c3.resend, U(0, NicCcFlows.bytesBits bits), c3.bytes).resize(NicCcFlows.counterBits)
     next.resent := c3.sent.resent + Mux(c3.resend, c3.bytes, U(0, NicCcFlows.bytesBits bits)).resize(NicCcFlows.counterBits)
     next.sent := c3.sent.sentPlusOverhead + c3.bytes
     next.psn := c3.sent.psn + (!c3.resend).asUInt.resize(NicCcFlows.counterBits)
     if (cfg.pacing) next.paced := !c3.sent.paced
+    if (cfg.messages) {
+      next.head := c3.sent.head + c3.last.asUInt.resize(cfg.endCountBits)
+      io.ended.valid := writes && c3.last
+      io.ended.flow := c3.flow
+      io.ended.head := next.head
+    }
     sweep.write(sentRam, c3.flow, next, writes, zeroSent(true))
-    private val nextSeen = NicCcFlowSent(withPsn = false, cfg.pacing)
+    private val nextSeen = sentState(withPsn = false)
     nextSeen.granted := next.granted; nextSeen.resent := next.resent; nextSeen.sent := next.sent
+    if (cfg.messages) nextSeen.head := next.head
     if (cfg.pacing) {
       nextSeen.paced := next.paced
       io.sent.valid := writes
@@ -354,6 +425,7 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
     fifo.io.push.psn := c3.sent.psn
     fifo.io.push.bytes := c3.bytes
     fifo.io.push.resend := c3.resend
+    if (cfg.messages) fifo.io.push.last := c3.last
     // Picks in the path (p0..c3) and grants in the FIFO, before this edge; ready at edge e holds
     // when they were at most grantFifo - 2 before edge e - 1: picks at e - 1 and e then fit.
     private val held = fifo.io.occupancy +^ CountOne(Seq(p0Valid, d0Valid, check.c1.valid, check.c2.valid, c3.valid))
@@ -443,9 +515,10 @@ class NicCcFlows(val cfg: NicCcFlowsConfig) extends Component {
     val r0Valid = RegNext(validAtWrite) init (False)
     val r0Flow = RegNext(flowAtWrite)
     private val ownRam = ops.mirror(label + "OwnRam")
+    private val endsRams = ops.endsMirror(label + "EndsRam")
     val d0Valid = RegNext(r0Valid) init (False)
     val d0Flow = RegNext(r0Flow)
-    val check = new NicCcAdmit(cfg, d0Valid, d0Flow, ownRam.readSync(r0Flow, r0Valid), sentRam.readSync(r0Flow, r0Valid),
+    val check = new NicCcAdmit(cfg, d0Valid, d0Flow, ownRam.readSync(r0Flow, r0Valid), endsRams.map(_.readSync(r0Flow, r0Valid)), sentRam.readSync(r0Flow, r0Valid),
       releasedRead(port + 1, r0Flow, r0Valid), io.mss, io.overhead, carry = false)
     picker.io.updates(port).valid := check.c3.valid
     // the picker takes the flow a stage before the decision (its clears are then two LUT levels)

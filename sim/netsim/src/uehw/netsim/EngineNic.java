@@ -99,7 +99,8 @@ final class EngineNic {
         }
         f.started = true;
         host.entropies.init(f.local, net.loop.now() / 1000);
-        doorbells.add(new NicEngineModel.Doorbell(f.local, f.bytes, true));
+        // the flow's bytes are one message: its last packet's grant says so
+        doorbells.add(new NicEngineModel.Doorbell(f.local, f.bytes, true, true));
         clock.wake();
     }
 
@@ -181,9 +182,9 @@ final class EngineNic {
         Packet p = new Packet(Packet.Kind.DATA, f.id, host.id, f.dst, seq, g.bytes(), entropy, now, g.bytes() + net.config.headerBytes(), false);
         p.psn = g.psn();
         p.retransmission = retransmission;
-        // the message's ends, for a receiver's DASR unit (as Host marks them)
+        // the message's ends, for a receiver's DASR unit (as Host marks them): a new packet's last from its grant
         p.first = seq == 0;
-        p.last = seq + g.bytes() == f.bytes;
+        p.last = retransmission ? seq + g.bytes() == f.bytes : g.last();
         // the grant that follows may be waiting for room
         clock.wake();
         return p;

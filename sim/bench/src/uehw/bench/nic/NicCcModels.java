@@ -31,15 +31,15 @@ public final class NicCcModels {
             case "nscc": {
                 NsccBench.Csrs csrs = NsccBench.resetCsrs(cfg.nscc());
                 return NicEngineLaws.nscc(new NsccFixedModel(n, csrs.p(), csrs.initBaseRtt(), csrs.initCwnd()), Nscc.windowBits(),
-                        new NicEngineLaws.Timing(Nscc.sameFlowSpacing(), Nscc.latency() - 1));
+                        new NicEngineLaws.Timing(Nscc.sameFlowSpacing(), Nscc.latency() - 1 + NicCcConfig.windowToOp()));
             }
             case "smartt":
                 return NicEngineLaws.smartt(SmarttBench.modelOf(cfg.smartt()), cfg.smartt().rttWidth(), cfg.smartt().byteWidth(),
-                        new NicEngineLaws.Timing(cfg.smartt().sameFlowSpacing(), Smartt.latency() - 1));
+                        new NicEngineLaws.Timing(cfg.smartt().sameFlowSpacing(), Smartt.latency() - 1 + NicCcConfig.windowToOp()));
             case "swift":
                 return NicEngineLaws.swift(new SwiftFixedModel(n, SwiftBench.resetParams()), cfg.swift().delayWidth(), cfg.packetsCapBits(),
                         cfg.packetsRecip(), cfg.packetsShift(), cfg.mtu(), Swift.cwndFrac(),
-                        new NicEngineLaws.Timing(Swift.sameFlowSpacing(), Swift.latency() - 1 + 2));
+                        new NicEngineLaws.Timing(Swift.sameFlowSpacing(), Swift.latency() - 1 + 2 + NicCcConfig.windowToOp()));
             default:
                 throw new IllegalArgumentException("law " + cfg.law());
         }
@@ -48,7 +48,7 @@ public final class NicCcModels {
     /** The engine's model with MSS, OVERHEAD, UDP_PORT and PACE_LEAD at their reset values and the given RTO (ns of `io_now`). */
     public static NicEngineModel model(NicCcConfig cfg, long rto) {
         NicEngineModel m = new NicEngineModel(new NicEngineModel.Config(cfg.flows(), cfg.credit(), cfg.flowState().pickerDepth(), cfg.flowState().grantFifo(),
-                cfg.lawFifo(), cfg.pullBytes(), cfg.mtu() - 64, 64, uehw.hw.common.PacketFormat.TransportUdpPort(), rto), law(cfg), reps(cfg),
+                cfg.lawFifo(), cfg.pullBytes(), cfg.mtu() - 64, 64, uehw.hw.common.PacketFormat.TransportUdpPort(), rto, cfg.messageEnds()), law(cfg), reps(cfg),
                 pacer(cfg));
         m.setPaceLead(NicCcConfig.paceLeadResetNs());
         return m;

@@ -10,7 +10,9 @@ import java.util.List;
  * The NIC engine's flow state and grant path, clock by clock (docs/nic-engine.md, "Flow state and
  * grants"): each flow's counters written by the op port and by the grant path, the admission rule,
  * a check of a flow after each write that sets or clears its picker bit, and the grant picker
- * (GrantPicker). Edge numbers count from the first edge that samples the op port ready.
+ * (GrantPicker). With message boundaries each flow also holds a ring of message ends (queued
+ * counts the op port writes) and the count its grants passed: a new packet stops at the next end and
+ * says `last`. Edge numbers count from the first edge that samples the op port ready.
  */
 public final class FlowGrants {
     /** Edges from an op's acceptance to its state write (readers see it from the edge after). */
@@ -24,12 +26,17 @@ public final class FlowGrants {
     /**
      * A change of a flow's state: bytes added to the four counters, a window when setWindow. A
      * timeout op (a candidate of the timeout scan) adds only if the flow's retired count is still
-     * `expect`.
+     * `expect`. With `end` the queued count after the op ends a message.
      */
     public record Op(int flow, long queued, long retired, long resend, long credit, boolean setWindow, long window,
-                     boolean timeout, long expect) {
+                     boolean timeout, long expect, boolean end) {
         public Op(int flow, long queued, long retired, long resend, long credit, boolean setWindow, long window) {
-            this(flow, queued, retired, resend, credit, setWindow, window, false, 0);
+            this(flow, queued, retired, resend, credit, setWindow, window, false, 0, false);
+        }
+
+        public Op(int flow, long queued, long retired, long resend, long credit, boolean setWindow, long window,
+                  boolean timeout, long expect) {
+            this(flow, queued, retired, resend, credit, setWindow, window, timeout, expect, false);
         }
 
         /** The op that applies a timeout candidate. */
@@ -39,6 +46,11 @@ public final class FlowGrants {
 
         public static Op doorbell(int flow, long bytes) {
             return new Op(flow, bytes, 0, 0, 0, false, 0);
+        }
+
+        /** A doorbell whose bytes end a message when `last`. */
+        public static Op doorbell(int flow, long bytes, boolean last) {
+            return new Op(flow, bytes, 0, 0, 0, false, 0, false, 0, last);
         }
 
         public static Op window(int flow, long window) {
@@ -54,16 +66,19 @@ public final class FlowGrants {
     public record TimedOut(int flow, int bytes) {
     }
 
-    /** A grant: the flow, the PSN (the flow's next new PSN), payload bytes, a resend or not. */
-    public record Grant(int flow, long psn, int bytes, boolean resend) {
+    /** A grant: the flow, the PSN (the flow's next new PSN), payload bytes, a resend or not, the end of a message or not. */
+    public record Grant(int flow, long psn, int bytes, boolean resend, boolean last) {
     }
 
     /**
-     * The op port's counters and window, the grant path's counters (all mod 2^32), and with pacing
-     * the grant path's paced toggle and whether it differs from the released one (held).
+     * The op port's counters and window, the grant path's counters (all mod 2^32), with pacing
+     * the grant path's paced toggle and whether it differs from the released one (held), with
+     * message boundaries whether an end is written and not passed (endPending), that end, and the
+     * count of ends passed (head, mod 2 x messageEnds).
      */
     public record State(long queued, long retired, long resend, long credit, long window,
-                        long granted, long resent, long sent, long psn, boolean paced, boolean held) {
+                        long granted, long resent, long sent, long psn, boolean paced, boolean held,
+                        boolean endPending, long end, int head) {
     }
 
     /** With pacing: a grant for the pacer, as its state is written (its wire bytes, the flow's paced toggle after it). */
@@ -74,8 +89,8 @@ public final class FlowGrants {
     public record PaceRelease(int flow, boolean paced) {
     }
 
-    /** The admission's answer: the next packet's bytes, a resend or not, admitted or not. */
-    public record Admission(boolean admit, int bytes, boolean resend) {
+    /** The admission's answer: the next packet's bytes, a resend or not, admitted or not, the end of its message or not. */
+    public record Admission(boolean admit, int bytes, boolean resend, boolean last) {
     }
 
     private record Timed<T>(long edge, T value) {
@@ -87,15 +102,19 @@ public final class FlowGrants {
     // with pacing: the released toggle as its RAMs hold it
     private final boolean[] releasedSeen;
     private final int fifoDepth;
+    private final int messageEnds;
+    private long messages;
     private final GrantPicker picker;
     private int mss;
     private int overhead;
-    // [flow][queued, retired, resend, credit, window]: as the op port sees them (all earlier ops) and as RAM readers do
+    // [flow][queued, retired, resend, credit, window, tail, ends...]: as the op port sees them (all earlier ops) and as RAM readers do
     private final long[][] own;
     private final long[][] ownSeen;
-    // [flow][granted, resent, sent, psn, paced (0/1)]
+    private static final int TAIL = 5;
+    private static final int ENDS = 6;
+    // [flow][granted, resent, sent, psn, paced (0/1), head]
     private final long[][] sent;
-    private final Deque<Timed<long[]>> ownWrites = new ArrayDeque<>(); // value: {flow, 5 fields}
+    private final Deque<Timed<long[]>> ownWrites = new ArrayDeque<>(); // value: {flow, own fields..., retires, now}
     private final Deque<Timed<Integer>> opChecks = new ArrayDeque<>();
     private final Deque<Timed<Integer>> grantChecks = new ArrayDeque<>();
     private final Deque<Timed<GrantPicker.Update>> opUpdates = new ArrayDeque<>();
@@ -124,17 +143,26 @@ public final class FlowGrants {
         this(flows, creditOn, pickerDepth, fifoDepth, mss, overhead, false);
     }
 
-    /** With pacing: a granted flow is held until its release ({@link #edge(Op, boolean, long, boolean, PaceRelease)}). */
+    /** With pacing: a granted flow is held until its release ({@link #edge(Op, boolean, long, boolean, PaceRelease)}); two message ends. */
     public FlowGrants(int flows, boolean creditOn, int pickerDepth, int fifoDepth, int mss, int overhead, boolean pacing) {
+        this(flows, creditOn, pickerDepth, fifoDepth, mss, overhead, pacing, 2);
+    }
+
+    /** With `messageEnds` message ends a flow (1, 2 or 4; 0: no message boundaries). */
+    public FlowGrants(int flows, boolean creditOn, int pickerDepth, int fifoDepth, int mss, int overhead, boolean pacing, int messageEnds) {
+        if (messageEnds != 0 && messageEnds != 1 && messageEnds != 2 && messageEnds != 4) {
+            throw new IllegalArgumentException("messageEnds " + messageEnds + " is not 0, 1, 2 or 4");
+        }
+        this.messageEnds = messageEnds;
         this.flows = flows;
         this.creditOn = creditOn;
         this.pacing = pacing;
         this.releasedSeen = new boolean[flows];
         this.fifoDepth = fifoDepth;
         this.picker = new GrantPicker(flows, pickerDepth);
-        this.own = new long[flows][5];
-        this.ownSeen = new long[flows][5];
-        this.sent = new long[flows][5];
+        this.own = new long[flows][ENDS + messageEnds];
+        this.ownSeen = new long[flows][ENDS + messageEnds];
+        this.sent = new long[flows][6];
         this.retiredAtSeen = new long[flows];
         this.startedAtSeen = new long[flows];
         setMss(mss);
@@ -155,15 +183,16 @@ public final class FlowGrants {
      */
     public static Admission admit(State s, int mss, int overhead, boolean creditOn) {
         int inFlight = (int) (s.sent() - s.retired());
-        int queued = (int) (s.queued() - s.granted());
+        // new bytes up to the pending message end, else all queued; an end pending with none left: an empty message's packet
+        int pending = (int) ((s.endPending() ? s.end() : s.queued()) - s.granted());
         int resend = (int) (s.resend() - s.resent());
         int credit = (int) (s.credit() - s.sent());
         long room = (s.window() & MASK) - overhead - Math.max(inFlight, 0);
         boolean hasResend = resend > 0;
-        boolean hasQueued = queued > 0;
-        int bytes = hasResend ? (resend >= mss ? mss : resend & 0xFFFF) : (queued >= mss ? mss : queued & 0xFFFF);
+        boolean hasQueued = pending > 0 || s.endPending();
+        int bytes = hasResend ? (resend >= mss ? mss : resend & 0xFFFF) : (pending >= mss ? mss : pending & 0xFFFF);
         boolean admit = (hasResend || hasQueued) && room >= bytes && (!creditOn || credit > 0) && !s.held();
-        return new Admission(admit, bytes, hasResend);
+        return new Admission(admit, bytes, hasResend, !hasResend && s.endPending() && pending <= mss);
     }
 
     /** The retransmission timeout in ns (0: none), as the RTO input holds it. */
@@ -219,7 +248,25 @@ public final class FlowGrants {
         long[] o = ownSeen[flow];
         long[] s = sent[flow];
         boolean paced = s[4] == 1;
-        return new State(o[0], o[1], o[2], o[3], o[4], s[0], s[1], s[2], s[3], paced, pacing && paced != releasedSeen[flow]);
+        boolean endPending = messageEnds > 0 && o[TAIL] != s[5];
+        long end = messageEnds > 0 ? o[ENDS + (int) (s[5] % messageEnds)] : 0;
+        return new State(o[0], o[1], o[2], o[3], o[4], s[0], s[1], s[2], s[3], paced, pacing && paced != releasedSeen[flow],
+                endPending, end, (int) s[5]);
+    }
+
+    /** With message boundaries: the count of message ends the flow's grants passed, as the RAMs hold it now (mod 2 x messageEnds). */
+    public int head(int flow) {
+        return (int) sent[flow][5];
+    }
+
+    /** Message ends a flow holds at most (0: no message boundaries). */
+    public int messageEnds() {
+        return messageEnds;
+    }
+
+    /** Grants that ended a message (MESSAGES). */
+    public long messages() {
+        return messages;
     }
 
     /** The in-flight query's answer for a flow sampled at the next edge (it shows two edges later): sent - retired, below zero 0. */
@@ -316,8 +363,17 @@ public final class FlowGrants {
             if (op.setWindow()) {
                 o[4] = op.window() & MASK;
             }
+            if (op.end() && messageEnds > 0) {
+                o[ENDS + (int) (o[TAIL] % messageEnds)] = o[0];
+                o[TAIL] = (o[TAIL] + 1) % (2L * messageEnds);
+            }
             boolean retires = op.retired() != 0 && !cancel;
-            ownWrites.add(new Timed<>(e + OP_TO_WRITE, new long[] {op.flow(), o[0], o[1], o[2], o[3], o[4], retires ? 1 : 0, now}));
+            long[] w = new long[o.length + 3];
+            w[0] = op.flow();
+            System.arraycopy(o, 0, w, 1, o.length);
+            w[o.length + 1] = retires ? 1 : 0;
+            w[o.length + 2] = now;
+            ownWrites.add(new Timed<>(e + OP_TO_WRITE, w));
             if (op.timeout() && !cancel) {
                 timedOut.add(new Timed<>(e + 3, new TimedOut(op.flow(), (int) op.retired())));
             }
@@ -357,11 +413,15 @@ public final class FlowGrants {
                 b[2] = (s.sent() + overhead + a.bytes()) & MASK;
                 b[3] = (s.psn() + (a.resend() ? 0 : 1)) & MASK;
                 b[4] = s.paced() ? 0 : 1;
+                if (a.last()) {
+                    b[5] = (s.head() + 1) % (2L * messageEnds);
+                    messages++;
+                }
                 // nothing in flight before this packet: the flow's timer starts now
                 if ((int) (s.sent() - s.retired()) <= 0) {
                     startedAtSeen[flow] = now;
                 }
-                fifo.add(new Timed<>(e, new Grant(flow, s.psn(), a.bytes(), a.resend())));
+                fifo.add(new Timed<>(e, new Grant(flow, s.psn(), a.bytes(), a.resend(), a.last())));
                 if (fifo.size() > fifoDepth) {
                     throw new IllegalStateException("the grant FIFO overflowed at edge " + e);
                 }
@@ -385,9 +445,10 @@ public final class FlowGrants {
         // the op port's writes of this edge
         while (!ownWrites.isEmpty() && ownWrites.peek().edge() == e) {
             long[] w = ownWrites.poll().value();
-            System.arraycopy(w, 1, ownSeen[(int) w[0]], 0, 5);
-            if (w[6] == 1) {
-                retiredAtSeen[(int) w[0]] = w[7];
+            int fields = w.length - 3;
+            System.arraycopy(w, 1, ownSeen[(int) w[0]], 0, fields);
+            if (w[fields + 1] == 1) {
+                retiredAtSeen[(int) w[0]] = w[fields + 2];
             }
             opChecks.add(new Timed<>(e + 1, (int) w[0]));
         }

@@ -12,7 +12,8 @@ import uehw.model.reps.RepsModel;
  * edge by edge"), composed of the parts' models: the receiver's rules (ControlFrames.receive), the
  * per-flow ACK state, stages 3 and 4, the law's FIFO and its two register slices, the law (a
  * {@link Law}: the law's fixed model behind the window unit's holding register and same-flow
- * spacing), the direct ops' FIFO, the timeout area, the op port's priority, the doorbell's rule,
+ * spacing), the direct ops' FIFO, the timeout area, the op port's priority, the doorbell's rule
+ * (with message boundaries its register and the gate of a flow's message ends),
  * the flow state with its picker and timeout scan ({@link FlowGrants}), with load balancing
  * REPS ({@link RepsModel}) giving each grant its entropy, and with pacing DASR's limiter
  * ({@link DasrLimiterModel}) and the pacer's two FIFOs releasing each granted flow.
@@ -50,16 +51,25 @@ public final class NicEngineModel {
 
     /** The engine's settings: the generator's parameters and the CSRs the model assumes at their values. */
     public record Config(int flows, boolean credit, int pickerDepth, int grantFifo, int lawFifo, int pullBytes, int mss, int overhead,
-                         int udpPort, long rto) {
+                         int udpPort, long rto, int messageEnds) {
+        /** With the generator's default message ends (2). */
+        public Config(int flows, boolean credit, int pickerDepth, int grantFifo, int lawFifo, int pullBytes, int mss, int overhead,
+                      int udpPort, long rto) {
+            this(flows, credit, pickerDepth, grantFifo, lawFifo, pullBytes, mss, overhead, udpPort, rto, 2);
+        }
     }
 
-    public record Doorbell(long flow, long bytes, boolean start) {
+    /** A doorbell: bytes queued on a flow, `start` starts it, `last` ends a message with these bytes. */
+    public record Doorbell(long flow, long bytes, boolean start, boolean last) {
+        public Doorbell(long flow, long bytes, boolean start) {
+            this(flow, bytes, start, false);
+        }
     }
 
     /** A grant on the engine's port: the flow state's, with REPS's entropy (-1 without load balancing). */
-    public record Grant(int flow, long psn, int bytes, boolean resend, int entropy) {
+    public record Grant(int flow, long psn, int bytes, boolean resend, int entropy, boolean last) {
         static Grant of(FlowGrants.Grant g, int entropy) {
-            return new Grant(g.flow(), g.psn(), g.bytes(), g.resend(), entropy);
+            return new Grant(g.flow(), g.psn(), g.bytes(), g.resend(), entropy, g.last());
         }
     }
 
@@ -106,6 +116,8 @@ public final class NicEngineModel {
     private final Deque<Timed<Entry>> lawFifo = new ArrayDeque<>();
     private final Deque<Timed<FlowGrants.Op>> directFifo = new ArrayDeque<>();
     private boolean initRoom = true;
+    // a start doorbell's INIT held for its push (its flow; -1: none)
+    private int initPending = -1;
     // the two slices and the holding register
     private Entry s2m;
     private Entry m2s;
@@ -155,6 +167,13 @@ public final class NicEngineModel {
     /** PACE_LEAD (ns) and the pacer's register of `now` + PACE_LEAD (the last edge's). */
     private long paceLead = 128;
     private long nowLead;
+    // message boundaries: the doorbell's register, its flow's ends not passed as read the clock before, the ends taken
+    private final int messageEnds;
+    private Doorbell db;
+    private boolean checked;
+    private long outstanding;
+    private final long[] tails;
+    private long endsFull;
 
     /** Without load balancing. */
     public NicEngineModel(Config cfg, Law law) {
@@ -172,7 +191,10 @@ public final class NicEngineModel {
         this.law = law;
         this.reps = reps;
         this.pacer = pacer;
-        this.flowState = new FlowGrants(cfg.flows(), cfg.credit(), cfg.pickerDepth(), cfg.grantFifo(), cfg.mss(), cfg.overhead(), pacer != null);
+        this.flowState = new FlowGrants(cfg.flows(), cfg.credit(), cfg.pickerDepth(), cfg.grantFifo(), cfg.mss(), cfg.overhead(), pacer != null,
+                cfg.messageEnds());
+        this.messageEnds = cfg.messageEnds();
+        this.tails = new long[cfg.flows()];
         flowState.setRto(cfg.rto());
         this.received = new long[cfg.flows()];
         this.pulls = new long[cfg.flows()];
@@ -224,17 +246,26 @@ public final class NicEngineModel {
         return d != null && d.edge() <= edge - 2;
     }
 
-    /** The doorbell's ready at the next edge, were `d` offered (null: none). */
+    /**
+     * The doorbell's ready at the next edge, were `d` offered (null: none). With message boundaries
+     * it is the register's: empty, or its doorbell leaves at the next edge.
+     */
     public boolean doorbellReady(Doorbell d) {
         if (d == null) {
             return false;
         }
+        return messageEnds > 0 ? db == null || innerReady(db) : innerReady(d);
+    }
+
+    /** The op merge takes (or, out of range, drops) `d` at the next edge. */
+    private boolean innerReady(Doorbell d) {
         if (d.flow() >= cfg.flows()) {
             return true;
         }
         boolean turn = windowOpNow() == null && !directPopValid() && flowState.timeoutCandidate() == null;
-        boolean initOk = !d.start() || (s4 == null && initRoom && !timeoutLawNow());
-        return turn && initOk;
+        boolean initOk = !d.start() || initPending < 0;
+        boolean blocked = messageEnds > 0 && d.last() && (!checked || outstanding == messageEnds);
+        return turn && initOk && !blocked;
     }
 
     /**
@@ -255,8 +286,34 @@ public final class NicEngineModel {
         boolean rtxNow = timeoutRtxNow();
         FlowGrants.TimedOut timedOut = flowState.timedOut();
         int occupancy = lawFifo.size();
-        boolean doorbellOk = doorbellReady(doorbell);
-        boolean doorbellFire = doorbell != null && doorbellOk && doorbell.flow() < cfg.flows();
+        // the doorbell the op merge sees: the register's with message boundaries, else the port's
+        boolean portFire = doorbellReady(doorbell);
+        Doorbell inner = messageEnds > 0 ? db : doorbell;
+        boolean innerTaken = inner != null && innerReady(inner);
+        boolean doorbellFire = innerTaken && inner.flow() < cfg.flows();
+        if (messageEnds > 0) {
+            if (db != null && db.last() && checked && outstanding == messageEnds) {
+                endsFull++;
+            }
+            // the register's flow read before this edge's writes; a last doorbell that leaves writes its tail
+            if (db != null && db.flow() < cfg.flows()) {
+                int f = (int) db.flow();
+                long twice = 2L * messageEnds;
+                long tailNow = tails[f];
+                outstanding = ((tailNow - flowState.head(f)) % twice + twice) % twice;
+                // (a last doorbell leaves only after a clock in the register: its tail read then is this one)
+                if (doorbellFire && db.last()) {
+                    tails[f] = (tailNow + 1) % twice;
+                }
+            }
+            checked = !portFire;
+            if (innerTaken) {
+                db = null;
+            }
+            if (portFire) {
+                db = doorbell;
+            }
+        }
 
         // the op port: the law's update, a direct op, the timeout candidate, a doorbell
         FlowGrants.Op op = null;
@@ -268,17 +325,22 @@ public final class NicEngineModel {
         } else if (cand != null) {
             op = FlowGrants.Op.timeout(cand);
         } else if (doorbellFire) {
-            op = FlowGrants.Op.doorbell((int) doorbell.flow(), doorbell.bytes() & MASK);
+            op = FlowGrants.Op.doorbell((int) inner.flow(), inner.bytes() & MASK, messageEnds > 0 && inner.last());
         }
 
-        // the law's FIFO push of this edge: stage 4's event, else the timeout's, else a doorbell's INIT
+        // the law's FIFO push of this edge: stage 4's event, else the timeout's, else a held INIT (with room);
+        // a start doorbell's INIT is held from its edge
         Entry push = null;
         if (s4 != null) {
             push = s4;
         } else if (lawNow) {
             push = new Entry(new LawInput(timeoutFlow, TIMEOUT, timeoutBytes, 0, false, false, 255, 0), 0, 0);
-        } else if (doorbellFire && doorbell.start()) {
-            push = new Entry(new LawInput((int) doorbell.flow(), INIT, 0, 0, false, false, 255, 0), 0, 0);
+        } else if (initPending >= 0 && initRoom) {
+            push = new Entry(new LawInput(initPending, INIT, 0, 0, false, false, 255, 0), 0, 0);
+            initPending = -1;
+        }
+        if (doorbellFire && inner.start()) {
+            initPending = (int) inner.flow();
         }
 
         // ---- the law's input: FIFO -> s2mPipe -> m2sPipe -> holding register
@@ -564,6 +626,21 @@ public final class NicEngineModel {
         return paced;
     }
 
+    /** Grants that ended a message (MESSAGES). */
+    public long messages() {
+        return flowState.messages();
+    }
+
+    /** A last doorbell waits in the register with its flow's message ends full (ENDS_FULL counts each clock). */
+    public boolean doorbellWaitsFull() {
+        return db != null && db.last() && checked && outstanding == messageEnds;
+    }
+
+    /** Clocks a last doorbell waited with its flow's message ends full (ENDS_FULL). */
+    public long endsFull() {
+        return endsFull;
+    }
+
     /** REPS feedback dropped (LB_DROPS). */
     public long lbDrops() {
         return lbDrops;
@@ -599,6 +676,7 @@ public final class NicEngineModel {
     public boolean quiet() {
         return rx.isEmpty() && s1 == null && s2 == null && s3 == null && s4 == null && lawFifo.isEmpty() && s2m == null && m2s == null
                 && hold == null && windowOps.isEmpty() && directFifo.isEmpty() && !timeoutValid
-                && paceEvent == null && paceAnswers.isEmpty() && fresh.isEmpty() && waiting.isEmpty() && look == null && decide == null;
+                && paceEvent == null && paceAnswers.isEmpty() && fresh.isEmpty() && waiting.isEmpty() && look == null && decide == null
+                && db == null && initPending < 0;
     }
 }

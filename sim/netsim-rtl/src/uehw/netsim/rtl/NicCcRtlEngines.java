@@ -76,6 +76,9 @@ public final class NicCcRtlEngines implements NicEngine.Group {
                 sim.poke(io.doorbell().payload().flow(), doorbell.flow());
                 sim.poke(io.doorbell().payload().bytes(), doorbell.bytes());
                 sim.poke(io.doorbell().payload().start(), doorbell.start());
+                if (dut.cfg().messages()) {
+                    sim.poke(io.doorbell().payload().last(), doorbell.last());
+                }
             }
             sim.poke(io.grant().ready(), grantReady);
             sim.poke(io.now(), nowNs & 0xFFFF_FFFFL);
@@ -84,7 +87,8 @@ public final class NicCcRtlEngines implements NicEngine.Group {
         void read() {
             NicEngineModel.Grant g = sim.peekBool(io.grant().valid()) ? new NicEngineModel.Grant((int) sim.peek(io.grant().payload().flow()),
                     sim.peek(io.grant().payload().psn()), (int) sim.peek(io.grant().payload().bytes()), sim.peekBool(io.grant().payload().resend()),
-                    dut.cfg().withLb() ? (int) sim.peek(io.grant().payload().entropy()) : -1) : null;
+                    dut.cfg().withLb() ? (int) sim.peek(io.grant().payload().entropy()) : -1,
+                    dut.cfg().messages() && sim.peekBool(io.grant().payload().last())) : null;
             NicEngineModel.Retransmit r = sim.peekBool(io.retransmit().valid()) ? new NicEngineModel.Retransmit((int) sim.peek(io.retransmit().payload().flow()),
                     sim.peek(io.retransmit().payload().psn()), sim.peekBool(io.retransmit().payload().timeout())) : null;
             sampled = new Sampled(g, sim.peekBool(io.doorbell().ready()), r);
